@@ -1,0 +1,1 @@
+"""Composition and entry points: config, client, job base class, worker runtime, CLI, dashboard."""

@@ -1,0 +1,40 @@
+"""JSON-native values: what a job's arguments may hold."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import TypeAlias
+
+JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def first_non_json(value: object, path: str) -> tuple[str, str] | None:
+    """The path and type of the first part of `value` that JSON can't carry as is.
+
+    Tuples are refused too: they come back as lists, so a job would see
+    something other than what it was given.  Dict keys must be strings, and
+    NaN and the infinities aren't JSON (the stdlib would write them anyway).
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return path, f"float {value!r}"
+    if isinstance(value, _SCALARS):
+        return None
+    if isinstance(value, list):
+        return _first_of((f"{path}[{index}]", item) for index, item in enumerate(value))
+    if isinstance(value, dict):
+        for key in value:
+            if not isinstance(key, str):
+                return f"{path} key {key!r}", type(key).__name__
+        return _first_of((f"{path}[{key!r}]", item) for key, item in value.items())
+    return path, type(value).__name__
+
+
+def _first_of(parts: Iterable[tuple[str, object]]) -> tuple[str, str] | None:
+    for path, item in parts:
+        found = first_non_json(item, path)
+        if found is not None:
+            return found
+    return None

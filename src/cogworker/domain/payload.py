@@ -1,0 +1,130 @@
+"""Job records to and from their JSON payload: the one converter.
+
+Decoding never raises: a payload that can't be a job comes back as a
+`PayloadError` saying what is wrong with it, so a worker loop can file it
+instead of crashing on it.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from typing import Any
+
+import attrs
+import cattrs
+from returns.result import Failure, Result, Success
+
+from cogworker.domain.job import JobRecord
+from cogworker.domain.json_values import JSON
+
+
+class PayloadProblem(enum.Enum):
+    """What makes a payload unusable as a job."""
+
+    NOT_JSON = "not JSON"
+    NOT_AN_OBJECT = "not a JSON object"
+    NO_CLASS = "no class"
+    NO_QUEUE = "no queue"
+    NO_JID = "no jid"
+    BAD_FIELD = "a field of the wrong type"
+
+
+@attrs.frozen(kw_only=True)
+class PayloadError:
+    """Why a payload couldn't be read as a job."""
+
+    problem: PayloadProblem
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.problem.value}: {self.detail}" if self.detail else self.problem.value
+
+
+# The payload key of each record field that isn't spelled the same.
+_RENAMED = {"class_name": "class"}
+_FIELDS = {_RENAMED.get(field.name, field.name): field.name for field in attrs.fields(JobRecord)}
+_FIELDS.pop("extra")
+_OPTIONAL_NUMBERS = ("enqueued_at", "failed_at", "retried_at")
+_OPTIONAL_COUNTS = ("retry_count", "interrupted_count")
+_OPTIONAL_TEXTS = ("error_class", "error_message", "error_backtrace")
+
+converter = cattrs.Converter()
+
+
+def _structure_job(obj: dict[str, Any], _: type) -> JobRecord:
+    known = {_FIELDS[key]: value for key, value in obj.items() if key in _FIELDS}
+    extra = {key: value for key, value in obj.items() if key not in _FIELDS}
+    _check_types(known)
+    known["args"] = tuple(known.get("args", ()))
+    return JobRecord(**known, extra=extra)
+
+
+def _check_types(fields: dict[str, Any]) -> None:
+    # Cheaper than cattrs' generic union handling, and the message names the field.
+    _expect(fields, "args", list)
+    _expect(fields, "created_at", int, float)
+    _expect(fields, "retry", bool, int)
+    for name in _OPTIONAL_NUMBERS:
+        _expect(fields, name, int, float, type(None))
+    for name in _OPTIONAL_COUNTS:
+        _expect(fields, name, int, type(None))
+    for name in _OPTIONAL_TEXTS:
+        _expect(fields, name, str, type(None))
+
+
+def _expect(fields: dict[str, Any], name: str, *types: type) -> None:
+    if name in fields and not isinstance(fields[name], types):
+        raise TypeError(f"{name} is a {type(fields[name]).__name__}")
+
+
+def _unstructure_job(job: JobRecord) -> dict[str, JSON]:
+    obj: dict[str, JSON] = {"class": job.class_name, "args": list(job.args)}
+    for key, name in _FIELDS.items():
+        if key not in obj:
+            value = getattr(job, name)
+            if value is not None:
+                obj[key] = value
+    obj.update(job.extra)
+    return obj
+
+
+converter.register_structure_hook(JobRecord, _structure_job)
+converter.register_unstructure_hook(JobRecord, _unstructure_job)
+
+
+def encode(job: JobRecord) -> str:
+    """The JSON payload stored in Redis for `job` (absent optional fields are left out)."""
+    return json.dumps(converter.unstructure(job), separators=(",", ":"), allow_nan=False)
+
+
+def to_dict(job: JobRecord) -> dict[str, JSON]:
+    """The payload of `job` as a fresh dict (what user hooks are handed)."""
+    obj: dict[str, JSON] = converter.unstructure(job)
+    return obj
+
+
+def decode(raw: str | bytes) -> Result[JobRecord, PayloadError]:
+    """The job a payload holds, or what is wrong with it."""
+    try:
+        obj = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        return Failure(PayloadError(problem=PayloadProblem.NOT_JSON, detail=str(error)))
+    return from_dict(obj)
+
+
+def from_dict(obj: object) -> Result[JobRecord, PayloadError]:
+    """The job a decoded payload holds, or what is wrong with it."""
+    if not isinstance(obj, dict):
+        return Failure(PayloadError(problem=PayloadProblem.NOT_AN_OBJECT, detail=type(obj).__name__))
+    for key, problem in (
+        ("class", PayloadProblem.NO_CLASS),
+        ("queue", PayloadProblem.NO_QUEUE),
+        ("jid", PayloadProblem.NO_JID),
+    ):
+        if not isinstance(obj.get(key), str) or not obj[key]:
+            return Failure(PayloadError(problem=problem))
+    try:
+        return Success(converter.structure(obj, JobRecord))
+    except TypeError as error:
+        return Failure(PayloadError(problem=PayloadProblem.BAD_FIELD, detail=str(error)))

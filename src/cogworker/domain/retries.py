@@ -1,0 +1,45 @@
+"""The retry budget, the default backoff and the terminal-failure check."""
+
+from __future__ import annotations
+
+from cogworker.domain.job import JobRecord
+
+#: The budget of a job whose `retry` option is `True` or unset.
+DEFAULT_MAX_RETRIES = 25
+#: The default backoff's jitter is drawn from [0, JITTER_SPAN).
+JITTER_SPAN = 30
+
+
+def max_retries(retry: bool | int) -> int:
+    """How many retries a job may have: `True` gives 25, an int n gives n, `False`/`0` none."""
+    if retry is True:
+        return DEFAULT_MAX_RETRIES
+    if retry is False:
+        return 0
+    return max(retry, 0)
+
+
+def default_backoff(count: int, jitter: float) -> float:
+    """Seconds before retry number `count` (1 for the first), `jitter` in [0, 30).
+
+    Grows with the count; the jitter, scaled by the count, keeps a burst of
+    failures from coming back all in the same second.
+    """
+    return float(count**4 + 15) + jitter * (count + 1)
+
+
+def is_last_failure(job: JobRecord) -> bool:
+    """Whether a failure of `job`'s current attempt leaves no retry to make."""
+    return job.retries_made + 1 > max_retries(job.retry)
+
+
+def is_terminal_failure(job: JobRecord, outcome: str | None = None) -> bool:
+    """Whether the current attempt's failure ends the job (dead or discarded).
+
+    `outcome` is the failure decision already made for this attempt
+    (`"retry"`, `"dead"` or `"discard"`), which wins when present: a job
+    class's `retry_in` hook can end a job before its budget runs out.
+    """
+    if outcome is not None:
+        return outcome != "retry"
+    return is_last_failure(job)
