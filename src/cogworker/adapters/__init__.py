@@ -1,1 +1,1 @@
-"""The shell's hands: Redis, user code, the process's own memory, logging. Thin: they decide nothing."""
+"""The shell's hands: Redis, user code, process memory, logging. Thin: they decide nothing."""

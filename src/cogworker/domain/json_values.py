@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterable
 from typing import TypeAlias
 
-JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
+JSON: TypeAlias = "bool | int | float | str | list[JSON] | dict[str, JSON] | None"
 
 _SCALARS = (str, int, float, bool, type(None))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 from typing import Any
 
 import attrs
@@ -74,8 +75,12 @@ def _check_types(fields: dict[str, Any]) -> None:
 
 
 def _expect(fields: dict[str, Any], name: str, *types: type) -> None:
-    if name in fields and not isinstance(fields[name], types):
-        raise TypeError(f"{name} is a {type(fields[name]).__name__}")
+    if name not in fields:
+        return
+    value = fields[name]
+    # A JSON `true` is a bool, which isinstance would let pass for an int.
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+        raise TypeError(f"{name} is a {type(value).__name__}")
 
 
 def _unstructure_job(job: JobRecord) -> dict[str, JSON]:
@@ -107,16 +112,30 @@ def to_dict(job: JobRecord) -> dict[str, JSON]:
 def decode(raw: str | bytes) -> Result[JobRecord, PayloadError]:
     """The job a payload holds, or what is wrong with it."""
     try:
-        obj = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as error:
+        obj = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except (ValueError, RecursionError) as error:  # RecursionError: nested too deep
         return Failure(PayloadError(problem=PayloadProblem.NOT_JSON, detail=str(error)))
     return from_dict(obj)
+
+
+def _refuse_constant(name: str) -> float:
+    # NaN and the infinities aren't JSON; accepted, they couldn't be encoded again.
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of range for a float")
+    return value
 
 
 def from_dict(obj: object) -> Result[JobRecord, PayloadError]:
     """The job a decoded payload holds, or what is wrong with it."""
     if not isinstance(obj, dict):
-        return Failure(PayloadError(problem=PayloadProblem.NOT_AN_OBJECT, detail=type(obj).__name__))
+        return Failure(
+            PayloadError(problem=PayloadProblem.NOT_AN_OBJECT, detail=type(obj).__name__)
+        )
     for key, problem in (
         ("class", PayloadProblem.NO_CLASS),
         ("queue", PayloadProblem.NO_QUEUE),
@@ -128,3 +147,24 @@ def from_dict(obj: object) -> Result[JobRecord, PayloadError]:
         return Success(converter.structure(obj, JobRecord))
     except TypeError as error:
         return Failure(PayloadError(problem=PayloadProblem.BAD_FIELD, detail=str(error)))
+
+
+UNPARSEABLE_CLASS = "unparseable_job"
+
+
+def unparseable_entry(raw: bytes, error: PayloadError, *, jid: str, now: float) -> str:
+    """The dead-set entry for a payload that isn't a job: it keeps the raw text.
+
+    It has no queue, so it can't be put back on one by mistake.
+    """
+    entry: dict[str, JSON] = {
+        "class": UNPARSEABLE_CLASS,
+        "jid": jid,
+        "args": [],
+        "raw": raw.decode("utf-8", "backslashreplace"),
+        "error_class": "UnparseablePayload",
+        "error_message": f"the payload is {error}",
+        "failed_at": now,
+        "retry_count": 0,
+    }
+    return json.dumps(entry, separators=(",", ":"))

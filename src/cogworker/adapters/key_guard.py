@@ -1,0 +1,55 @@
+"""KeyGuard: find cogworker keys that hold another Redis type than they should.
+
+A key of the wrong type (a queue someone SET by hand, say) would make every
+script touching it fail with a bare WRONGTYPE; checked up front, it can be
+named and worked around instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import attrs
+import redis
+
+from cogworker.adapters import redis_keys as keys
+
+
+@attrs.frozen(kw_only=True)
+class WrongType:
+    """A key that holds `actual` where cogworker needs `expected`."""
+
+    key: str
+    actual: str
+    expected: str
+
+    def __str__(self) -> str:
+        return f"{self.key} is a {self.actual}, cogworker needs a {self.expected}"
+
+
+def expected_types(queues: tuple[str, ...]) -> dict[str, str]:
+    """The Redis type of every fixed key and of the given queues."""
+    expected = {
+        keys.QUEUES: "set",
+        keys.PROCESSES: "set",
+        keys.SCHEDULE: "zset",
+        keys.RETRY: "zset",
+        keys.DEAD: "zset",
+        keys.UNSETTLED: "list",
+        keys.REPEAT_ORPHANS: "list",
+    }
+    expected.update({keys.queue(name): "list" for name in queues})
+    return expected
+
+
+def wrong_types(client: redis.Redis, expected: Mapping[str, str]) -> list[WrongType]:
+    """The keys among `expected` that exist with another type (one round trip)."""
+    pipe = client.pipeline(transaction=False)
+    for key in expected:
+        pipe.type(key)
+    found = [reply.decode() if isinstance(reply, bytes) else reply for reply in pipe.execute()]
+    return [
+        WrongType(key=key, actual=actual, expected=want)
+        for (key, want), actual in zip(expected.items(), found, strict=True)
+        if actual not in ("none", want)
+    ]

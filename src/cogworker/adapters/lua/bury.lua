@@ -1,0 +1,22 @@
+-- bury: move one entry from a sorted set or a list into dead, replaced by
+-- the payload given (an unparseable entry wrapped, a repeat orphan with its
+-- error). At most once: only the caller that removed it files it.
+--
+-- KEYS[1] where it is now   KEYS[2] the dead set
+-- ARGV[1] "zset" or "list"   ARGV[2] the entry as stored   ARGV[3] the score
+-- ARGV[4] the payload to file   ARGV[5] trim below this score   ARGV[6] most entries kept
+--
+-- Returns 1 if this call filed it, 0 if it was already gone.
+local removed
+if ARGV[1] == "zset" then
+  removed = redis.call("ZREM", KEYS[1], ARGV[2])
+else
+  removed = redis.call("LREM", KEYS[1], 1, ARGV[2])
+end
+if removed == 0 then
+  return 0
+end
+redis.call("ZADD", KEYS[2], ARGV[3], ARGV[4])
+redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", "(" .. ARGV[5])
+redis.call("ZREMRANGEBYRANK", KEYS[2], 0, -(tonumber(ARGV[6]) + 1))
+return 1

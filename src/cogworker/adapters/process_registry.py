@@ -1,0 +1,65 @@
+"""Worker processes in Redis: heartbeats, signals and presence."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import attrs
+import redis
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters import scripts
+from cogworker.adapters.job_store import as_bytes
+
+Signal = str  # "quiet", "resume" or "stop"
+SIGNALS = ("quiet", "resume", "stop")
+
+
+@attrs.define
+class ProcessRegistry:
+    """Presence of worker processes on one Redis."""
+
+    client: redis.Redis
+
+    def beat(
+        self,
+        identity: str,
+        fields: Mapping[str, str | int | float],
+        running: Mapping[str, str],
+        ttl: int,
+    ) -> list[Signal]:
+        """Record one heartbeat; give the signals that were waiting for this process."""
+        pairs = [item for field, value in fields.items() for item in (field, value)]
+        reply = scripts.BEAT(
+            self.client,
+            (keys.PROCESSES, keys.process(identity), keys.workers(identity), keys.signal(identity)),
+            (identity, ttl, json.dumps(dict(running)), *pairs),
+        )
+        return [signal.decode() if isinstance(signal, bytes) else signal for signal in reply]
+
+    def send(self, identity: str, signal: Signal) -> None:
+        """Ask a process to quiet, resume or stop at its next heartbeat."""
+        if signal not in SIGNALS:
+            raise ValueError(f"unknown signal {signal!r}; expected one of {SIGNALS}")
+        pipe = self.client.pipeline(transaction=False)
+        pipe.rpush(keys.signal(identity), signal)
+        pipe.expire(keys.signal(identity), 60)
+        pipe.execute()
+
+    def identities(self) -> list[str]:
+        """Every registered process, alive or not yet reconciled."""
+        return sorted(as_bytes(member).decode() for member in self.client.smembers(keys.PROCESSES))
+
+    def remove(self, identity: str) -> None:
+        """A clean exit: the process's presence keys go (its in-progress list is empty by now)."""
+        pipe = self.client.pipeline(transaction=True)
+        pipe.delete(
+            keys.process(identity),
+            keys.workers(identity),
+            keys.memory_history(identity),
+            keys.signal(identity),
+            keys.in_progress(identity),
+        )
+        pipe.srem(keys.PROCESSES, identity)
+        pipe.execute()

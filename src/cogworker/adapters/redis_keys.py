@@ -1,0 +1,68 @@
+"""Where everything lives in Redis.  Every key cogworker writes is named here.
+
+Single-instance Redis (or a primary with replicas / Sentinel): some scripts
+derive a job's queue key from its payload, which Redis Cluster forbids.
+"""
+
+from __future__ import annotations
+
+PREFIX = "cogworker:"
+QUEUES = PREFIX + "queues"
+SCHEDULE = PREFIX + "schedule"
+RETRY = PREFIX + "retry"
+DEAD = PREFIX + "dead"
+PROCESSES = PREFIX + "processes"
+UNSETTLED = PREFIX + "unsettled"
+REPEAT_ORPHANS = PREFIX + "repeat_orphans"
+QUEUE_PREFIX = PREFIX + "queue:"
+IN_PROGRESS_PREFIX = PREFIX + "inprogress:"
+ORPHANINGS_PREFIX = PREFIX + "orphanings:"
+STAT_PREFIX = PREFIX + "stat:"
+
+#: The sorted sets of jobs waiting for a time, by the name the dashboard uses.
+SORTED_SETS = {"schedule": SCHEDULE, "retry": RETRY, "dead": DEAD}
+
+
+def queue(name: str) -> str:
+    """The list holding a queue's jobs (pushed on the left, taken from the right)."""
+    return QUEUE_PREFIX + name
+
+
+def process(identity: str) -> str:
+    """A process's heartbeat hash."""
+    return f"{PREFIX}process:{identity}"
+
+
+def workers(identity: str) -> str:
+    """What each of a process's threads is running now."""
+    return f"{PREFIX}workers:{identity}"
+
+
+def memory_history(identity: str) -> str:
+    """A process's RSS per 15-minute slot over the last 24 hours."""
+    return f"{PREFIX}memory:{identity}"
+
+
+def in_progress(identity: str) -> str:
+    """The jobs a process has taken and not yet settled (reliable fetch)."""
+    return IN_PROGRESS_PREFIX + identity
+
+
+def signal(identity: str) -> str:
+    """Commands (quiet, resume, stop) waiting for a process's next heartbeat."""
+    return f"{PREFIX}signal:{identity}"
+
+
+def orphanings(jid: str) -> str:
+    """How many times a job's process died while running it."""
+    return ORPHANINGS_PREFIX + jid
+
+
+def job_attempts(jid: str) -> str:
+    """A job's failed attempts, newest first."""
+    return f"{PREFIX}job_attempts:{jid}"
+
+
+def stat(name: str, day: str | None = None) -> str:
+    """A counter (`processed`, `failed`), in total or for one UTC day (`YYYY-MM-DD`)."""
+    return f"{STAT_PREFIX}{name}:{day}" if day else STAT_PREFIX + name

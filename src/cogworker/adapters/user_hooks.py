@@ -1,0 +1,141 @@
+"""The one place cogworker calls user code: `retry_in` hooks and death hooks.
+
+Every call here follows the same rules (README "Custom delay", "Death hooks"):
+
+* a hook gets as many leading positional arguments as it accepts, so
+  `retry_in(cls, count)` and `death_handler(job, exception)` both work;
+* it gets its own copy of the job, so changing it changes nothing;
+* an `Exception` it raises is caught and logged with the jid, and the
+  caller carries on; a `BaseException` (Ctrl-C, `SystemExit`, shutdown)
+  propagates;
+* a live exception leaves here only as an `ErrorRecord`.
+
+It decides nothing: what a `retry_in` answer means is `domain.failure`'s.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import logging
+import traceback
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+from returns.result import Failure, Result, Success
+
+from cogworker.domain.failure import HookRaised, HookReturned
+from cogworker.domain.job import ErrorRecord
+from cogworker.domain.json_values import JSON
+
+T = TypeVar("T")
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def positional_capacity(hook: Callable[..., object]) -> int | None:
+    """How many positional arguments `hook` takes; `None` for all of them.
+
+    `None` when it takes `*args`, or when its signature can't be read (some
+    builtins): then it is handed everything.  Bound methods and classmethods
+    already leave out `self`/`cls`; an object is read through its `__call__`.
+    """
+    try:
+        parameters = inspect.signature(hook).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
+        return None
+    return sum(1 for p in parameters if p.kind in _POSITIONAL)
+
+
+def call_with_fitting_args(hook: Callable[..., T], *args: object) -> T:
+    """`hook` called with as many of `args`, from the first, as it accepts."""
+    capacity = positional_capacity(hook)
+    if capacity is None:
+        return hook(*args)
+    return hook(*args[:capacity])
+
+
+def deep_copy(value: T) -> T:
+    """A deep copy of `value` to hand to user code; `value` itself if it can't be copied."""
+    try:
+        return copy.deepcopy(value)
+    except Exception:  # whatever middleware put in a job, copying must not fail the caller
+        return value
+
+
+def run_isolated(
+    what: str, jid: str, call: Callable[[], T], logger: logging.Logger
+) -> Result[T, Exception]:
+    """`call()`'s value, or the `Exception` it raised, logged at ERROR as `what` failing.
+
+    A `BaseException` that isn't an `Exception` (Ctrl-C, `SystemExit`) propagates.
+    """
+    try:
+        return Success(call())
+    except Exception as error:
+        record = error_record(error)
+        logger.error(
+            "%s failed for jid=%s (ignored): %s: %s",
+            what,
+            jid,
+            record.class_name,
+            record.message,
+            exc_info=error,
+        )
+        return Failure(error)
+
+
+def ask_retry_in(
+    hook: Callable[..., object], count: int, exception: BaseException, job: Mapping[str, JSON]
+) -> HookReturned | HookRaised:
+    """What a `retry_in(count, exception, job)` hook says, for `domain.failure.decide`.
+
+    Nothing is logged here: `decide` says what to log.  `count` is the
+    retries made before this failure (0 on the first).
+    """
+    try:
+        value = call_with_fitting_args(hook, count, exception, deep_copy(dict(job)))
+    except Exception as error:
+        return HookRaised(error=error_record(error))
+    return HookReturned(value=value)
+
+
+def run_death_hook(
+    what: str,
+    hook: Callable[..., object],
+    job: Mapping[str, JSON],
+    exception: BaseException,
+    logger: logging.Logger,
+) -> Result[object, Exception]:
+    """Runs a death hook `hook(job, exception)` on its own copy of `job`, isolated.
+
+    `what` names it in the log (`"retries_exhausted"`, `"death handler"`).
+    """
+    jid = str(job.get("jid"))
+    copied = deep_copy(dict(job))
+    return run_isolated(what, jid, lambda: call_with_fitting_args(hook, copied, exception), logger)
+
+
+def error_record(exc: BaseException) -> ErrorRecord:
+    """`exc` as the core sees it: qualified type name, message and traceback text."""
+    return ErrorRecord(
+        class_name=type_name(type(exc)),
+        message=_message(exc),
+        backtrace="".join(traceback.format_exception(exc)),
+    )
+
+
+def type_name(cls: type) -> str:
+    """`module.Qualname` of an exception type; just the name for builtins (`ValueError`)."""
+    if cls.__module__ == "builtins":
+        return cls.__qualname__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _message(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # a user exception's __str__ is user code too
+        return repr(type(exc))

@@ -1,0 +1,105 @@
+"""The `cogworker` command: `work` runs a worker process (`serve` comes with the dashboard)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import click
+
+from cogworker.adapters import embedded_redis, logs
+from cogworker.app.config import DEFAULT_REDIS_URL, Config, with_overrides
+from cogworker.exceptions import CogworkerError, ConfigError
+
+EMBEDDED_DATA_DIR = Path(".cogworker")
+
+
+def load_app(spec: str) -> Config:
+    """The `Config` named by APP: `module` (its `config` attribute) or `module:attr`."""
+    module_name, _, attribute = spec.partition(":")
+    sys.path.insert(0, str(Path.cwd()))
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ConfigError(f"APP {spec!r}: can't import {module_name}: {error}") from None
+    value = getattr(module, attribute or "config", None)
+    if not isinstance(value, Config):
+        found = "nothing" if value is None else type(value).__name__
+        raise ConfigError(
+            f"APP {spec!r}: expected a cogworker.Config at {attribute or 'config'}, found {found}"
+        )
+    return value
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The settings of a `--config` TOML file (top level, or its `[cogworker]` table)."""
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"--config {path}: {error}") from None
+    table = data.get("cogworker", data)
+    if isinstance(table.get("queues"), list):
+        table["queues"] = tuple(table["queues"])
+    return dict(table)
+
+
+def ensure_redis(config: Config) -> Config:
+    """A config whose Redis answers, starting the embedded one if nothing is configured.
+
+    A configured Redis that doesn't answer is left as it is: the worker
+    says so and keeps trying, never swapping in another.
+    """
+    url = config.resolved_redis_url()
+    if config.redis_is_configured() or embedded_redis.answers(url):
+        return config
+    parts = urlsplit(DEFAULT_REDIS_URL)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 6379
+    pid = embedded_redis.start(host, port, EMBEDDED_DATA_DIR)
+    click.echo(
+        f"cogworker: no Redis configured and none at {url}; started the embedded Redis "
+        f"(pid {pid}, data in {EMBEDDED_DATA_DIR.resolve()}/). Stop it with "
+        f"`redis-cli -p {port} shutdown`.",
+        err=True,
+    )
+    return config
+
+
+@click.group()
+@click.version_option("0.8.0", prog_name="cogworker")
+def main() -> None:
+    """cogworker: reliable background jobs on Redis."""
+
+
+@main.command()
+@click.argument("app")
+@click.option("-c", "--concurrency", type=click.IntRange(min=1), help="Jobs run at once.")
+@click.option(
+    "-q", "--queue", "queues", multiple=True, metavar="NAME[,WEIGHT]",
+    help="A queue to serve (repeatable); weights make the order weighted-random.",
+)  # fmt: skip
+@click.option("--redis-url", help="Redis to use (else the config's, else $COGWORKER_REDIS_URL).")
+@click.option(
+    "--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A TOML file of settings, applied over APP's config.",
+)  # fmt: skip
+@click.option("--log-level", type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]))
+@click.option("--log-format", type=click.Choice(["text", "json"]))
+def work(app: str, config_file: Path | None, **flags: Any) -> None:
+    """Run a worker process for APP (`module` or `module:attr` holding a Config)."""
+    try:
+        config = load_app(app)
+        if config_file is not None:
+            config = with_overrides(config, read_config_file(config_file))
+        given = {name: value for name, value in flags.items() if value not in (None, ())}
+        config = with_overrides(config, given)
+        config = ensure_redis(config)
+    except CogworkerError as error:
+        raise click.ClickException(str(error)) from None
+    from cogworker.app.worker.manager import Manager
+
+    logger = logs.setup(config.log_level, config.log_format)
+    Manager(config, logger=logger).run()

@@ -1,0 +1,130 @@
+"""`Config`: everything a client or a worker needs to know, as one immutable record."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+import attrs
+
+from cogworker.app.middleware import ClientMiddleware, ServerMiddleware
+from cogworker.domain.queues import QueuePlan, plan_of
+from cogworker.exceptions import ConfigError
+
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+REDIS_URL_ENV = "COGWORKER_REDIS_URL"
+
+DeathHandler = Callable[..., object]
+"""Called as `handler(job, exception)` (or with fewer arguments) when a job lands in dead."""
+
+
+def _positive(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if value <= 0:
+        raise ConfigError(f"Config.{attribute.name} must be above 0, got {value!r}")
+
+
+def _queues(_: object, attribute: attrs.Attribute[Any], value: tuple[Any, ...]) -> None:
+    try:
+        plan_of(value)
+    except (ValueError, TypeError) as error:
+        raise ConfigError(f"Config.queues: {error}") from None
+
+
+def _one_of(*choices: str) -> Callable[[object, attrs.Attribute[Any], str], None]:
+    def check(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
+        if value not in choices:
+            raise ConfigError(f"Config.{attribute.name} must be one of {choices}, got {value!r}")
+
+    return check
+
+
+@attrs.frozen(kw_only=True)
+class Config:
+    """How cogworker connects, what a worker serves, and its timings (seconds).
+
+    Build one in your app module and hand it to `Client`, to
+    `cogworker.configure` (for the `perform_async` shortcuts) and to
+    `cogworker work APP`.  Change one with `attrs.evolve(config, ...)`.
+    """
+
+    #: None: `$COGWORKER_REDIS_URL`, else the default URL (where `cogworker
+    #: work` starts an embedded Redis if nothing listens there).
+    redis_url: str | None = None
+    #: Jobs run at once by one worker process (its processor threads).
+    concurrency: int = attrs.field(default=10, validator=_positive)
+    #: Queue names in priority order, or `"name,weight"` / `(name, weight)` for weighted.
+    queues: tuple[str | tuple[str, int], ...] = attrs.field(
+        default=("default",), converter=tuple, validator=_queues
+    )
+    #: `"reliable"`: a job stays in the worker's in-progress list until settled.
+    #: `"basic"`: popped outright (faster, lost if the process dies mid-job).
+    fetch: Literal["reliable", "basic"] = attrs.field(
+        default="reliable", validator=_one_of("reliable", "basic")
+    )
+    #: Average pause between looks for due scheduled and retry jobs.
+    poll_interval: float = attrs.field(default=5.0, validator=_positive)
+    heartbeat_interval: float = attrs.field(default=5.0, validator=_positive)
+    #: A process whose heartbeat is older than this is gone; its jobs are requeued.
+    orphan_threshold: float = attrs.field(default=60.0, validator=_positive)
+    #: A job whose process died under it more often than this goes to dead.
+    max_orphanings: int = attrs.field(default=3, validator=_positive)
+    #: On stop, how long running jobs get to finish before they are requeued.
+    shutdown_timeout: float = attrs.field(default=25.0, validator=_positive)
+    #: With several queues, the longest pause between looks when all are empty.
+    fetch_idle_max_interval: float = attrs.field(default=0.1, validator=_positive)
+    dead_max_jobs: int = attrs.field(default=10_000, validator=_positive)
+    dead_max_age: float = attrs.field(default=180 * 86_400.0, validator=_positive)
+    client_middleware: tuple[ClientMiddleware, ...] = attrs.field(default=(), converter=tuple)
+    server_middleware: tuple[ServerMiddleware, ...] = attrs.field(default=(), converter=tuple)
+    death_handlers: tuple[DeathHandler, ...] = attrs.field(default=(), converter=tuple)
+    log_level: str = attrs.field(
+        default="INFO", validator=_one_of("DEBUG", "INFO", "WARNING", "ERROR")
+    )
+    #: `"text"` (key=value) or `"json"` (one object per line).
+    log_format: Literal["text", "json"] = attrs.field(
+        default="text", validator=_one_of("text", "json")
+    )
+
+    @property
+    def queue_plan(self) -> QueuePlan:
+        """The queues with their weights."""
+        return plan_of(self.queues)
+
+    def resolved_redis_url(self) -> str:
+        """The Redis URL to use: this config's, else `$COGWORKER_REDIS_URL`, else the default."""
+        return self.redis_url or os.environ.get(REDIS_URL_ENV) or DEFAULT_REDIS_URL
+
+    def redis_is_configured(self) -> bool:
+        """Whether a Redis was named (then it's never swapped for an embedded one)."""
+        return bool(self.redis_url or os.environ.get(REDIS_URL_ENV))
+
+
+#: The fields a `--config` TOML file may set (the rest are Python objects).
+FILE_FIELDS = (
+    "redis_url",
+    "concurrency",
+    "queues",
+    "fetch",
+    "poll_interval",
+    "heartbeat_interval",
+    "orphan_threshold",
+    "max_orphanings",
+    "shutdown_timeout",
+    "fetch_idle_max_interval",
+    "dead_max_jobs",
+    "dead_max_age",
+    "log_level",
+    "log_format",
+)
+
+
+def with_overrides(config: Config, overrides: Mapping[str, object]) -> Config:
+    """`config` with the given fields replaced; unknown or non-file fields are a ConfigError."""
+    unknown = sorted(set(overrides) - set(FILE_FIELDS))
+    if unknown:
+        raise ConfigError(f"unknown config settings {unknown}; known: {list(FILE_FIELDS)}")
+    try:
+        return attrs.evolve(config, **overrides)  # type: ignore[arg-type]  # the validators check
+    except (TypeError, ValueError) as error:
+        raise ConfigError(str(error)) from None

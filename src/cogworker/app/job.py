@@ -1,0 +1,131 @@
+"""`Job`: the base class of every job, its options and how a worker finds it again."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import importlib
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import attrs
+
+from cogworker.exceptions import UnknownJobClassError
+
+if TYPE_CHECKING:
+    from cogworker.domain.json_values import JSON
+
+
+def _check_retry(_: object, __: attrs.Attribute[Any], value: object) -> None:
+    if not isinstance(value, (bool, int)) or value < 0:
+        raise ValueError(f"retry must be True, False or a whole number ≥ 0, got {value!r}")
+
+
+def _check_queue(_: object, __: attrs.Attribute[Any], value: object) -> None:
+    if not isinstance(value, str) or not value or "," in value:
+        raise ValueError(f"queue must be a non-empty name without commas, got {value!r}")
+
+
+@attrs.frozen(kw_only=True)
+class JobOptions:
+    """A job class's options, given as class keywords and inherited by subclasses."""
+
+    queue: str = attrs.field(default="default", validator=_check_queue)
+    #: `True` (25 retries), a number of retries, or `False`/`0` for none.
+    retry: bool | int = attrs.field(default=True, validator=_check_retry)
+
+
+class Job:
+    """Subclass it and define `perform`; options go in the class statement::
+
+        class SendEvent(Job, queue="events", retry=10):
+            def perform(self, event_id: int) -> None: ...
+
+    Optional class hooks (inherited, so a base class of your own is the
+    place for an app-wide policy):
+
+    * ``retry_in(cls, count, exception, job)`` → seconds before the next try,
+      ``None`` for the default backoff, ``cogworker.KILL`` or ``cogworker.DISCARD``;
+    * ``retries_exhausted(cls, job, exception)``, called once the job is in dead.
+
+    Both may take fewer parameters.
+    """
+
+    cogworker_options: ClassVar[JobOptions] = JobOptions()
+
+    #: The id of the job this instance is running (set by the worker).
+    jid: str = ""
+
+    def __init_subclass__(
+        cls, *, queue: str | None = None, retry: bool | int | None = None, **kwargs: Any
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        given = {
+            name: value for name, value in (("queue", queue), ("retry", retry)) if value is not None
+        }
+        try:
+            cls.cogworker_options = attrs.evolve(cls.cogworker_options, **given)  # type: ignore[arg-type]  # validated
+        except ValueError as error:
+            raise TypeError(f"{cls.__qualname__}: {error}") from None
+
+    def perform(self, *args: Any) -> None:
+        """The work. Raise to fail the attempt (it is then retried, or goes to dead)."""
+        raise NotImplementedError(f"{type(self).__qualname__} must define perform()")
+
+    @classmethod
+    def class_path(cls) -> str:
+        """The name a worker imports this class by."""
+        return f"{cls.__module__}.{cls.__qualname__}"
+
+    @classmethod
+    def perform_async(cls, *args: JSON) -> str | None:
+        """Enqueue a run with `args` through the configured client; the jid (None if stopped)."""
+        from cogworker.app.client import default_client
+
+        return default_client().enqueue(cls, *args)
+
+    @classmethod
+    def perform_in(cls, seconds: float, *args: JSON) -> str | None:
+        """Enqueue a run `seconds` from now."""
+        from cogworker.app.client import default_client
+
+        return default_client().enqueue_in(seconds, cls, *args)
+
+    @classmethod
+    def perform_at(cls, at: float | dt.datetime, *args: JSON) -> str | None:
+        """Enqueue a run at `at` (a unix timestamp or an aware datetime)."""
+        from cogworker.app.client import default_client
+
+        return default_client().enqueue_at(at, cls, *args)
+
+
+@functools.lru_cache(maxsize=1024)
+def load_job_class(path: str) -> type[Job]:
+    """The `Job` subclass named by `path` (`package.module.Class`, nested classes too).
+
+    Raises UnknownJobClassError saying what couldn't be found.
+    """
+    parts = path.split(".")
+    for split in range(len(parts) - 1, 0, -1):
+        module_name, attributes = ".".join(parts[:split]), parts[split:]
+        try:
+            target: object = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name and module_name.startswith(error.name):
+                continue  # this prefix isn't a module: try a shorter one
+            raise UnknownJobClassError(f"{path}: importing {module_name} failed: {error}") from None
+        except Exception as error:
+            raise UnknownJobClassError(
+                f"{path}: importing {module_name} failed: {error!r}"
+            ) from None
+        return _attribute_path(target, attributes, path)
+    raise UnknownJobClassError(f"{path}: no module of that name can be imported")
+
+
+def _attribute_path(target: object, attributes: list[str], path: str) -> type[Job]:
+    for name in attributes:
+        if not hasattr(target, name):
+            raise UnknownJobClassError(f"{path}: {name} not found in {target!r}")
+        target = getattr(target, name)
+    if not (isinstance(target, type) and issubclass(target, Job)):
+        raise UnknownJobClassError(f"{path}: not a cogworker Job class")
+    return target

@@ -1,0 +1,41 @@
+"""Back-off for the runtime's loops while Redis is away: logged, bounded, never busy."""
+
+from __future__ import annotations
+
+import logging
+
+import attrs
+
+
+@attrs.define
+class Backoff:
+    """Delays that double from `initial` to `maximum` while an operation keeps failing."""
+
+    what: str
+    logger: logging.Logger
+    initial: float = 0.05
+    maximum: float = 2.0
+    _delay: float = 0.0
+    _failures: int = 0
+
+    def failed(self, error: BaseException) -> float:
+        """Note a failure; the seconds to wait before trying again."""
+        self._failures += 1
+        self._delay = min(self.maximum, self._delay * 2 if self._delay else self.initial)
+        if self._failures == 1 or self._delay < self.maximum or self._failures % 30 == 0:
+            self.logger.warning(
+                "%s failed (%s: %s); trying again in %.2fs",
+                self.what,
+                type(error).__name__,
+                error,
+                self._delay,
+                extra={"reason": "redis-unavailable"},
+            )
+        return self._delay
+
+    def succeeded(self) -> None:
+        """Note a success: the next failure starts from `initial` again."""
+        if self._failures:
+            self.logger.info("%s works again after %d failures", self.what, self._failures)
+        self._delay = 0.0
+        self._failures = 0

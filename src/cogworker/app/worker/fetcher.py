@@ -1,0 +1,96 @@
+"""The fetcher: takes jobs for the idle processors, never more.
+
+Taking only as many jobs as there are idle processor threads keeps the
+in-progress list to what is really being worked on: nothing waits there
+for a thread while another process could have run it.  One queue is
+waited on with a blocking move (a job starts the moment it is pushed);
+several are looked at in one script, with a short growing pause while all
+are empty.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import random
+import threading
+
+import attrs
+import redis
+
+from cogworker.adapters.connection import BLOCK_SECONDS
+from cogworker.adapters.job_store import Fetched, JobStore
+from cogworker.app.config import Config
+from cogworker.app.worker.backoff import Backoff
+from cogworker.app.worker.state import WorkerState
+from cogworker.domain.queues import QueuePlan, fetch_order
+
+#: First pause when every queue was empty (several queues); doubles up to the config's max.
+IDLE_PAUSE = 0.002
+
+
+@attrs.define
+class Fetcher:
+    """Feeds `work` with fetched jobs while the process is neither quiet nor stopping."""
+
+    store: JobStore
+    config: Config
+    state: WorkerState
+    logger: logging.Logger
+    work: queue.SimpleQueue[Fetched | None]
+    slots: threading.Semaphore
+    plan: QueuePlan
+    rng: random.Random = attrs.field(factory=random.Random)
+    _idle_pause: float = 0.0
+
+    def run(self) -> None:
+        """The thread's loop."""
+        backoff = Backoff("fetch", self.logger)
+        while not self.state.stopping.is_set():
+            if self.state.quiet.is_set():
+                self.state.stopping.wait(0.2)
+                continue
+            if not self.slots.acquire(timeout=0.2):
+                continue
+            wanted = 1 + self._more_slots()
+            try:
+                fetched = self._fetch(wanted)
+                backoff.succeeded()
+            except redis.RedisError as error:
+                self._release(wanted)
+                self.state.stopping.wait(backoff.failed(error))
+                continue
+            self._release(wanted - len(fetched))
+            for job in fetched:
+                self.work.put(job)
+
+    def _fetch(self, wanted: int) -> list[Fetched]:
+        order = fetch_order(self.plan, self.rng)
+        if self.config.fetch == "basic":
+            popped = self.store.pop_basic(order, BLOCK_SECONDS)
+            return [popped] if popped else []
+        fetched = self.store.fetch(self.state.identity, order, wanted)
+        if fetched:
+            self._idle_pause = 0.0
+            return fetched
+        if len(order) == 1:
+            waited = self.store.fetch_blocking(self.state.identity, order[0], BLOCK_SECONDS)
+            return [waited] if waited else []
+        self._pause_while_idle()
+        return []
+
+    def _pause_while_idle(self) -> None:
+        self._idle_pause = min(
+            self.config.fetch_idle_max_interval, (self._idle_pause * 2) or IDLE_PAUSE
+        )
+        self.state.stopping.wait(self._idle_pause)
+
+    def _more_slots(self) -> int:
+        extra = 0
+        while self.slots.acquire(blocking=False):
+            extra += 1
+        return extra
+
+    def _release(self, count: int) -> None:
+        if count > 0:
+            self.slots.release(count)

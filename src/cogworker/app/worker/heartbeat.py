@@ -1,0 +1,87 @@
+"""The heartbeat: this process's presence in Redis, and its mailbox for quiet/resume/stop.
+
+It runs on its own thread with nothing else to do, so busy job threads
+don't starve it, and it keeps beating through the shutdown drain: a
+process that is finishing its jobs is alive, not an orphan.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+
+import attrs
+import redis
+
+from cogworker.adapters import process_memory
+from cogworker.adapters.process_registry import ProcessRegistry
+from cogworker.app.config import Config
+from cogworker.app.worker.backoff import Backoff
+from cogworker.app.worker.state import WorkerState
+
+VERSION = "0.8.0"
+
+
+@attrs.define
+class Heartbeat:
+    """Beats every `heartbeat_interval` until `finished` is set."""
+
+    registry: ProcessRegistry
+    config: Config
+    state: WorkerState
+    logger: logging.Logger
+    on_signal: Callable[[str], None]
+    finished: threading.Event = attrs.field(factory=threading.Event)
+
+    @property
+    def ttl(self) -> int:
+        """Seconds the presence keys outlive the last beat (well past the orphan threshold)."""
+        return int(max(60.0, self.config.orphan_threshold * 2))
+
+    def beat(self) -> None:
+        """One beat: write presence, then act on the signals that were waiting."""
+        signals = self.registry.beat(
+            self.state.identity, self._fields(), self.state.running(), self.ttl
+        )
+        if self.state.healthy_since is None:
+            self.state.healthy_since = time.time()
+        for signal in signals:
+            self.logger.info("signal received: %s", signal, extra={"reason": "remote-signal"})
+            self.on_signal(signal)
+
+    def run(self) -> None:
+        """The thread's loop."""
+        backoff = Backoff("heartbeat", self.logger)
+        while not self.finished.is_set():
+            try:
+                self.beat()
+                backoff.succeeded()
+                delay = self.config.heartbeat_interval
+            except redis.RedisError as error:
+                self.state.healthy_since = None
+                delay = min(backoff.failed(error), self.config.heartbeat_interval)
+            self.finished.wait(delay)
+
+    def _fields(self) -> dict[str, str | int | float]:
+        fields: dict[str, str | int | float] = {
+            "identity": self.state.identity,
+            "hostname": socket.gethostname(),
+            "pid": os.getpid(),
+            "started_at": self.state.started_at,
+            "concurrency": self.config.concurrency,
+            "queues": json.dumps(self.config.queue_plan.entries),
+            "fetch": self.config.fetch,
+            "busy": len(self.state.running()),
+            "quiet": "true" if self.state.quiet.is_set() else "false",
+            "stopping": "true" if self.state.stopping.is_set() else "false",
+            "version": VERSION,
+        }
+        rss = process_memory.rss_kib()
+        if rss is not None:
+            fields["rss_kb"] = rss
+        return fields

@@ -1,0 +1,200 @@
+"""The manager: one worker process's threads, start to clean exit.
+
+Stop (SIGTERM, SIGINT, or "stop" from the dashboard): fetching stops,
+running jobs get `shutdown_timeout` seconds to finish, then every job still
+on this process's in-progress list goes back to the front of its queue and
+the process's presence keys are removed.  Quiet (SIGTSTP, or "quiet"):
+fetching pauses until "resume".
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import secrets
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable
+
+import redis
+
+from cogworker.adapters import key_guard
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.connection import connect, describe
+from cogworker.adapters.job_store import DeadSetLimits, Fetched, JobStore
+from cogworker.adapters.process_registry import ProcessRegistry
+from cogworker.app.config import Config
+from cogworker.app.worker.backoff import Backoff
+from cogworker.app.worker.fetcher import Fetcher
+from cogworker.app.worker.heartbeat import Heartbeat
+from cogworker.app.worker.poller import Poller
+from cogworker.app.worker.processor import Processor
+from cogworker.app.worker.reconciler import Reconciler
+from cogworker.app.worker.state import WorkerState
+from cogworker.domain.queues import QueuePlan
+
+
+def new_identity() -> str:
+    """`host:pid:random`: unique even when a pid is reused."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+class Manager:
+    """Runs one worker process: `run()` blocks until the process has stopped cleanly."""
+
+    def __init__(self, config: Config, *, logger: logging.Logger | None = None) -> None:
+        self.config = config
+        self.logger = logger or logging.getLogger("cogworker")
+        self.redis = connect(config.resolved_redis_url(), max_connections=config.concurrency + 8)
+        self.state = WorkerState(identity=new_identity())
+        self.store = JobStore(
+            self.redis,
+            dead_limits=DeadSetLimits(max_jobs=config.dead_max_jobs, max_age=config.dead_max_age),
+        )
+        self.registry = ProcessRegistry(self.redis)
+        self._stop_requested = threading.Event()
+        self._work: queue.SimpleQueue[Fetched | None] = queue.SimpleQueue()
+        self._slots = threading.Semaphore(config.concurrency)
+        self._threads: list[threading.Thread] = []
+        self.heartbeat = Heartbeat(self.registry, config, self.state, self.logger, self.signal)
+        self.reconciler = Reconciler(self.store, self.registry, config, self.state, self.logger)
+
+    @property
+    def identity(self) -> str:
+        """This process's identity in Redis and on the dashboard."""
+        return self.state.identity
+
+    def run(self) -> None:
+        """Start, serve until asked to stop, then stop cleanly."""
+        self._install_signal_handlers()
+        if not self._register():
+            return
+        self.start()
+        while not self._stop_requested.wait(1.0):
+            pass  # a timed wait, so signal handlers get to run promptly
+        self.stop()
+
+    def signal(self, name: str) -> None:
+        """Act on "quiet", "resume" or "stop" (from a signal or the dashboard)."""
+        if name == "quiet":
+            self.state.quiet.set()
+        elif name == "resume":
+            self.state.quiet.clear()
+        elif name == "stop":
+            self._stop_requested.set()
+
+    def start(self) -> None:
+        """Start every thread (after the process is registered)."""
+        plan = self._usable_queues()
+        reliable = self.config.fetch == "reliable"
+        processor = Processor(self.store, self.config, self.state, self.logger, reliable=reliable)
+        fetcher = Fetcher(
+            self.store, self.config, self.state, self.logger, self._work, self._slots, plan
+        )
+        poller = Poller(self.store, self.config.poll_interval, self.state.stopping, self.logger)
+        for index in range(self.config.concurrency):
+            self._spawn(f"processor-{index}", lambda: self._process_loop(processor))
+        self._spawn("fetcher", fetcher.run)
+        self._spawn("heartbeat", self.heartbeat.run)
+        self._spawn("poller", poller.run)
+        self._spawn("reconciler", self.reconciler.run)
+        self.logger.info(
+            "worker started: %s, %d threads, queues %s, %s fetch, Redis %s",
+            self.identity,
+            self.config.concurrency,
+            ",".join(plan.names),
+            self.config.fetch,
+            describe(self.config.resolved_redis_url()),
+            extra={"identity": self.identity},
+        )
+
+    def stop(self) -> None:
+        """Drain running jobs for up to `shutdown_timeout`, requeue the rest, leave Redis clean."""
+        self.logger.info("stopping: running jobs get %.1fs", self.config.shutdown_timeout)
+        self.state.stopping.set()
+        processors = [t for t in self._threads if t.name.startswith("processor-")]
+        for _ in processors:
+            self._work.put(None)
+        deadline = time.monotonic() + self.config.shutdown_timeout
+        for thread in processors:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        unfinished = sum(thread.is_alive() for thread in processors)
+        self._final_writes(unfinished)
+        self.heartbeat.finished.set()
+        self.reconciler.finished.set()
+        self.logger.info("stopped", extra={"identity": self.identity})
+
+    def _final_writes(self, unfinished: int) -> None:
+        backoff = Backoff("final writes", self.logger)
+        for _ in range(10):
+            try:
+                self.reconciler.settle_pending()
+                if self.config.fetch == "reliable":
+                    requeued = self.store.requeue(self.identity, recovery=False)
+                    self.logger.info(
+                        "%d jobs back on their queues (%d still running)",
+                        requeued[0] if requeued else 0,
+                        unfinished,
+                    )
+                self.registry.remove(self.identity)
+                return
+            except redis.RedisError as error:
+                time.sleep(backoff.failed(error))
+        self.logger.error(
+            "Redis stayed away at shutdown: this process's unfinished jobs will be "
+            "recovered as orphans by another process"
+        )
+
+    def _process_loop(self, processor: Processor) -> None:
+        while True:
+            fetched = self._work.get()
+            if fetched is None:
+                return
+            try:
+                if not self.state.stopping.is_set():
+                    processor.process(fetched)
+                # else: left on the in-progress list for the shutdown requeue
+            except BaseException:
+                # Not the job's own error (that is settled): the job stays in
+                # progress, to be requeued at shutdown or recovered as an orphan.
+                self.logger.exception("processor error", extra={"identity": self.identity})
+            finally:
+                self._slots.release()
+
+    def _register(self) -> bool:
+        backoff = Backoff("registering with Redis", self.logger, maximum=5.0)
+        while not self._stop_requested.is_set():
+            try:
+                self.heartbeat.beat()
+                return True
+            except redis.RedisError as error:
+                self._stop_requested.wait(backoff.failed(error))
+        return False
+
+    def _usable_queues(self) -> QueuePlan:
+        plan = self.config.queue_plan
+        wrong = key_guard.wrong_types(self.redis, key_guard.expected_types(plan.names))
+        for problem in wrong:
+            self.logger.error("KeyGuard: %s; not using it until fixed", problem)
+        bad = {problem.key for problem in wrong}
+        usable = tuple(
+            (name, weight) for name, weight in plan.entries if keys.queue(name) not in bad
+        )
+        if not usable:
+            self.logger.error("KeyGuard: none of the queues can be used; waiting for a stop")
+        return QueuePlan(entries=usable) if usable else plan
+
+    def _spawn(self, name: str, target: Callable[[], None]) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _install_signal_handlers(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        signal.signal(signal.SIGTERM, lambda *_: self.signal("stop"))
+        signal.signal(signal.SIGINT, lambda *_: self.signal("stop"))
+        signal.signal(signal.SIGTSTP, lambda *_: self.signal("quiet"))

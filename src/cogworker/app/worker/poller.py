@@ -1,0 +1,78 @@
+"""The poller: scheduled and retry jobs whose time has come go onto their queues.
+
+Every process polls; the move script makes each entry move at most once.
+The pause between polls is drawn around `poll_interval` so that many
+processes spread out instead of polling in step.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+
+import attrs
+import redis
+from returns.pipeline import is_successful
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.job_store import JobStore
+from cogworker.app.client import new_jid
+from cogworker.app.worker.backoff import Backoff
+from cogworker.domain import payload
+
+BATCH = 100
+
+
+@attrs.define
+class Poller:
+    """Moves due entries of the scheduled and retry sets."""
+
+    store: JobStore
+    interval: float
+    stopping: threading.Event
+    logger: logging.Logger
+    clock: Callable[[], float] = time.time
+    rng: random.Random = attrs.field(factory=random.Random)
+
+    def poll(self) -> int:
+        """One pass over both sets; how many jobs this process moved."""
+        return sum(self._drain(key) for key in (keys.SCHEDULE, keys.RETRY))
+
+    def run(self) -> None:
+        """The thread's loop."""
+        backoff = Backoff("poll for due jobs", self.logger)
+        while not self.stopping.is_set():
+            try:
+                self.poll()
+                backoff.succeeded()
+                delay = self.interval * self.rng.uniform(0.5, 1.5)
+            except redis.RedisError as error:
+                delay = backoff.failed(error)
+            self.stopping.wait(delay)
+
+    def _drain(self, sorted_set: str) -> int:
+        moved = 0
+        while True:
+            now = self.clock()
+            entries = self.store.due(sorted_set, now, BATCH)
+            moves = [move for entry in entries if (move := self._move_of(sorted_set, entry, now))]
+            if moves:
+                moved += sum(self.store.move_due(sorted_set, moves))
+            if len(entries) < BATCH:
+                return moved
+
+    def _move_of(self, sorted_set: str, entry: bytes, now: float) -> tuple[bytes, str, str] | None:
+        decoded = payload.decode(entry)
+        if not is_successful(decoded):
+            dead = payload.unparseable_entry(entry, decoded.failure(), jid=new_jid(), now=now)
+            if self.store.bury(sorted_set, "zset", entry, dead, now):
+                self.logger.error(
+                    "an unparseable entry moved to dead",
+                    extra={"queue": sorted_set, "error": str(decoded.failure())},
+                )
+            return None
+        job = decoded.unwrap()
+        return entry, job.queue, payload.encode(attrs.evolve(job, enqueued_at=now))

@@ -1,0 +1,262 @@
+"""Running one job and settling it: ack, retry, dead or discard.
+
+gather → decide → apply: the job's record and what happened are gathered
+here, the failure decision is the domain's, and the store applies it in one
+script that first checks the job is still this process's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+
+import attrs
+import redis
+from returns.pipeline import is_successful
+
+from cogworker.adapters import user_hooks
+from cogworker.adapters.job_store import Fetched, JobStore, Target
+from cogworker.app.client import new_jid
+from cogworker.app.config import Config
+from cogworker.app.death import DeathNotice, notify
+from cogworker.app.job import load_job_class
+from cogworker.app.middleware import RunContext, server_chain
+from cogworker.app.worker.state import AckLater, FileLater, WorkerState
+from cogworker.domain import failure, payload
+from cogworker.domain.job import JobRecord, with_failure
+from cogworker.domain.retries import JITTER_SPAN
+from cogworker.exceptions import UnknownJobClassError
+
+
+@attrs.frozen(kw_only=True)
+class Attempt:
+    """How one run ended: the error (None on success) and the decision made when perform raised."""
+
+    job_class: type | None
+    error: Exception | None = None
+    decided: failure.Decided | None = None
+
+
+@attrs.frozen(kw_only=True)
+class FailedRun:
+    """A failed run on its way to being settled."""
+
+    job: JobRecord
+    fetched: Fetched
+    attempt: Attempt
+    #: The record as it will be filed (one more failure counted).
+    failed: JobRecord
+    decision: failure.FailureDecision
+
+
+@attrs.define
+class Processor:
+    """Runs jobs handed to it and writes their outcomes."""
+
+    store: JobStore
+    config: Config
+    state: WorkerState
+    logger: logging.Logger
+    reliable: bool = True
+    clock: Callable[[], float] = time.time
+    rng: random.Random = attrs.field(factory=random.Random)
+
+    @property
+    def _owner(self) -> str | None:
+        # Basic fetch has no in-progress list to check ownership against.
+        return self.state.identity if self.reliable else None
+
+    def process(self, fetched: Fetched) -> None:
+        """Run one fetched job to its settled outcome; death hooks run last, once it is safe."""
+        decoded = payload.decode(fetched.raw)
+        if not is_successful(decoded):
+            self._file_unparseable(fetched, decoded.failure())
+            return
+        job = decoded.unwrap()
+        thread = threading.current_thread().name
+        self.state.started(thread, _work_json(job, fetched.queue, self.clock()))
+        try:
+            notice = self._run_and_settle(job, fetched)
+        finally:
+            self.state.finished(thread)
+        if notice is not None:
+            notify(notice, self.config.death_handlers, self.logger)
+
+    def _run_and_settle(self, job: JobRecord, fetched: Fetched) -> DeathNotice | None:
+        fields = {"jid": job.jid, "class": job.class_name, "queue": fetched.queue}
+        self.logger.info("start", extra=fields)
+        started = time.monotonic()
+        attempt = self._run(job, fetched.queue)
+        fields["duration"] = f"{time.monotonic() - started:.6f}"
+        if attempt.error is None:
+            self._settle_success(job, fetched)
+            self.logger.info("done", extra=fields)
+            return None
+        return self._settle_failure(job, fetched, attempt, fields)
+
+    def _run(self, job: JobRecord, queue: str) -> Attempt:
+        job_class: type | None
+        try:
+            job_class, load_error = load_job_class(job.class_name), None
+        except UnknownJobClassError as error:
+            job_class, load_error = None, error
+        decided: list[failure.Decided] = []
+
+        def perform() -> None:
+            if job_class is None:
+                raise load_error or UnknownJobClassError(job.class_name)
+            instance = job_class()
+            instance.jid = job.jid
+            try:
+                instance.perform(*job.args)
+            except Exception as error:
+                # Decided now, before any middleware sees the failure.
+                decided.append(self._decide(job, error, job_class))
+                raise
+
+        ctx = RunContext(job=job, queue=queue, job_class=job_class, identity=self.state.identity)
+        try:
+            server_chain(self.config.server_middleware, ctx, perform)()
+        except Exception as error:
+            return Attempt(
+                job_class=job_class, error=error, decided=decided[0] if decided else None
+            )
+        return Attempt(job_class=job_class)
+
+    def _decide(self, job: JobRecord, error: Exception, job_class: type | None) -> failure.Decided:
+        hook = getattr(job_class, "retry_in", None)
+        answer: failure.HookReturned | failure.HookRaised | failure.NoHook = failure.NO_HOOK
+        if hook is not None and failure.hook_is_consulted(job, has_hook=True):
+            copy = user_hooks.deep_copy(payload.to_dict(job))
+            try:
+                value = user_hooks.call_with_fitting_args(hook, job.retries_made, error, copy)
+                answer = failure.HookReturned(value=value)
+            except Exception as hook_error:
+                answer = failure.HookRaised(error=user_hooks.error_record(hook_error))
+        decided = failure.decide(job, answer)
+        if decided.note is not None:
+            level = logging.ERROR if decided.note.level == "error" else logging.WARNING
+            self.logger.log(
+                level, decided.note.text, extra={"jid": job.jid, "class": job.class_name}
+            )
+        return decided
+
+    def _settle_success(self, job: JobRecord, fetched: Fetched) -> None:
+        try:
+            owned = self.store.ack(self._owner, fetched, job.jid, self.clock())
+        except redis.RedisError as error:
+            self.state.pending.remember(AckLater(fetched=fetched, jid=job.jid))
+            self.logger.error(
+                "couldn't acknowledge a finished job (%s); will ack it later, it won't run again",
+                error,
+                extra={"jid": job.jid, "reason": "ack-interrupted"},
+            )
+            return
+        if not owned:
+            self._lost_ownership(job)
+
+    def _settle_failure(
+        self, job: JobRecord, fetched: Fetched, attempt: Attempt, fields: dict[str, str]
+    ) -> DeathNotice | None:
+        assert attempt.error is not None
+        error = attempt.error
+        decision = (attempt.decided or self._decide(job, error, attempt.job_class)).decision
+        now = self.clock()
+        failed = with_failure(job, user_hooks.error_record(error), failed_at=now)
+        target, score = self._placement(decision, failed, now)
+        entry = payload.encode(failed)
+        run = FailedRun(job=job, fetched=fetched, attempt=attempt, failed=failed, decision=decision)
+        try:
+            written = self.store.fail(self._owner, fetched, job.jid, target, score, entry, now)
+        except redis.RedisError as write_error:
+            return self._interrupt(run, write_error)
+        if not written:
+            self._lost_ownership(job)
+            return None
+        outcome = failure.attempt_outcome(decision)
+        self.logger.warning(
+            "fail", extra={**fields, "error": f"{type(error).__name__}: {error}", "reason": outcome}
+        )
+        return self._notice(entry, run) if target == "dead" else None
+
+    def _placement(
+        self, decision: failure.FailureDecision, failed: JobRecord, now: float
+    ) -> tuple[Target, float]:
+        match decision:
+            case failure.Retry():
+                jitter = self.rng.random() * JITTER_SPAN
+                return "retry", now + failure.retry_delay(decision, failed.retries_made, jitter)
+            case failure.Dead():
+                return "dead", now
+            case failure.Discard():
+                return "discard", now
+
+    def _interrupt(self, run: FailedRun, cause: redis.RedisError) -> DeathNotice | None:
+        """Recording the failure failed: retry after 30 s times n instead, whatever was decided.
+
+        The job stays on the in-progress list until this write lands, so a
+        crash meanwhile makes it an orphan (run again), never a loss.
+        """
+        job = run.job
+        count = (job.interrupted_count or 0) + 1
+        plan = failure.interrupt_outcome(job, run.decision, count)
+        now = self.clock()
+        score = now + plan.delay if plan.target == "retry" else now
+        entry = payload.encode(attrs.evolve(run.failed, interrupted_count=count))
+        settlement = FileLater(
+            fetched=run.fetched, jid=job.jid, target=plan.target, score=score, payload=entry
+        )
+        extra = {"jid": job.jid, "class": job.class_name, "reason": plan.reason}
+        try:
+            written = self.store.fail(
+                self._owner, run.fetched, job.jid, plan.target, score, entry, now
+            )
+        except redis.RedisError:
+            self.state.pending.remember(settlement)
+            self.logger.error(
+                "couldn't record a failure (%s); will file it later", cause, extra=extra
+            )
+            return None
+        self.logger.error("couldn't record a failure (%s) at first; filed", cause, extra=extra)
+        return self._notice(entry, run) if written and plan.target == "dead" else None
+
+    def _notice(self, entry: str, run: FailedRun) -> DeathNotice:
+        assert run.attempt.error is not None
+        return DeathNotice(
+            entry=json.loads(entry), exception=run.attempt.error, job_class=run.attempt.job_class
+        )
+
+    def _file_unparseable(self, fetched: Fetched, problem: payload.PayloadError) -> None:
+        now = self.clock()
+        entry = payload.unparseable_entry(fetched.raw, problem, jid=new_jid(), now=now)
+        extra = {"queue": fetched.queue, "error": str(problem), "reason": "unparseable"}
+        try:
+            self.store.fail(self._owner, fetched, "", "dead", now, entry, now)
+        except redis.RedisError:
+            # Left on the in-progress list: the next start or recovery finds it again.
+            self.logger.exception("couldn't file an unparseable payload in dead", extra=extra)
+            return
+        self.logger.error("an unparseable payload moved to dead", extra=extra)
+
+    def _lost_ownership(self, job: JobRecord) -> None:
+        self.logger.warning(
+            "the job was no longer this process's (recovered by another as an orphan); "
+            "nothing written for this run",
+            extra={"jid": job.jid, "class": job.class_name, "reason": "lost-ownership"},
+        )
+
+
+def _work_json(job: JobRecord, queue: str, now: float) -> str:
+    return json.dumps(
+        {
+            "jid": job.jid,
+            "class": job.class_name,
+            "queue": queue,
+            "args": list(job.args),
+            "run_at": now,
+        }
+    )

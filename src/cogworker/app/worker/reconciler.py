@@ -1,0 +1,158 @@
+"""The reconciler: writes that failed are retried, and dead processes' jobs come back.
+
+A process is judged gone when its heartbeat, by Redis's clock, is older
+than `orphan_threshold`.  This process judges others only once it has
+itself been talking to Redis for a whole threshold: after an outage every
+heartbeat looks old until the live processes have beaten again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+import attrs
+import redis
+from returns.pipeline import is_successful
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.job_store import JobStore
+from cogworker.adapters.process_registry import ProcessRegistry
+from cogworker.app.client import new_jid
+from cogworker.app.config import Config
+from cogworker.app.death import DeathNotice, notify
+from cogworker.app.job import load_job_class
+from cogworker.app.worker.backoff import Backoff
+from cogworker.app.worker.state import AckLater, Settlement, WorkerState
+from cogworker.domain import payload
+from cogworker.domain.job import JobRecord
+from cogworker.exceptions import JobFailedError, JobOrphanedError, UnknownJobClassError
+
+
+@attrs.define
+class Reconciler:
+    """Settles this process's pending writes and recovers other processes' orphans."""
+
+    store: JobStore
+    registry: ProcessRegistry
+    config: Config
+    state: WorkerState
+    logger: logging.Logger
+    clock: Callable[[], float] = time.time
+    finished: threading.Event = attrs.field(factory=threading.Event)
+
+    @property
+    def interval(self) -> float:
+        """Seconds between passes: a fraction of the threshold, so recovery is prompt."""
+        return min(max(self.config.orphan_threshold / 4, 0.2), 15.0)
+
+    def run(self) -> None:
+        """The thread's loop (it runs until the manager's very end, to settle what it can)."""
+        backoff = Backoff("reconcile", self.logger)
+        while not self.finished.wait(self.interval):
+            try:
+                self.reconcile()
+                backoff.succeeded()
+            except redis.RedisError as error:
+                self.finished.wait(backoff.failed(error))
+
+    def reconcile(self) -> None:
+        """One pass: pending writes, then (when it is safe to judge) orphans."""
+        self.settle_pending()
+        if self._may_judge_others():
+            self.recover_orphans()
+            self.bury_repeat_orphans()
+
+    def settle_pending(self) -> None:
+        """Write the acks and failure outcomes that failed earlier; stop at the first error."""
+        for settlement in self.state.pending.snapshot():
+            notice = self._settle(settlement)
+            self.state.pending.forget(settlement)
+            if notice is not None:
+                notify(notice, self.config.death_handlers, self.logger)
+
+    def recover_orphans(self) -> int:
+        """Requeue the in-progress jobs of every gone process; how many came back."""
+        total = 0
+        for identity in self.registry.identities():
+            if identity == self.state.identity:
+                continue
+            result = self.store.requeue(
+                identity,
+                recovery=True,
+                threshold=self.config.orphan_threshold,
+                max_orphanings=self.config.max_orphanings,
+            )
+            if result is not None:
+                requeued, parked = result
+                total += requeued
+                self.logger.warning(
+                    "process %s is gone: %d jobs requeued, %d orphaned too often",
+                    identity,
+                    requeued,
+                    parked,
+                    extra={"reason": "orphans-recovered"},
+                )
+        return total
+
+    def bury_repeat_orphans(self) -> int:
+        """File parked repeat orphans in dead with a JobOrphanedError; how many this call did."""
+        buried = 0
+        for entry in self.store.parked_orphans():
+            now = self.clock()
+            decoded = payload.decode(entry)
+            if not is_successful(decoded):
+                dead = payload.unparseable_entry(entry, decoded.failure(), jid=new_jid(), now=now)
+                buried += self.store.bury(keys.REPEAT_ORPHANS, "list", entry, dead, now)
+                continue
+            job = decoded.unwrap()
+            error = JobOrphanedError(f"orphaned more than {self.config.max_orphanings} times")
+            filed = payload.encode(_with_error(job, error, now))
+            if self.store.bury(keys.REPEAT_ORPHANS, "list", entry, filed, now):
+                buried += 1
+                self.logger.error("orphaned too often, moved to dead", extra={"jid": job.jid})
+                notify(self._notice(filed, error), self.config.death_handlers, self.logger)
+        return buried
+
+    def _settle(self, settlement: Settlement) -> DeathNotice | None:
+        now = self.clock()
+        if isinstance(settlement, AckLater):
+            self.store.ack(self.state.identity, settlement.fetched, settlement.jid, now)
+            return None
+        filed = self.store.fail(
+            self.state.identity,
+            settlement.fetched,
+            settlement.jid,
+            settlement.target,
+            settlement.score,
+            settlement.payload,
+            now,
+        )
+        self.logger.info("a failure recorded late", extra={"jid": settlement.jid})
+        if filed and settlement.target == "dead":
+            decoded = payload.decode(settlement.payload).unwrap()
+            return self._notice(settlement.payload, JobFailedError(decoded.error_message or ""))
+        return None
+
+    def _notice(self, filed: str, error: Exception) -> DeathNotice:
+        job = payload.decode(filed).unwrap()
+        try:
+            job_class: type | None = load_job_class(job.class_name)
+        except UnknownJobClassError:
+            job_class = None
+        return DeathNotice(entry=payload.to_dict(job), exception=error, job_class=job_class)
+
+    def _may_judge_others(self) -> bool:
+        since = self.state.healthy_since
+        return since is not None and time.time() - since >= self.config.orphan_threshold
+
+
+def _with_error(job: JobRecord, error: Exception, now: float) -> JobRecord:
+    return attrs.evolve(
+        job,
+        error_class=type(error).__qualname__,
+        error_message=str(error),
+        failed_at=now,
+    )

@@ -1,0 +1,312 @@
+"""What becomes of a failed attempt: retry (after which delay), dead or discard.
+
+Everything that decides the fate of a failure lives in this module; the
+shell only gathers (calls the job class's `retry_in` hook through
+`adapters.user_hooks`), asks `decide`, logs its `Note` and writes the result.
+
+The rules (README "Retries and Dead", "Custom delay", "Death hooks"):
+
+* A failure that is the last one anyway (no retry left, or `retry=False`/`0`)
+  is `Dead` without asking the hook; so is nothing asked of a class without
+  a hook or whose class can't be loaded (`NO_HOOK`): the budget decides.
+* Otherwise the hook's answer decides:
+
+  ===========================  ===============================================
+  hook answer                  decision
+  ===========================  ===============================================
+  int / float >= 0, finite     `Retry(delay=value)`: used as given, no jitter,
+                               never capped (over a year is logged as a
+                               likely unit mix-up)
+  `None`                       `Retry(delay=None)`: the default backoff
+  `KILL`                       `Dead(killed=True)`: the death hooks run
+  `DISCARD`                    `Discard()`: neither retry nor dead, no hooks
+  anything else (a bool too)   the default backoff, with a warning
+  it raised                    the default backoff, with an error
+  ===========================  ===============================================
+
+* If recording the failure itself fails (Redis away), the job is
+  "interrupted": retried after a fixed 30 s * n, whatever the hook said,
+  unless it has no retry left, was cut short, or was interrupted too often.
+
+Pure: no I/O, no clock, no randomness (the jitter is a parameter), no logging.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from typing import Literal, TypeAlias, assert_never
+
+import attrs
+
+from cogworker.domain.job import ErrorRecord, JobRecord
+from cogworker.domain.retries import default_backoff, is_last_failure
+
+#: Used as given, never capped; but a delay past this is most likely a unit
+#: mix-up (ms for s), and it keeps an `until_executed` lock that long.
+LONG_DELAY = 365 * 24 * 60 * 60
+#: An interrupted job is retried after INTERRUPT_DELAY * its interruptions...
+INTERRUPT_DELAY = 30.0
+#: ...and goes to dead once interrupted more often than this.
+MAX_INTERRUPTS = 5
+#: How much of an unexpected hook value a log line quotes.
+_QUOTE_LIMIT = 200
+
+
+class Verdict(enum.Enum):
+    """What a `retry_in` hook returns to end a job before its retries run out."""
+
+    KILL = "kill"
+    DISCARD = "discard"
+
+    def __repr__(self) -> str:
+        return f"cogworker.{self.name}"
+
+
+#: Straight to dead, retries left or not; the death hooks run.
+KILL = Verdict.KILL
+#: Dropped: neither retry nor dead, no death hooks.
+DISCARD = Verdict.DISCARD
+
+
+@attrs.frozen(kw_only=True)
+class Retry:
+    """Retry the job after `delay` seconds (`None`: the default backoff)."""
+
+    delay: float | None = None
+    #: Whether the job class's `retry_in` hook took part.
+    hooked: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class Dead:
+    """File the job in dead for good; `killed` when its hook ended it early."""
+
+    killed: bool = False
+    hooked: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class Discard:
+    """Drop the job: neither retry nor dead, no death hooks (only a hook says so)."""
+
+
+FailureDecision: TypeAlias = Retry | Dead | Discard
+
+
+@attrs.frozen(kw_only=True)
+class HookReturned:
+    """The `retry_in` hook returned `value` (anything: it is user code)."""
+
+    value: object
+
+
+@attrs.frozen(kw_only=True)
+class HookRaised:
+    """The `retry_in` hook raised; `error` is what it raised."""
+
+    error: ErrorRecord
+
+
+@attrs.frozen
+class NoHook:
+    """The job class has no `retry_in` hook, or couldn't be loaded."""
+
+
+NO_HOOK = NoHook()
+
+HookAnswer: TypeAlias = HookReturned | HookRaised | NoHook
+
+
+@attrs.frozen(kw_only=True)
+class Note:
+    """A line the shell must log about a decision."""
+
+    level: Literal["warning", "error"]
+    text: str
+
+
+@attrs.frozen(kw_only=True)
+class Decided:
+    """A decision, and what to log about it (if anything)."""
+
+    decision: FailureDecision
+    note: Note | None = None
+
+
+@attrs.frozen(kw_only=True)
+class InterruptOutcome:
+    """Where an interrupted job goes, after how long, and why (for the log)."""
+
+    target: Literal["retry", "dead"]
+    #: Seconds until the retry; 0 for dead (filed now).
+    delay: float
+    reason: str
+
+
+def hook_is_consulted(job: JobRecord, has_hook: bool) -> bool:
+    """Whether the shell should call the `retry_in` hook about `job`'s failure."""
+    return has_hook and not is_last_failure(job)
+
+
+def decide(job: JobRecord, answer: HookAnswer) -> Decided:
+    """The fate of `job`'s failed current attempt, given what its hook said.
+
+    Total: the last failure is dead whatever `answer` is (the hook is never
+    consulted about it), and any answer gives a decision.
+    """
+    if is_last_failure(job):
+        return Decided(decision=Dead())
+    match answer:
+        case NoHook():
+            return Decided(decision=Retry())
+        case HookRaised(error=error):
+            text = (
+                f"retry_in of {job.class_name} raised for jid={job.jid} "
+                f"(using the default backoff): {error.class_name}: {error.message}"
+            )
+            return Decided(decision=Retry(hooked=True), note=Note(level="error", text=text))
+        case HookReturned(value=value):
+            return _from_value(job, value)
+        case _:
+            assert_never(answer)
+
+
+def _from_value(job: JobRecord, value: object) -> Decided:
+    # Identity, not `==`: a user object's __eq__ has no say here.
+    if value is None:
+        return Decided(decision=Retry(hooked=True))
+    if value is KILL:
+        return Decided(decision=Dead(killed=True, hooked=True))
+    if value is DISCARD:
+        return Decided(decision=Discard())
+    delay = as_delay(value)
+    if delay is None:
+        text = (
+            f"retry_in of {job.class_name} returned {_quote(value)} for jid={job.jid}; "
+            "using the default backoff (expected seconds >= 0, None, cogworker.KILL "
+            "or cogworker.DISCARD)"
+        )
+        return Decided(decision=Retry(hooked=True), note=Note(level="warning", text=text))
+    note = None
+    if delay > LONG_DELAY:
+        text = (
+            f"retry_in of {job.class_name} returned {value!r}s (over a year) "
+            f"for jid={job.jid}; using it as given"
+        )
+        note = Note(level="warning", text=text)
+    return Decided(decision=Retry(delay=delay, hooked=True), note=note)
+
+
+def as_delay(value: object) -> float | None:
+    """`value` as a delay in seconds: an int or float >= 0 and finite, not a bool."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        delay = float(value)
+    except OverflowError:  # an int too big for a float: no usable time
+        return None
+    if not math.isfinite(delay) or delay < 0:
+        return None
+    return delay
+
+
+def _quote(value: object) -> str:
+    # The value is user code's: its repr may raise or be huge.
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__qualname__} object>"
+    if len(text) > _QUOTE_LIMIT:
+        text = text[: _QUOTE_LIMIT - 3] + "..."
+    return text
+
+
+def outcome_of(decision: FailureDecision) -> Literal["retry", "dead", "discard"]:
+    """The decision as stamped on the job (`failure_outcome`) for `is_terminal_failure`."""
+    match decision:
+        case Retry():
+            return "retry"
+        case Dead():
+            return "dead"
+        case Discard():
+            return "discard"
+        case _:
+            assert_never(decision)
+
+
+def attempt_outcome(
+    decision: FailureDecision,
+) -> Literal["retrying", "dead", "killed", "discarded"]:
+    """The decision as the attempts log (and the dashboard's retry timeline) shows it."""
+    match decision:
+        case Retry():
+            return "retrying"
+        case Dead(killed=True):
+            return "killed"
+        case Dead():
+            return "dead"
+        case Discard():
+            return "discarded"
+        case _:
+            assert_never(decision)
+
+
+def is_cut_short(decision: FailureDecision) -> bool:
+    """Whether the job ended before its retries ran out (`KILL` or `DISCARD`)."""
+    match decision:
+        case Retry():
+            return False
+        case Dead(killed=killed):
+            return killed
+        case Discard():
+            return True
+        case _:
+            assert_never(decision)
+
+
+def is_hooked(decision: FailureDecision) -> bool:
+    """Whether the job class's `retry_in` hook took part (only then is it stamped)."""
+    match decision:
+        case Retry(hooked=hooked) | Dead(hooked=hooked):
+            return hooked
+        case Discard():
+            return True
+        case _:
+            assert_never(decision)
+
+
+def retry_delay(decision: Retry, count: int, jitter: float) -> float:
+    """Seconds before retry number `count` (1 for the first): the hook's, or the default.
+
+    `jitter` in [0, 30) is only used by the default backoff: a hook's delay
+    is used exactly.
+    """
+    if decision.delay is not None:
+        return decision.delay
+    return default_backoff(count, jitter)
+
+
+def interrupt_outcome(
+    job: JobRecord, decision: FailureDecision | None, interrupted_count: int
+) -> InterruptOutcome:
+    """Where `job` goes when recording its failure failed (Redis trouble).
+
+    `job` is as before this failure; `decision` what was decided for it, if
+    deciding got that far; `interrupted_count` its interruptions, this one
+    included (1 for the first).  Retried after 30 s * n whatever the hook
+    said, unless out of retries, cut short or interrupted too often.
+    """
+    if is_last_failure(job):
+        return InterruptOutcome(target="dead", delay=0.0, reason="moved to dead: no retries left")
+    if decision is not None and is_cut_short(decision):
+        reason = f"moved to dead: ended by its retry_in ({attempt_outcome(decision)})"
+        return InterruptOutcome(target="dead", delay=0.0, reason=reason)
+    if interrupted_count > MAX_INTERRUPTS:
+        reason = f"moved to dead: interrupted more than {MAX_INTERRUPTS} times"
+        return InterruptOutcome(target="dead", delay=0.0, reason=reason)
+    delay = INTERRUPT_DELAY * interrupted_count
+    reason = (
+        f"retrying in {delay:g}s (interruption {interrupted_count} of at most {MAX_INTERRUPTS})"
+    )
+    return InterruptOutcome(target="retry", delay=delay, reason=reason)
