@@ -9,7 +9,6 @@ after that write, and from a processor only once the job is acknowledged.
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Mapping, Sequence
 
@@ -31,12 +30,9 @@ class DeathNotice:
 
 def notify(notice: DeathNotice, handlers: Sequence[DeathHandler], logger: logging.Logger) -> None:
     """Run the class hook (if the class loaded and has one), then each handler."""
-    jid = str(notice.entry.get("jid", ""))
     class_hook = getattr(notice.job_class, "retries_exhausted", None)
     hooks = ([("retries_exhausted", class_hook)] if class_hook else []) + [
         ("death handler", handler) for handler in handlers
     ]
     for what, hook in hooks:
-        copy = user_hooks.deep_copy(dict(notice.entry))
-        call = functools.partial(user_hooks.call_with_fitting_args, hook, copy, notice.exception)
-        user_hooks.run_isolated(what, jid, call, logger)
+        user_hooks.run_death_hook(what, hook, notice.entry, notice.exception, logger)

@@ -20,11 +20,11 @@ def first_non_json(value: object, path: str) -> tuple[str, str] | None:
     """
     if isinstance(value, float) and not math.isfinite(value):
         return path, f"float {value!r}"
-    if isinstance(value, _SCALARS):
-        return None
-    if isinstance(value, list):
+    if type(value) in _SCALARS:
+        return None  # exact types: an IntEnum or str subclass would come back as a plain one
+    if type(value) is list:
         return _first_of((f"{path}[{index}]", item) for index, item in enumerate(value))
-    if isinstance(value, dict):
+    if type(value) is dict:
         for key in value:
             if not isinstance(key, str):
                 return f"{path} key {key!r}", type(key).__name__

@@ -55,13 +55,22 @@ def parse_queue(text: str) -> tuple[str, int]:
 
 def plan_of(entries: Sequence[str | tuple[str, int]]) -> QueuePlan:
     """A plan from config entries: names, `"name,weight"` strings or (name, weight) pairs."""
-    pairs = [parse_queue(entry) if isinstance(entry, str) else entry for entry in entries]
+    pairs = [parse_queue(entry) if isinstance(entry, str) else _checked(entry) for entry in entries]
     if not pairs:
         raise ValueError("a worker needs at least one queue")
     names = [name for name, _ in pairs]
     if len(set(names)) != len(names):
         raise ValueError(f"queues listed twice: {sorted({n for n in names if names.count(n) > 1})}")
     return QueuePlan(entries=tuple(pairs))
+
+
+def _checked(entry: tuple[str, int]) -> tuple[str, int]:
+    name, weight = entry
+    if not isinstance(name, str) or not name or "," in name:
+        raise ValueError(f"queue {entry!r}: the name must be a non-empty string without commas")
+    if isinstance(weight, bool) or not isinstance(weight, int) or weight < 1:
+        raise ValueError(f"queue {entry!r}: the weight must be a whole number, 1 or more")
+    return name, weight
 
 
 def fetch_order(plan: QueuePlan, rng: RandomSource) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from typing import assert_never
 
 import attrs
 import redis
@@ -131,12 +132,7 @@ class Processor:
         hook = getattr(job_class, "retry_in", None)
         answer: failure.HookReturned | failure.HookRaised | failure.NoHook = failure.NO_HOOK
         if hook is not None and failure.hook_is_consulted(job, has_hook=True):
-            copy = user_hooks.deep_copy(payload.to_dict(job))
-            try:
-                value = user_hooks.call_with_fitting_args(hook, job.retries_made, error, copy)
-                answer = failure.HookReturned(value=value)
-            except Exception as hook_error:
-                answer = failure.HookRaised(error=user_hooks.error_record(hook_error))
+            answer = user_hooks.ask_retry_in(hook, job.retries_made, error, payload.to_dict(job))
         decided = failure.decide(job, answer)
         if decided.note is not None:
             level = logging.ERROR if decided.note.level == "error" else logging.WARNING
@@ -194,6 +190,8 @@ class Processor:
                 return "dead", now
             case failure.Discard():
                 return "discard", now
+            case _:
+                assert_never(decision)
 
     def _interrupt(self, run: FailedRun, cause: redis.RedisError) -> DeathNotice | None:
         """Recording the failure failed: retry after 30 s times n instead, whatever was decided.

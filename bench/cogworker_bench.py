@@ -1,0 +1,129 @@
+"""cogworker adapter for the shared peer benchmark harness (shared/bench/peers).
+
+Same interface as the harness's adapters/*_bench.py.  The harness finds this
+file through BENCH_ADAPTER_PATH (see bench/run.sh) and imports it as the
+top-level module `cogworker_bench`, in the driver and in every worker, so
+the job classes are `cogworker_bench.Noop` / `cogworker_bench.Lat` on both
+sides.
+
+Workers: one `cogworker work cogworker_bench:<config>` per OS process
+(cogworker has no multi-process supervisor), started through a tiny `-c`
+bootstrap that puts this folder on sys.path first: the harness starts
+workers with cwd = its own folder and PYTHONPATH = its own folder, and
+`cogworker work` only adds the cwd.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import attrs
+
+import cogworker
+import common
+
+NAME = "cogworker"
+HERE = os.path.dirname(os.path.abspath(__file__))
+QUEUE = "bench"
+
+# variant -> (worker processes, threads per process, fetch mode)
+VARIANTS = {
+    "p2c10": (2, 10, "reliable"),  # the default: Config() defaults (concurrency 10, reliable fetch)
+    "p2c10basic": (2, 10, "basic"),  # BRPOP, no in-progress list (lost if a process dies mid-job)
+    "p2c25": (2, 25, "reliable"),  # more threads per process (tuning)
+    "p1c20": (1, 20, "reliable"),  # one process (tuning: is the second process worth it?)
+}
+
+
+def _config(variant: str, url: str | None = None) -> cogworker.Config:
+    _, threads, fetch = VARIANTS[variant]
+    return cogworker.Config(
+        redis_url=url or common.redis_url(),
+        concurrency=threads,
+        queues=(QUEUE,),
+        fetch=fetch,
+        log_level="WARNING",
+    )
+
+
+def _attr(variant: str) -> str:
+    return f"config_{variant}"
+
+
+# One module attribute per variant, for `cogworker work cogworker_bench:config_<variant>`.
+for _variant in VARIANTS:
+    globals()[_attr(_variant)] = _config(_variant)
+config = globals()[_attr(next(iter(VARIANTS)))]  # `cogworker work cogworker_bench`
+
+
+class Noop(cogworker.Job, queue=QUEUE):
+    def perform(self, i: int) -> None:
+        common.mark_done()
+
+
+class Lat(cogworker.Job, queue=QUEUE):
+    def perform(self, enqueued_us: int) -> None:
+        common.record_latency(enqueued_us)
+
+
+JOBS = {"noop": Noop, "lat": Lat}
+
+_BOOT = (
+    "import sys; sys.path.insert(0, {here!r}); sys.argv[0] = 'cogworker'; "
+    "from cogworker.app.cli import main; main()"
+)
+
+
+def describe(variant: str) -> str:
+    p, c, fetch = VARIANTS[variant]
+    return (
+        f"{p} x `cogworker work cogworker_bench:{_attr(variant)}` "
+        f"(Config(concurrency={c}, queues=('{QUEUE}',), fetch='{fetch}', log_level='WARNING'), "
+        f"other settings default; {c} processor threads + fetcher, heartbeat, poller, reconciler)"
+    )
+
+
+def worker_commands(url: str, variant: str) -> list[list[str]]:
+    p, _, _ = VARIANTS[variant]
+    cmd = [
+        sys.executable,
+        "-c",
+        _BOOT.format(here=HERE),
+        "work",
+        f"cogworker_bench:{_attr(variant)}",
+        "--redis-url",
+        url,
+    ]
+    return [list(cmd) for _ in range(p)]
+
+
+class Client(common.SyncClient):
+    BULK_API = f"Client.enqueue_many, one round trip per {common.BULK_BATCH} jobs"
+
+    def __init__(self, url: str, variant: str):
+        super().__init__(url, variant)
+        self.client = cogworker.Client(attrs.evolve(_config(variant), redis_url=url))
+
+    def enqueue(self, kind: str, arg: int) -> None:
+        self.client.enqueue(JOBS[kind], arg)
+
+    def enqueue_bulk(self, kind: str, args) -> None:
+        job = JOBS[kind]
+        for part in common.chunks(list(args), common.BULK_BATCH):
+            self.client.enqueue_many(job, [[a] for a in part])
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def pending(r) -> int:
+    """Jobs not finished: still queued, or on some process's in-progress list.
+
+    Exact for reliable fetch.  With basic fetch a popped, running job is on
+    no list, so this undercounts by at most the jobs running at that moment.
+    """
+    total = r.llen(f"cogworker:queue:{QUEUE}")
+    for key in r.scan_iter(match="cogworker:inprogress:*", count=1000):
+        total += r.llen(key)
+    return total

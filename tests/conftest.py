@@ -1,0 +1,99 @@
+"""Fixtures shared by the whole suite: private Redis servers and real worker processes.
+
+No test talks to a Redis it did not start: the suite runs its own
+redis-server on a free port, and COGWORKER_REDIS_URL points at a closed port
+for the whole session, so code that falls back to a default URL fails fast
+instead of quietly using a Redis on 127.0.0.1:6379.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+from tests.support.processes import CogworkerFactory, CogworkerProcess, start_worker
+from tests.support.redis_server import RedisServer, RedisServerFactory
+
+#: Nothing listens on port 1: connecting is refused at once.
+UNREACHABLE_REDIS_URL = "redis://127.0.0.1:1/0"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point the environment's Redis URL at nothing, so no test reaches a shared Redis."""
+    os.environ["COGWORKER_REDIS_URL"] = UNREACHABLE_REDIS_URL
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """One redis-server for the whole session; tests reach it through `redis_url`."""
+    server = RedisServer(tmp_path_factory.mktemp("redis-session")).start()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The session server's URL, its data flushed before the test."""
+    with redis_server.client(socket_timeout=10.0) as client:
+        client.flushall()
+    return redis_server.url
+
+
+@pytest.fixture
+def redis_server_factory(tmp_path: Path) -> Iterator[RedisServerFactory]:
+    """Start servers of the test's own (`appendonly=True` for durability); all stop at teardown."""
+    servers: list[RedisServer] = []
+
+    def start(*, appendonly: bool = False) -> RedisServer:
+        directory = tmp_path / f"redis-{len(servers) + 1}"
+        directory.mkdir()
+        server = RedisServer(directory, appendonly=appendonly)
+        servers.append(server)
+        return server.start()
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+@pytest.fixture
+def fresh_redis_server(redis_server_factory: RedisServerFactory) -> RedisServer:
+    """A running server of the test's own, to stop, kill, pause or restart."""
+    return redis_server_factory()
+
+
+@pytest.fixture
+def cogworker_factory(tmp_path: Path) -> Iterator[CogworkerFactory]:
+    """Start `cogworker work APP ...` subprocesses (logs in tmp_path); all killed at teardown."""
+    processes: list[CogworkerProcess] = []
+
+    def start(
+        app: str,
+        *,
+        redis_url: str,
+        concurrency: int | None = None,
+        queues: Iterable[str] = (),
+        extra_args: Iterable[str] = (),
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> CogworkerProcess:
+        worker = start_worker(
+            app,
+            redis_url=redis_url,
+            directory=tmp_path,
+            concurrency=concurrency,
+            queues=queues,
+            extra_args=extra_args,
+            env=env,
+            cwd=cwd,
+            name=f"worker-{len(processes) + 1}",
+        )
+        processes.append(worker)
+        return worker
+
+    yield start
+    for worker in processes:
+        worker.close()

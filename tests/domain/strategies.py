@@ -1,0 +1,166 @@
+"""Hypothesis strategies for the domain records, shared by every domain test."""
+
+from __future__ import annotations
+
+import attrs
+from hypothesis import strategies as st
+
+from cogworker.domain.failure import (
+    DISCARD,
+    KILL,
+    NO_HOOK,
+    HookAnswer,
+    HookRaised,
+    HookReturned,
+)
+from cogworker.domain.job import ErrorRecord, JobRecord
+from cogworker.domain.json_values import JSON
+from cogworker.domain.retries import max_retries
+
+#: The payload keys that map to record fields (never in `extra`).
+PAYLOAD_FIELDS = frozenset(
+    {
+        "class",
+        "queue",
+        "jid",
+        "args",
+        "retry",
+        "created_at",
+        "enqueued_at",
+        "retry_count",
+        "error_class",
+        "error_message",
+        "error_backtrace",
+        "failed_at",
+        "retried_at",
+        "interrupted_count",
+    }
+)
+
+names = st.text(min_size=1, max_size=20)
+timestamps = st.floats(min_value=0, max_value=4e9, allow_nan=False)
+counts = st.integers(min_value=0, max_value=100)
+
+json_scalars: st.SearchStrategy[JSON] = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=20),
+)
+json_values: st.SearchStrategy[JSON] = st.recursive(
+    json_scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.dictionaries(st.text(max_size=8), children, max_size=4),
+    ),
+    max_leaves=12,
+)
+
+#: A job's `retry` option: True, False, or a budget (negative ones count as none).
+retry_options: st.SearchStrategy[bool | int] = st.one_of(
+    st.booleans(), st.integers(min_value=-3, max_value=40)
+)
+extra_keys = st.text(max_size=12).filter(lambda key: key not in PAYLOAD_FIELDS)
+
+error_records = st.builds(
+    ErrorRecord,
+    class_name=names,
+    message=st.text(max_size=40),
+    backtrace=st.text(max_size=80),
+)
+
+
+def job_records(
+    *,
+    retry: st.SearchStrategy[bool | int] = retry_options,
+    retry_count: st.SearchStrategy[int | None] | None = None,
+) -> st.SearchStrategy[JobRecord]:
+    """Any job record, with every optional field present or not."""
+    return st.builds(
+        JobRecord,
+        class_name=names,
+        queue=names,
+        jid=names,
+        args=st.lists(json_values, max_size=4).map(tuple),
+        retry=retry,
+        created_at=timestamps,
+        enqueued_at=st.none() | timestamps,
+        retry_count=retry_count if retry_count is not None else st.none() | counts,
+        error_class=st.none() | names,
+        error_message=st.none() | st.text(max_size=40),
+        error_backtrace=st.none() | st.text(max_size=80),
+        failed_at=st.none() | timestamps,
+        retried_at=st.none() | timestamps,
+        interrupted_count=st.none() | counts,
+        extra=st.dictionaries(extra_keys, json_values, max_size=3),
+    )
+
+
+@st.composite
+def jobs_with_retries_left(draw: st.DrawFn) -> JobRecord:
+    """A job whose current attempt, if it fails, still has a retry to make."""
+    job = draw(job_records(retry=st.just(True) | st.integers(min_value=1, max_value=40)))
+    made = draw(st.integers(min_value=0, max_value=max_retries(job.retry) - 1))
+    return attrs.evolve(job, retry_count=_stored_count(draw, made))
+
+
+@st.composite
+def jobs_on_last_failure(draw: st.DrawFn) -> JobRecord:
+    """A job whose current attempt's failure is the last one (no retry left)."""
+    job = draw(job_records())
+    budget = max_retries(job.retry)
+    made = draw(st.integers(min_value=budget, max_value=budget + 10))
+    return attrs.evolve(job, retry_count=_stored_count(draw, made))
+
+
+def _stored_count(draw: st.DrawFn, made: int) -> int | None:
+    # A job that never failed has no `retry_count` at all, or (written back) 0.
+    return None if made == 0 and draw(st.booleans()) else made
+
+
+#: Delays a `retry_in` hook may return: ints or floats, >= 0 and finite.
+valid_delays: st.SearchStrategy[int | float] = st.one_of(
+    st.integers(min_value=0, max_value=10**12),
+    st.floats(min_value=0, max_value=1e12, allow_nan=False, allow_infinity=False),
+)
+
+
+class Opaque:
+    """A user object with no meaning to cogworker."""
+
+    def __repr__(self) -> str:
+        return "<Opaque>"
+
+
+class BadRepr:
+    """A user object whose repr raises."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr for you")
+
+
+#: Values a `retry_in` hook may return that aren't a delay, None, KILL or DISCARD.
+invalid_hook_values: st.SearchStrategy[object] = st.one_of(
+    st.booleans(),
+    st.integers(max_value=-1),
+    st.floats(max_value=-1e-9),
+    st.sampled_from([float("nan"), float("inf"), float("-inf"), 10**400, 10**5000]),
+    st.text(max_size=20),
+    st.sampled_from(["kill", "discard"]),
+    st.lists(st.integers(), max_size=3),
+    st.builds(Opaque),
+    st.builds(BadRepr),
+    st.text(min_size=500, max_size=600),
+)
+
+#: Anything a `retry_in` hook may return.
+hook_values: st.SearchStrategy[object] = st.one_of(
+    st.none(), st.sampled_from([KILL, DISCARD]), valid_delays, invalid_hook_values
+)
+
+hook_answers: st.SearchStrategy[HookAnswer] = st.one_of(
+    st.just(NO_HOOK),
+    st.builds(HookRaised, error=error_records),
+    st.builds(HookReturned, value=hook_values),
+)

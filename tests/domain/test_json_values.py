@@ -1,0 +1,65 @@
+"""Properties of the JSON-native check on job arguments."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cogworker.domain.json_values import JSON, first_non_json
+from tests.domain.strategies import json_values
+
+
+@given(json_values)
+def test_json_values_pass(value: JSON) -> None:
+    """Anything made of JSON's own types passes, and survives a JSON round trip."""
+    assert first_non_json(value, "args") is None
+    assert json.loads(json.dumps(value)) == value
+
+
+@pytest.mark.parametrize(
+    ("value", "found"),
+    [
+        ((1, 2), ("args", "tuple")),
+        ({1, 2}, ("args", "set")),
+        (b"raw", ("args", "bytes")),
+        (math.nan, ("args", "float nan")),
+        (math.inf, ("args", "float inf")),
+        (-math.inf, ("args", "float -inf")),
+        (object(), ("args", "object")),
+        ([1, [2, (3,)]], ("args[1][1]", "tuple")),
+        ({"a": {"b": {1}}}, ("args['a']['b']", "set")),
+        ({1: "x"}, ("args key 1", "int")),
+        ({"ok": 1, None: 2}, ("args key None", "NoneType")),
+    ],
+)
+def test_the_first_non_json_part_is_named(value: object, found: tuple[str, str]) -> None:
+    """The path and type of what JSON can't carry are reported, for the enqueue error."""
+    assert first_non_json(value, "args") == found
+
+
+@given(
+    json_values,
+    st.sampled_from([(1,), {1}, b"x", math.nan, object(), frozenset()]),
+    st.lists(st.integers(0, 3), max_size=4),
+)
+def test_a_bad_part_anywhere_is_found(value: JSON, bad: object, route: list[int]) -> None:
+    """A value JSON can't carry is found however deep in a structure it sits."""
+    holder: list[object] = [value]
+    container = holder
+    for index in route:
+        inner: list[object] = [None] * (index + 1)
+        container.append(inner)
+        container = inner
+    container.append({"k": bad})
+    assert first_non_json(holder, "args") is not None
+
+
+@given(json_values)
+def test_the_path_points_at_the_bad_part(value: JSON) -> None:
+    """The reported path leads to the offending value, whatever valid JSON comes before it."""
+    holder = [value, {"x": [(1, 2)]}]
+    assert first_non_json(holder, "args") == ("args[1]['x'][0]", "tuple")
