@@ -31,12 +31,33 @@ def as_bytes(value: bytes | str) -> bytes:
     return value if isinstance(value, bytes) else value.encode()
 
 
+def _counters(now: float) -> tuple[str, str, str, str]:
+    """The processed and failed counters a failure bumps: in total and for `now`'s day."""
+    day = day_of(now)
+    return (
+        keys.stat("processed"),
+        keys.stat("processed", day),
+        keys.stat("failed"),
+        keys.stat("failed", day),
+    )
+
+
 @attrs.frozen(kw_only=True)
 class DeadSetLimits:
     """How much the dead set keeps: the newest `max_jobs`, none older than `max_age` seconds."""
 
     max_jobs: int = 10_000
     max_age: float = 180 * 86_400
+
+
+@attrs.frozen(kw_only=True)
+class UnsettledRecord:
+    """A settlement handed over by a stopping process: how to settle `jid`."""
+
+    jid: str
+    kind: Literal["ack", "retry", "dead", "discard"]
+    score: float = 0.0
+    payload: str = ""
 
 
 @attrs.frozen(kw_only=True)
@@ -109,6 +130,41 @@ class JobStore:
         )
         return bool(written)
 
+    def requeue_one(self, identity: str, job: Fetched) -> bool:
+        """Put one job of `identity`'s in-progress list back at the front of its queue."""
+        moved = scripts.REQUEUE_ONE(
+            self.client,
+            (keys.in_progress(identity), keys.queue(job.queue), keys.QUEUES),
+            (job.raw, job.queue),
+        )
+        return bool(moved)
+
+    def hand_over(self, identity: str, job: Fetched, record: str) -> bool:
+        """Move a job off `identity`'s in-progress list onto the unsettled list as `record`."""
+        moved = scripts.HANDOVER(
+            self.client, (keys.in_progress(identity), keys.UNSETTLED), (job.raw, record)
+        )
+        return bool(moved)
+
+    def unsettled(self) -> list[bytes]:
+        """The settlements stopped processes handed over, oldest first."""
+        return [as_bytes(entry) for entry in self.client.lrange(keys.UNSETTLED, 0, -1)]
+
+    def file_unsettled(self, record: bytes, settlement: UnsettledRecord, now: float) -> bool:
+        """Write one handed-over settlement; True if this call did."""
+        kind, score, entry = settlement.kind, settlement.score, settlement.payload
+        written = scripts.FILE_UNSETTLED(
+            self.client,
+            (
+                keys.UNSETTLED,
+                keys.RETRY if kind == "retry" else keys.DEAD,
+                *_counters(now),
+                keys.orphanings(settlement.jid),
+            ),
+            (record, kind, score, entry, DAY_COUNTER_TTL, *self._dead_trim(now)),
+        )
+        return bool(written)
+
     def fail(
         self,
         identity: str | None,
@@ -120,16 +176,12 @@ class JobStore:
         now: float,
     ) -> bool:
         """Settle a failed attempt into retry, dead or nowhere; False if no longer `identity`'s."""
-        day = day_of(now)
         written = scripts.FAIL(
             self.client,
             (
                 keys.in_progress(identity or ""),
                 keys.RETRY if target == "retry" else keys.DEAD,
-                keys.stat("processed"),
-                keys.stat("processed", day),
-                keys.stat("failed"),
-                keys.stat("failed", day),
+                *_counters(now),
                 keys.orphanings(jid),
             ),
             (
@@ -139,8 +191,7 @@ class JobStore:
                 target,
                 score,
                 payload,
-                now - self.dead_limits.max_age,
-                self.dead_limits.max_jobs,
+                *self._dead_trim(now),
             ),
         )
         return bool(written)
@@ -201,9 +252,12 @@ class JobStore:
         filed = scripts.BURY(
             self.client,
             (source, keys.DEAD),
-            (kind, entry, now, payload, now - self.dead_limits.max_age, self.dead_limits.max_jobs),
+            (kind, entry, now, payload, *self._dead_trim(now)),
         )
         return bool(filed)
+
+    def _dead_trim(self, now: float) -> tuple[float, int]:
+        return now - self.dead_limits.max_age, self.dead_limits.max_jobs
 
     def in_progress(self, identity: str) -> list[bytes]:
         """The payloads on `identity`'s in-progress list."""

@@ -76,6 +76,22 @@ MOVE_DUE = LuaScript("move_due")
 BURY = LuaScript("bury")
 BEAT = LuaScript("beat")
 PUSH = LuaScript("push")
+REQUEUE_ONE = LuaScript("requeue_one")
+HANDOVER = LuaScript("handover")
+FILE_UNSETTLED = LuaScript("file_unsettled")
 SCRIPTS_BY_SHA = {
-    script.sha: script for script in (FETCH, ACK, FAIL, REQUEUE, MOVE_DUE, BURY, BEAT, PUSH)
+    script.sha: script
+    for script in (
+        FETCH,
+        ACK,
+        FAIL,
+        REQUEUE,
+        MOVE_DUE,
+        BURY,
+        BEAT,
+        PUSH,
+        REQUEUE_ONE,
+        HANDOVER,
+        FILE_UNSETTLED,
+    )
 }

@@ -17,12 +17,14 @@ import threading
 
 import attrs
 import redis
+from returns.pipeline import is_successful
 
 from cogworker.adapters.connection import BLOCK_SECONDS
 from cogworker.adapters.job_store import Fetched, JobStore
 from cogworker.app.config import Config
 from cogworker.app.worker.backoff import Backoff
 from cogworker.app.worker.state import WorkerState
+from cogworker.domain import payload
 from cogworker.domain.queues import QueuePlan, fetch_order
 
 #: First pause when every queue was empty (several queues); doubles up to the config's max.
@@ -42,6 +44,7 @@ class Fetcher:
     plan: QueuePlan
     rng: random.Random = attrs.field(factory=random.Random)
     _idle_pause: float = 0.0
+    _strays_possible: bool = False
 
     def run(self) -> None:
         """The thread's loop."""
@@ -54,15 +57,39 @@ class Fetcher:
                 continue
             wanted = 1 + self._more_slots()
             try:
+                if self._strays_possible:
+                    self._requeue_strays()
                 fetched = self._fetch(wanted)
                 backoff.succeeded()
             except redis.RedisError as error:
+                # The move may have happened with its reply lost: look for strays.
+                self._strays_possible = True
                 self._release(wanted)
                 self.state.stopping.wait(backoff.failed(error))
                 continue
             self._release(wanted - len(fetched))
             for job in fetched:
+                self.state.hold(job.raw)
                 self.work.put(job)
+
+    def _requeue_strays(self) -> None:
+        """Put back jobs on this process's list that no fetch reply delivered.
+
+        Safe only here: the fetcher is the only thread adding to the list,
+        and no fetch of its own is in flight now.
+        """
+        for raw in self.store.in_progress(self.state.identity):
+            if self.state.holds(raw):
+                continue
+            decoded = payload.decode(raw)
+            if is_successful(decoded):
+                queue_name = decoded.unwrap().queue
+                if self.store.requeue_one(self.state.identity, Fetched(queue=queue_name, raw=raw)):
+                    self.logger.warning(
+                        "a job fetched while Redis was failing went back to its queue",
+                        extra={"jid": decoded.unwrap().jid, "queue": queue_name},
+                    )
+        self._strays_possible = False
 
     def _fetch(self, wanted: int) -> list[Fetched]:
         order = fetch_order(self.plan, self.rng)

@@ -131,14 +131,16 @@ class Manager:
         backoff = Backoff("final writes", self.logger)
         for _ in range(10):
             try:
-                self.reconciler.settle_pending()
                 if self.config.fetch == "reliable":
+                    self.reconciler.hand_over_pending()
                     requeued = self.store.requeue(self.identity, recovery=False)
                     self.logger.info(
                         "%d jobs back on their queues (%d still running)",
                         requeued[0] if requeued else 0,
                         unfinished,
                     )
+                else:
+                    self.reconciler.settle_pending()
                 self.registry.remove(self.identity)
                 return
             except redis.RedisError as error:

@@ -84,6 +84,8 @@ class Processor:
             notice = self._run_and_settle(job, fetched)
         finally:
             self.state.finished(thread)
+        if fetched.raw not in self.state.pending:
+            self.state.release(fetched.raw)
         if notice is not None:
             notify(notice, self.config.death_handlers, self.logger)
 
@@ -235,9 +237,10 @@ class Processor:
         try:
             self.store.fail(self._owner, fetched, "", "dead", now, entry, now)
         except redis.RedisError:
-            # Left on the in-progress list: the next start or recovery finds it again.
+            # Left on the in-progress list: the shutdown requeue parks it, then it's buried.
             self.logger.exception("couldn't file an unparseable payload in dead", extra=extra)
             return
+        self.state.release(fetched.raw)
         self.logger.error("an unparseable payload moved to dead", extra=extra)
 
     def _lost_ownership(self, job: JobRecord) -> None:

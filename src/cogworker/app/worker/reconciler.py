@@ -25,7 +25,13 @@ from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import load_job_class
 from cogworker.app.worker.backoff import Backoff
-from cogworker.app.worker.state import AckLater, Settlement, WorkerState
+from cogworker.app.worker.state import (
+    AckLater,
+    Settlement,
+    WorkerState,
+    parse_unsettled,
+    unsettled_record,
+)
 from cogworker.domain import payload
 from cogworker.domain.job import JobRecord
 from cogworker.exceptions import JobFailedError, JobOrphanedError, UnknownJobClassError
@@ -59,8 +65,9 @@ class Reconciler:
                 self.finished.wait(backoff.failed(error))
 
     def reconcile(self) -> None:
-        """One pass: pending writes, then (when it is safe to judge) orphans."""
+        """One pass: pending writes, handed-over ones, then (when safe to judge) orphans."""
         self.settle_pending()
+        self.file_unsettled()
         if self._may_judge_others():
             self.recover_orphans()
             self.bury_repeat_orphans()
@@ -68,10 +75,41 @@ class Reconciler:
     def settle_pending(self) -> None:
         """Write the acks and failure outcomes that failed earlier; stop at the first error."""
         for settlement in self.state.pending.snapshot():
-            notice = self._settle(settlement)
+            self._settle(settlement)
             self.state.pending.forget(settlement)
-            if notice is not None:
-                notify(notice, self.config.death_handlers, self.logger)
+            self.state.release(settlement.fetched.raw)
+
+    def hand_over_pending(self) -> None:
+        """At shutdown: give every unwritten settlement to whichever reconciler comes next.
+
+        Each moves off the in-progress list in the same step, so the final
+        requeue can't run a finished job again.
+        """
+        for settlement in self.state.pending.snapshot():
+            self.store.hand_over(
+                self.state.identity, settlement.fetched, unsettled_record(settlement)
+            )
+            self.state.pending.forget(settlement)
+
+    def file_unsettled(self) -> int:
+        """Write what stopped processes handed over; how many this call wrote."""
+        written = 0
+        for record in self.store.unsettled():
+            now = self.clock()
+            parsed = parse_unsettled(record)
+            if parsed is None:
+                error = payload.PayloadError(
+                    problem=payload.PayloadProblem.BAD_FIELD, detail="a damaged unsettled record"
+                )
+                dead = payload.unparseable_entry(record, error, jid=new_jid(), now=now)
+                self.store.bury(keys.UNSETTLED, "list", record, dead, now)
+                continue
+            if not self.store.file_unsettled(record, parsed, now):
+                continue
+            written += 1
+            if parsed.kind == "dead":
+                self._notify_failed(parsed.payload)
+        return written
 
     def recover_orphans(self) -> int:
         """Requeue the in-progress jobs of every gone process; how many came back."""
@@ -113,14 +151,14 @@ class Reconciler:
             if self.store.bury(keys.REPEAT_ORPHANS, "list", entry, filed, now):
                 buried += 1
                 self.logger.error("orphaned too often, moved to dead", extra={"jid": job.jid})
-                notify(self._notice(filed, error), self.config.death_handlers, self.logger)
+                notify(self._notice(job, error), self.config.death_handlers, self.logger)
         return buried
 
-    def _settle(self, settlement: Settlement) -> DeathNotice | None:
+    def _settle(self, settlement: Settlement) -> None:
         now = self.clock()
         if isinstance(settlement, AckLater):
             self.store.ack(self.state.identity, settlement.fetched, settlement.jid, now)
-            return None
+            return
         filed = self.store.fail(
             self.state.identity,
             settlement.fetched,
@@ -132,12 +170,18 @@ class Reconciler:
         )
         self.logger.info("a failure recorded late", extra={"jid": settlement.jid})
         if filed and settlement.target == "dead":
-            decoded = payload.decode(settlement.payload).unwrap()
-            return self._notice(settlement.payload, JobFailedError(decoded.error_message or ""))
+            self._notify_failed(settlement.payload)
         return None
 
-    def _notice(self, filed: str, error: Exception) -> DeathNotice:
-        job = payload.decode(filed).unwrap()
+    def _notify_failed(self, filed: str) -> None:
+        """Death hooks for a failure filed from its stored record (a JobFailedError)."""
+        decoded = payload.decode(filed)
+        if is_successful(decoded):
+            job = decoded.unwrap()
+            error = JobFailedError(job.error_message or "")
+            notify(self._notice(job, error), self.config.death_handlers, self.logger)
+
+    def _notice(self, job: JobRecord, error: Exception) -> DeathNotice:
         try:
             job_class: type | None = load_job_class(job.class_name)
         except UnknownJobClassError:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
 import attrs
 
-from cogworker.adapters.job_store import Fetched, Target
+from cogworker.adapters.job_store import Fetched, Target, UnsettledRecord
 
 
 @attrs.frozen(kw_only=True)
@@ -32,6 +33,35 @@ class FileLater:
 Settlement = AckLater | FileLater
 
 
+def unsettled_record(settlement: Settlement) -> str:
+    """The record a stopping process hands over for `settlement` (see `JobStore.hand_over`)."""
+    if isinstance(settlement, AckLater):
+        return json.dumps({"jid": settlement.jid, "kind": "ack"})
+    return json.dumps(
+        {
+            "jid": settlement.jid,
+            "kind": settlement.target,
+            "score": settlement.score,
+            "payload": settlement.payload,
+        }
+    )
+
+
+def parse_unsettled(record: bytes) -> UnsettledRecord | None:
+    """A handed-over record, or None if it isn't one (damaged by hand, say)."""
+    try:
+        obj = json.loads(record)
+        parsed = UnsettledRecord(
+            jid=str(obj["jid"]),
+            kind=obj["kind"],
+            score=float(obj.get("score", 0.0)),
+            payload=str(obj.get("payload", "")),
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+    return parsed if parsed.kind in ("ack", "retry", "dead", "discard") else None
+
+
 @attrs.define
 class PendingSettlements:
     """Writes that failed while Redis was away, by payload; the reconciler retries them.
@@ -52,6 +82,10 @@ class PendingSettlements:
         """The settlements still to write."""
         with self._lock:
             return list(self._pending.values())
+
+    def __contains__(self, raw: bytes) -> bool:
+        with self._lock:
+            return raw in self._pending
 
     def forget(self, settlement: Settlement) -> None:
         """Drop a settlement that has been written (or that nothing is left to write for)."""
@@ -76,6 +110,23 @@ class WorkerState:
     healthy_since: float | None = None
     _running: dict[str, str] = attrs.field(factory=dict)
     _running_lock: threading.Lock = attrs.field(factory=threading.Lock)
+    #: Payloads this process knows it holds (fetched and not yet settled).
+    _held: set[bytes] = attrs.field(factory=set)
+
+    def hold(self, raw: bytes) -> None:
+        """Note a fetched job as this process's until `release`."""
+        with self._running_lock:
+            self._held.add(raw)
+
+    def release(self, raw: bytes) -> None:
+        """Note a job as settled (or handed back)."""
+        with self._running_lock:
+            self._held.discard(raw)
+
+    def holds(self, raw: bytes) -> bool:
+        """Whether this process knows it holds `raw`."""
+        with self._running_lock:
+            return raw in self._held
 
     def started(self, thread: str, work: str) -> None:
         """Note that `thread` runs `work` (a JSON description) now."""
