@@ -104,13 +104,27 @@ OUT=$(cd "$OUT" && pwd)
 "$REDIS_SERVER" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no \
   --dir "$OUT/logs" --logfile "$OUT/logs/redis.log" --daemonize no &
 REDIS_PID=$!
+URL="redis://127.0.0.1:$PORT/0"
 cleanup() {
+  # Worker processes left behind by a run.py that was timed out (the harness
+  # starts them in their own sessions): exactly those whose environment names
+  # this private Redis.
+  "$PY" - "$URL" <<'PYEOF' || true
+import os, sys, psutil
+for p in psutil.process_iter():
+    try:
+        if p.pid != os.getpid() and p.environ().get("BENCH_REDIS_URL") == sys.argv[1]:
+            print(f"run.sh: stopping leftover worker {p.pid}: {' '.join(p.cmdline())[:120]}",
+                  file=sys.stderr)
+            p.kill()
+    except psutil.Error:
+        pass
+PYEOF
   kill "$REDIS_PID" 2>/dev/null || true
   wait "$REDIS_PID" 2>/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-URL="redis://127.0.0.1:$PORT/0"
 "$PY" - "$URL" <<'EOF'
 import sys, time, redis
 r = redis.Redis.from_url(sys.argv[1])

@@ -171,7 +171,6 @@ class Reconciler:
         self.logger.info("a failure recorded late", extra={"jid": settlement.jid})
         if filed and settlement.target == "dead":
             self._notify_failed(settlement.payload)
-        return None
 
     def _notify_failed(self, filed: str) -> None:
         """Death hooks for a failure filed from its stored record (a JobFailedError)."""
