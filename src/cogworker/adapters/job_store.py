@@ -246,12 +246,21 @@ class JobStore:
         return [bool(reply) for reply in scripts.run_pipeline(self.client, pipe)]
 
     def bury(
-        self, source: str, kind: Literal["zset", "list"], entry: bytes, payload: str, now: float
+        self,
+        source: str,
+        kind: Literal["zset", "list"],
+        entry: bytes,
+        payload: str,
+        now: float,
+        jid: str | None = None,
     ) -> bool:
-        """File `entry` of `source` in dead as `payload`; True if this call did."""
+        """File `entry` of `source` in dead as `payload`; True if this call did.
+
+        With `jid`, the job's orphanings counter goes too (a buried repeat orphan).
+        """
         filed = scripts.BURY(
             self.client,
-            (source, keys.DEAD),
+            (source, keys.DEAD, *([keys.orphanings(jid)] if jid else [])),
             (kind, entry, now, payload, *self._dead_trim(now)),
         )
         return bool(filed)

@@ -3,6 +3,7 @@
 -- error). At most once: only the caller that removed it files it.
 --
 -- KEYS[1] where it is now   KEYS[2] the dead set
+-- KEYS[3] (optional) the job's orphanings counter, deleted with the move
 -- ARGV[1] "zset" or "list"   ARGV[2] the entry as stored   ARGV[3] the score
 -- ARGV[4] the payload to file   ARGV[5] trim below this score   ARGV[6] most entries kept
 --
@@ -19,4 +20,7 @@ end
 redis.call("ZADD", KEYS[2], ARGV[3], ARGV[4])
 redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", "(" .. ARGV[5])
 redis.call("ZREMRANGEBYRANK", KEYS[2], 0, -(tonumber(ARGV[6]) + 1))
+if KEYS[3] then
+  redis.call("DEL", KEYS[3])
+end
 return 1

@@ -148,7 +148,7 @@ class Reconciler:
             job = decoded.unwrap()
             error = JobOrphanedError(f"orphaned more than {self.config.max_orphanings} times")
             filed = payload.encode(_with_error(job, error, now))
-            if self.store.bury(keys.REPEAT_ORPHANS, "list", entry, filed, now):
+            if self.store.bury(keys.REPEAT_ORPHANS, "list", entry, filed, now, jid=job.jid):
                 buried += 1
                 self.logger.error("orphaned too often, moved to dead", extra={"jid": job.jid})
                 notify(self._notice(job, error), self.config.death_handlers, self.logger)

@@ -1,0 +1,80 @@
+"""Fixtures of the fault tests: a Redis of the test's own, an oracle file, worker starters."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+import cogworker
+from tests.faults import oracle
+from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
+from tests.support.redis_server import RedisServer, RedisServerFactory
+
+APP = "tests.faults.jobs:config"
+StartWorker = Callable[..., CogworkerProcess]
+
+
+@pytest.fixture
+def server(redis_server_factory: RedisServerFactory) -> RedisServer:
+    """A durable Redis of the test's own (append-only, fsync always), to kill and restart."""
+    return redis_server_factory(appendonly=True)
+
+
+@pytest.fixture
+def oracle_file(tmp_path: Path) -> Path:
+    """The append-only record of job starts and ends."""
+    return tmp_path / "oracle.log"
+
+
+@pytest.fixture
+def client(server: RedisServer) -> Iterator[cogworker.Client]:
+    """A cogworker client on the test's Redis."""
+    config = cogworker.Config(redis_url=server.url)
+    made = cogworker.Client(config)
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def inspect(server: RedisServer) -> Iterator[redis.Redis]:
+    """A plain client for looking at Redis (tolerant of restarts)."""
+    connection = redis.Redis.from_url(server.url, socket_timeout=5)
+    yield connection
+    connection.close()
+
+
+@pytest.fixture
+def start_worker(
+    cogworker_factory: CogworkerFactory, server: RedisServer, oracle_file: Path
+) -> StartWorker:
+    """Start a fault-test worker on the test's Redis: `start_worker(concurrency=4, ...)`."""
+
+    def start(**options: object) -> CogworkerProcess:
+        env = {"COGWORKER_ORACLE": str(oracle_file), "COGWORKER_TEST_REDIS_URL": server.url}
+        return cogworker_factory(APP, redis_url=server.url, env=env, **options)  # type: ignore[arg-type]
+
+    return start
+
+
+def stop_all(*workers: CogworkerProcess) -> None:
+    """SIGTERM every live worker and wait for each to exit cleanly."""
+    for worker in workers:
+        if worker.is_running:
+            worker.send_signal(signal.SIGTERM)
+    for worker in workers:
+        if worker.returncode is None:
+            assert worker.wait_for_exit(20) == 0, worker.log_tail()
+
+
+def registered(inspect: redis.Redis, count: int) -> None:
+    """Wait until `count` workers have registered."""
+    wait_until(lambda: inspect.scard("cogworker:processes") >= count, 20, message="workers up")
+
+
+def starts_of(oracle_file: Path, jid: str) -> int:
+    """How many times the oracle saw `jid` start."""
+    return oracle.runs(oracle_file)[0][jid]

@@ -1,0 +1,101 @@
+"""Jobs and configs for the fault tests: every run is written down outside Redis.
+
+The oracle is an append-only file (`COGWORKER_ORACLE`): one `start JID PID`
+line when a run begins, one `end JID PID` when it finishes, each written
+with a single O_APPEND write so lines from many processes never interleave.
+It survives whatever the test does to Redis and to the workers.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import redis
+
+import cogworker
+
+config = cogworker.Config(
+    concurrency=4,
+    poll_interval=0.2,
+    heartbeat_interval=0.3,
+    orphan_threshold=2.0,
+    max_orphanings=2,
+    shutdown_timeout=1.5,
+    log_level="INFO",
+)
+
+_redis: redis.Redis | None = None
+
+
+def side_effects() -> redis.Redis:
+    """A client for the jobs' own side effects (the test's Redis)."""
+    global _redis
+    if _redis is None:
+        _redis = redis.Redis.from_url(os.environ["COGWORKER_TEST_REDIS_URL"], socket_timeout=5)
+    return _redis
+
+
+def note(event: str, jid: str) -> None:
+    """Append one oracle line."""
+    line = f"{event} {jid} {os.getpid()}\n".encode()
+    fd = os.open(os.environ["COGWORKER_ORACLE"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+
+
+class Sleep(cogworker.Job):
+    """Runs for `seconds`, then is done."""
+
+    def perform(self, seconds: float) -> None:
+        """Sleep, noting start and end."""
+        note("start", self.jid)
+        time.sleep(seconds)
+        note("end", self.jid)
+
+
+class Count(cogworker.Job):
+    """Does nothing but count itself in the oracle (and a Redis set, when Redis allows)."""
+
+    def perform(self, number: int) -> None:
+        """Note start and end around nothing."""
+        note("start", self.jid)
+        note("end", self.jid)
+
+
+class KillsItsProcess(cogworker.Job):
+    """Kills the worker process running it, every time."""
+
+    def perform(self) -> None:
+        """SIGKILL our own process."""
+        note("start", self.jid)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+class BurnsCpu(cogworker.Job):
+    """Keeps a core busy in pure Python for `seconds`."""
+
+    def perform(self, seconds: float) -> None:
+        """Spin."""
+        note("start", self.jid)
+        deadline = time.monotonic() + seconds
+        total = 0
+        while time.monotonic() < deadline:
+            total += sum(range(1000))
+        note("end", self.jid)
+
+
+class FailsAtGate(cogworker.Job, retry=5):
+    """Waits until the gate file exists, then fails."""
+
+    def perform(self, gate: str) -> None:
+        """Block on the gate, then raise."""
+        note("start", self.jid)
+        while not Path(gate).exists():
+            time.sleep(0.02)
+        note("end", self.jid)
+        raise RuntimeError("failed at the gate")
