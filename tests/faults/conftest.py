@@ -53,9 +53,9 @@ def start_worker(
 ) -> StartWorker:
     """Start a fault-test worker on the test's Redis: `start_worker(concurrency=4, ...)`."""
 
-    def start(**options: object) -> CogworkerProcess:
+    def start(app: str = APP, **options: object) -> CogworkerProcess:
         env = {"COGWORKER_ORACLE": str(oracle_file), "COGWORKER_TEST_REDIS_URL": server.url}
-        return cogworker_factory(APP, redis_url=server.url, env=env, **options)  # type: ignore[arg-type]
+        return cogworker_factory(app, redis_url=server.url, env=env, **options)  # type: ignore[arg-type]
 
     return start
 

@@ -13,6 +13,7 @@ import signal
 import time
 from pathlib import Path
 
+import attrs
 import redis
 
 import cogworker
@@ -26,6 +27,10 @@ config = cogworker.Config(
     shutdown_timeout=1.5,
     log_level="INFO",
 )
+
+#: Heartbeats far apart (still inside the threshold): after an outage, a reconciler
+#: is back well before the other processes have beaten again.
+slow_beat_config = attrs.evolve(config, heartbeat_interval=1.5, orphan_threshold=2.5)
 
 _redis: redis.Redis | None = None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -99,4 +100,32 @@ def test_a_frozen_redis_is_ridden_through_without_duplicates(
     starts, _ends = oracle.runs(oracle_file)
     assert {jid for jid in jids if starts[jid] != 1} == set()
     oracle.assert_each_in_one_place(inspect, jids, done=set(jids))
+    oracle.assert_nothing_left_behind(inspect)
+
+
+def test_after_an_outage_longer_than_the_threshold_no_live_process_is_recovered(
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    server: RedisServer,
+) -> None:
+    """Redis down past the orphan threshold: live processes re-register, none is judged gone."""
+    app = "tests.faults.jobs:slow_beat_config"
+    workers = [start_worker(app), start_worker(app)]
+    registered(inspect, 2)
+    seconds = 4 * jobs.slow_beat_config.orphan_threshold
+    jids = [jid for jid in client.enqueue_many(jobs.Sleep, [[seconds]] * 4) if jid]
+    wait_until(lambda: all(starts_of(oracle_file, j) == 1 for j in jids), 20, message="started")
+    server.stop()
+    wait_until(
+        lambda: all("heartbeat failed" in w.log_text() for w in workers), 20, message="noticed"
+    )
+    # The fault itself, not a wait for something: an outage outlasting the threshold.
+    time.sleep(1.5 * jobs.slow_beat_config.orphan_threshold)
+    server.start()
+    wait_until(lambda: oracle.finished(oracle_file) >= set(jids), 60, message=workers[0].log_tail)
+    stop_all(*workers)
+    assert {jid: starts_of(oracle_file, jid) for jid in jids} == dict.fromkeys(jids, 1)
+    assert not any("is gone" in worker.log_text() for worker in workers)
     oracle.assert_nothing_left_behind(inspect)

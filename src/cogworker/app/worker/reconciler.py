@@ -56,13 +56,15 @@ class Reconciler:
 
     def run(self) -> None:
         """The thread's loop (it runs until the manager's very end, to settle what it can)."""
-        backoff = Backoff("reconcile", self.logger)
-        while not self.finished.wait(self.interval):
+        backoff = Backoff("reconcile", self.logger, maximum=self.interval)
+        delay = self.interval
+        while not self.finished.wait(delay):
             try:
                 self.reconcile()
                 backoff.succeeded()
+                delay = self.interval
             except redis.RedisError as error:
-                self.finished.wait(backoff.failed(error))
+                delay = backoff.failed(error)
 
     def reconcile(self) -> None:
         """One pass: pending writes, handed-over ones, then (when safe to judge) orphans."""
