@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.domain import failure, payload
 from tests.faults import jobs, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
-from tests.support.processes import wait_until
+from tests.support.processes import CogworkerProcess, wait_until
 from tests.support.redis_server import RedisServer
 
 RETRYABLE = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError)
@@ -56,51 +57,67 @@ def test_failures_while_redis_is_down_are_filed_once_it_is_back(
     oracle.assert_nothing_left_behind(inspect)
 
 
+Fault = Callable[[list[CogworkerProcess]], None]
+DrainThrough = Callable[[int, Fault], dict[str, int]]
+
+
+@pytest.fixture
+def drain_through(
+    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+) -> DrainThrough:
+    """Enqueue N jobs, start two workers, apply a fault a fifth of the way through.
+
+    Waits until every job has finished and both workers have stopped, checks
+    each job is nowhere in Redis and nothing is left behind, and gives the
+    number of starts per jid.
+    """
+
+    def drain(count: int, fault: Fault) -> dict[str, int]:
+        jids = [jid for jid in client.enqueue_many(jobs.Count, [[n] for n in range(count)]) if jid]
+        workers = [start_worker(), start_worker()]
+        wait_until(lambda: len(oracle.finished(oracle_file)) >= count // 5, 60, message="draining")
+        fault(workers)
+        wait_until(
+            lambda: oracle.finished(oracle_file) >= set(jids), 120, message=workers[0].log_tail
+        )
+        stop_all(*workers)
+        oracle.assert_each_in_one_place(inspect, jids, done=set(jids))
+        oracle.assert_nothing_left_behind(inspect)
+        starts = oracle.runs(oracle_file)[0]
+        return {jid: starts[jid] for jid in jids}
+
+    return drain
+
+
 def test_a_redis_kill_and_restart_mid_drain_loses_no_job(
-    start_worker: StartWorker,
-    client: cogworker.Client,
-    inspect: redis.Redis,
-    oracle_file: Path,
-    server: RedisServer,
+    drain_through: DrainThrough, server: RedisServer
 ) -> None:
     """With appendonly + fsync always, kill -9 Redis mid-drain of 5,000 jobs: none lost."""
-    jids = [jid for jid in client.enqueue_many(jobs.Count, [[n] for n in range(5000)]) if jid]
-    workers = [start_worker(), start_worker()]
-    wait_until(lambda: len(oracle.finished(oracle_file)) >= 1000, 60, message="draining")
-    server.kill()
-    server.restart()
-    wait_until(lambda: oracle.finished(oracle_file) >= set(jids), 120, message=workers[0].log_tail)
-    stop_all(*workers)
-    starts, _ends = oracle.runs(oracle_file)
-    twice = {jid for jid in jids if starts[jid] > 1}
+
+    def kill_and_restart(_: list[CogworkerProcess]) -> None:
+        server.kill()
+        server.restart()
+
+    starts = drain_through(5000, kill_and_restart)
+    twice = {jid for jid, count in starts.items() if count > 1}
     # Duplicates only among jobs in flight at the kill: at most the threads of both workers.
     assert len(twice) <= 2 * jobs.config.concurrency, twice
-    assert all(starts[jid] <= 2 for jid in jids)
-    oracle.assert_each_in_one_place(inspect, jids, done=set(jids))
-    oracle.assert_nothing_left_behind(inspect)
+    assert max(starts.values()) <= 2
     print(f"\nRedis kill mid-drain: 0 of 5000 lost, {len(twice)} run twice")
 
 
 def test_a_frozen_redis_is_ridden_through_without_duplicates(
-    start_worker: StartWorker,
-    client: cogworker.Client,
-    inspect: redis.Redis,
-    oracle_file: Path,
-    server: RedisServer,
+    drain_through: DrainThrough, server: RedisServer
 ) -> None:
     """Redis frozen (SIGSTOP) past the socket timeout mid-drain: every job runs exactly once."""
-    jids = [jid for jid in client.enqueue_many(jobs.Count, [[n] for n in range(3000)]) if jid]
-    workers = [start_worker(), start_worker()]
-    wait_until(lambda: len(oracle.finished(oracle_file)) >= 500, 60, message="draining")
-    server.pause()
-    wait_until(lambda: "failed (TimeoutError" in workers[0].log_text(), 30, message="timeouts")
-    server.resume()
-    wait_until(lambda: oracle.finished(oracle_file) >= set(jids), 120, message=workers[0].log_tail)
-    stop_all(*workers)
-    starts, _ends = oracle.runs(oracle_file)
-    assert {jid for jid in jids if starts[jid] != 1} == set()
-    oracle.assert_each_in_one_place(inspect, jids, done=set(jids))
-    oracle.assert_nothing_left_behind(inspect)
+
+    def freeze(workers: list[CogworkerProcess]) -> None:
+        server.pause()
+        wait_until(lambda: "failed (TimeoutError" in workers[0].log_text(), 30, message="timeout")
+        server.resume()
+
+    starts = drain_through(3000, freeze)
+    assert {jid for jid, count in starts.items() if count != 1} == set()
 
 
 def test_after_an_outage_longer_than_the_threshold_no_live_process_is_recovered(

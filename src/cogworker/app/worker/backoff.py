@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Callable
 
 import attrs
+import redis
 
 
 @attrs.define
@@ -39,3 +42,31 @@ class Backoff:
             self.logger.info("%s works again after %d failures", self.what, self._failures)
         self._delay = 0.0
         self._failures = 0
+
+
+def repeat(
+    step: Callable[[], float],
+    *,
+    what: str,
+    logger: logging.Logger,
+    until: threading.Event,
+    first_delay: float = 0.0,
+    maximum: float = 2.0,
+    on_failure: Callable[[], None] | None = None,
+) -> None:
+    """Call `step` until `until` is set; `step` returns the pause before its next call.
+
+    A Redis error from `step` is logged and backed off (up to `maximum`
+    seconds), then `step` is tried again: a housekeeping loop never dies of
+    Redis being away, and never spins while it is.
+    """
+    backoff = Backoff(what, logger, maximum=maximum)
+    delay = first_delay
+    while not until.wait(delay):
+        try:
+            delay = step()
+            backoff.succeeded()
+        except redis.RedisError as error:
+            if on_failure is not None:
+                on_failure()
+            delay = backoff.failed(error)

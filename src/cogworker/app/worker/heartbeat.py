@@ -16,12 +16,11 @@ import time
 from collections.abc import Callable
 
 import attrs
-import redis
 
 from cogworker.adapters import process_memory
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
-from cogworker.app.worker.backoff import Backoff
+from cogworker.app.worker.backoff import repeat
 from cogworker.app.worker.state import WorkerState
 
 VERSION = "0.8.0"
@@ -56,16 +55,22 @@ class Heartbeat:
 
     def run(self) -> None:
         """The thread's loop."""
-        backoff = Backoff("heartbeat", self.logger)
-        while not self.finished.is_set():
-            try:
-                self.beat()
-                backoff.succeeded()
-                delay = self.config.heartbeat_interval
-            except redis.RedisError as error:
-                self.state.healthy_since = None
-                delay = min(backoff.failed(error), self.config.heartbeat_interval)
-            self.finished.wait(delay)
+        repeat(
+            self._beat_step,
+            what="heartbeat",
+            logger=self.logger,
+            until=self.finished,
+            first_delay=self.config.heartbeat_interval,
+            maximum=self.config.heartbeat_interval,
+            on_failure=self._unhealthy,
+        )
+
+    def _beat_step(self) -> float:
+        self.beat()
+        return self.config.heartbeat_interval
+
+    def _unhealthy(self) -> None:
+        self.state.healthy_since = None
 
     def _fields(self) -> dict[str, str | int | float]:
         fields: dict[str, str | int | float] = {

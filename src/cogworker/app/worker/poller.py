@@ -14,13 +14,12 @@ import time
 from collections.abc import Callable
 
 import attrs
-import redis
 from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.job_store import JobStore
 from cogworker.app.client import new_jid
-from cogworker.app.worker.backoff import Backoff
+from cogworker.app.worker.backoff import repeat
 from cogworker.domain import payload
 
 BATCH = 100
@@ -43,15 +42,11 @@ class Poller:
 
     def run(self) -> None:
         """The thread's loop."""
-        backoff = Backoff("poll for due jobs", self.logger)
-        while not self.stopping.is_set():
-            try:
-                self.poll()
-                backoff.succeeded()
-                delay = self.interval * self.rng.uniform(0.5, 1.5)
-            except redis.RedisError as error:
-                delay = backoff.failed(error)
-            self.stopping.wait(delay)
+        repeat(self._poll_step, what="poll for due jobs", logger=self.logger, until=self.stopping)
+
+    def _poll_step(self) -> float:
+        self.poll()
+        return self.interval * self.rng.uniform(0.5, 1.5)
 
     def _drain(self, sorted_set: str) -> int:
         moved = 0

@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable
 
 import attrs
-import redis
 from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
@@ -24,7 +23,7 @@ from cogworker.app.client import new_jid
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import load_job_class
-from cogworker.app.worker.backoff import Backoff
+from cogworker.app.worker.backoff import repeat
 from cogworker.app.worker.state import (
     AckLater,
     Settlement,
@@ -56,15 +55,18 @@ class Reconciler:
 
     def run(self) -> None:
         """The thread's loop (it runs until the manager's very end, to settle what it can)."""
-        backoff = Backoff("reconcile", self.logger, maximum=self.interval)
-        delay = self.interval
-        while not self.finished.wait(delay):
-            try:
-                self.reconcile()
-                backoff.succeeded()
-                delay = self.interval
-            except redis.RedisError as error:
-                delay = backoff.failed(error)
+        repeat(
+            self._reconcile_step,
+            what="reconcile",
+            logger=self.logger,
+            until=self.finished,
+            first_delay=self.interval,
+            maximum=self.interval,
+        )
+
+    def _reconcile_step(self) -> float:
+        self.reconcile()
+        return self.interval
 
     def reconcile(self) -> None:
         """One pass: pending writes, handed-over ones, then (when safe to judge) orphans."""
