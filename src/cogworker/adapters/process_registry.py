@@ -51,6 +51,14 @@ class ProcessRegistry:
         """Every registered process, alive or not yet reconciled."""
         return sorted(as_bytes(member).decode() for member in self.client.smembers(keys.PROCESSES))
 
+    def holders(self) -> set[str]:
+        """Every identity with an in-progress list, registered or not (a full key scan)."""
+        prefix = keys.IN_PROGRESS_PREFIX
+        return {
+            as_bytes(key).decode()[len(prefix) :]
+            for key in self.client.scan_iter(match=prefix + "*", count=1000)
+        }
+
     def remove(self, identity: str) -> None:
         """A clean exit: the process's presence keys go (its in-progress list is empty by now)."""
         pipe = self.client.pipeline(transaction=True)

@@ -14,11 +14,15 @@ import logging
 import queue
 import random
 import threading
+import time
+from collections.abc import Callable
 
 import attrs
 import redis
 from returns.pipeline import is_successful
 
+from cogworker.adapters import key_guard
+from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.connection import BLOCK_SECONDS
 from cogworker.adapters.job_store import Fetched, JobStore
 from cogworker.app.config import Config
@@ -27,6 +31,8 @@ from cogworker.app.worker.state import WorkerState
 from cogworker.domain import payload
 from cogworker.domain.queues import QueuePlan, fetch_order
 
+#: How often queues left out for a key of the wrong type are looked at again.
+RECHECK_SECONDS = 10.0
 #: First pause when every queue was empty (several queues); doubles up to the config's max.
 IDLE_PAUSE = 0.002
 
@@ -41,14 +47,39 @@ class Fetcher:
     logger: logging.Logger
     work: queue.SimpleQueue[Fetched | None]
     slots: threading.Semaphore
+    #: The queues as configured; `_usable` leaves out those KeyGuard found broken.
     plan: QueuePlan
     rng: random.Random = attrs.field(factory=random.Random)
+    _usable: QueuePlan = attrs.field(factory=lambda: QueuePlan(entries=()))
+    _broken: frozenset[str] = frozenset()
+    _checked_at: float = 0.0
     _idle_pause: float = 0.0
     _strays_possible: bool = False
+
+    def check_queues(self) -> None:
+        """Leave out queues whose key holds another Redis type, naming them (KeyGuard)."""
+        expected = {keys.queue(name): "list" for name in self.plan.names}
+        wrong = key_guard.wrong_types(self.store.client, expected)
+        broken = frozenset(problem.key for problem in wrong)
+        if broken != self._broken:
+            for problem in wrong:
+                self.logger.error("KeyGuard: %s; not fetching from it until fixed", problem)
+            if self._broken - broken:
+                self.logger.info(
+                    "KeyGuard: %s usable again", ", ".join(sorted(self._broken - broken))
+                )
+        self._broken = broken
+        self._usable = QueuePlan(
+            entries=tuple(
+                entry for entry in self.plan.entries if keys.queue(entry[0]) not in broken
+            )
+        )
+        self._checked_at = time.monotonic()
 
     def run(self) -> None:
         """The thread's loop."""
         backoff = Backoff("fetch", self.logger)
+        self._guarded(self.check_queues, backoff)
         while not self.state.stopping.is_set():
             if self.state.quiet.is_set():
                 self.state.stopping.wait(0.2)
@@ -57,10 +88,14 @@ class Fetcher:
                 continue
             wanted = 1 + self._more_slots()
             try:
-                if self._strays_possible:
-                    self._requeue_strays()
                 fetched = self._fetch(wanted)
                 backoff.succeeded()
+            except redis.ResponseError as error:
+                self._release(wanted)
+                self._guarded(self.check_queues, backoff)
+                if not self._broken:  # not a key of the wrong type: some other refusal
+                    self.state.stopping.wait(backoff.failed(error))
+                continue
             except redis.RedisError as error:
                 # The move may have happened with its reply lost: look for strays.
                 self._strays_possible = True
@@ -91,8 +126,21 @@ class Fetcher:
                     )
         self._strays_possible = False
 
+    def _guarded(self, step: Callable[[], None], backoff: Backoff) -> None:
+        try:
+            step()
+        except redis.RedisError as error:
+            self.state.stopping.wait(backoff.failed(error))
+
     def _fetch(self, wanted: int) -> list[Fetched]:
-        order = fetch_order(self.plan, self.rng)
+        if self._strays_possible:
+            self._requeue_strays()
+        if self._broken and time.monotonic() - self._checked_at > RECHECK_SECONDS:
+            self.check_queues()
+        order = fetch_order(self._usable, self.rng)
+        if not order:
+            self.state.stopping.wait(RECHECK_SECONDS / 10)
+            return []
         if self.config.fetch == "basic":
             popped = self.store.pop_basic(order, BLOCK_SECONDS)
             return [popped] if popped else []

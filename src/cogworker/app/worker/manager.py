@@ -22,8 +22,7 @@ from collections.abc import Callable
 import redis
 
 from cogworker.adapters import key_guard
-from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.connection import connect, describe
+from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect, describe
 from cogworker.adapters.job_store import DeadSetLimits, Fetched, JobStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
@@ -34,7 +33,9 @@ from cogworker.app.worker.poller import Poller
 from cogworker.app.worker.processor import Processor
 from cogworker.app.worker.reconciler import Reconciler
 from cogworker.app.worker.state import WorkerState
-from cogworker.domain.queues import QueuePlan
+
+#: A blocking fetch returns within BLOCK_SECONDS; a hung socket within its timeout.
+FETCHER_STOP_TIMEOUT = BLOCK_SECONDS + SOCKET_TIMEOUT + 1.0
 
 
 def new_identity() -> str:
@@ -88,7 +89,8 @@ class Manager:
 
     def start(self) -> None:
         """Start every thread (after the process is registered)."""
-        plan = self._usable_queues()
+        plan = self.config.queue_plan
+        self._check_fixed_keys()
         reliable = self.config.fetch == "reliable"
         processor = Processor(self.store, self.config, self.state, self.logger, reliable=reliable)
         fetcher = Fetcher(
@@ -115,6 +117,11 @@ class Manager:
         """Drain running jobs for up to `shutdown_timeout`, requeue the rest, leave Redis clean."""
         self.logger.info("stopping: running jobs get %.1fs", self.config.shutdown_timeout)
         self.state.stopping.set()
+        # The fetcher first: a fetch still waiting in Redis could otherwise take
+        # a job after the final requeue, onto a list nobody would look at.
+        for thread in self._threads:
+            if thread.name == "fetcher":
+                thread.join(FETCHER_STOP_TIMEOUT)
         processors = [t for t in self._threads if t.name.startswith("processor-")]
         for _ in processors:
             self._work.put(None)
@@ -176,18 +183,13 @@ class Manager:
                 self._stop_requested.wait(backoff.failed(error))
         return False
 
-    def _usable_queues(self) -> QueuePlan:
-        plan = self.config.queue_plan
-        wrong = key_guard.wrong_types(self.redis, key_guard.expected_types(plan.names))
+    def _check_fixed_keys(self) -> None:
+        try:
+            wrong = key_guard.wrong_types(self.redis, key_guard.expected_types(()))
+        except redis.RedisError:
+            return  # Redis away: every loop backs off and says so
         for problem in wrong:
-            self.logger.error("KeyGuard: %s; not using it until fixed", problem)
-        bad = {problem.key for problem in wrong}
-        usable = tuple(
-            (name, weight) for name, weight in plan.entries if keys.queue(name) not in bad
-        )
-        if not usable:
-            self.logger.error("KeyGuard: none of the queues can be used; waiting for a stop")
-        return QueuePlan(entries=usable) if usable else plan
+            self.logger.error("KeyGuard: %s; the loops using it will fail until fixed", problem)
 
     def _spawn(self, name: str, target: Callable[[], None]) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)

@@ -35,6 +35,9 @@ from cogworker.domain import payload
 from cogworker.domain.job import JobRecord
 from cogworker.exceptions import JobFailedError, JobOrphanedError, UnknownJobClassError
 
+#: Every this many passes, also scan for in-progress lists of unregistered processes.
+SCAN_EVERY = 20
+
 
 @attrs.define
 class Reconciler:
@@ -47,6 +50,7 @@ class Reconciler:
     logger: logging.Logger
     clock: Callable[[], float] = time.time
     finished: threading.Event = attrs.field(factory=threading.Event)
+    _passes: int = 0
 
     @property
     def interval(self) -> float:
@@ -116,11 +120,18 @@ class Reconciler:
         return written
 
     def recover_orphans(self) -> int:
-        """Requeue the in-progress jobs of every gone process; how many came back."""
+        """Requeue the in-progress jobs of every gone process; how many came back.
+
+        Registered processes are looked at on every pass; now and then a key
+        scan also finds in-progress lists of unregistered ones (left by a
+        process that crashed between its last requeue and its goodbye).
+        """
         total = 0
-        for identity in self.registry.identities():
-            if identity == self.state.identity:
-                continue
+        identities = set(self.registry.identities())
+        self._passes += 1
+        if self._passes % SCAN_EVERY == 1:
+            identities |= self.registry.holders()
+        for identity in sorted(identities - {self.state.identity}):
             result = self.store.requeue(
                 identity,
                 recovery=True,

@@ -1,0 +1,112 @@
+"""Helpers of the worker-process tests: starting workers, reading what they left in Redis."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import attrs
+import redis
+
+from tests.app.jobs import SIDE_EFFECTS_URL_ENV
+from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
+
+FAST_APP = "tests.app.jobs:fast_config"
+
+
+@attrs.define
+class Workers:
+    """Starts worker processes on one Redis; their jobs record side effects in the same one."""
+
+    factory: CogworkerFactory
+    redis_url: str
+
+    def start(
+        self,
+        app: str = FAST_APP,
+        *,
+        concurrency: int | None = None,
+        queues: Iterable[str] = (),
+        extra_args: Iterable[str] = (),
+    ) -> CogworkerProcess:
+        """Start one `cogworker work APP` process (it runs in the background)."""
+        return self.factory(
+            app,
+            redis_url=self.redis_url,
+            concurrency=concurrency,
+            queues=queues,
+            extra_args=extra_args,
+            env={SIDE_EFFECTS_URL_ENV: self.redis_url},
+        )
+
+
+def identities(rc: redis.Redis) -> list[str]:
+    """The registered worker processes."""
+    return sorted(member.decode() for member in rc.smembers("cogworker:processes"))
+
+
+def wait_for_processes(
+    rc: redis.Redis, count: int, *workers: CogworkerProcess, timeout: float = 20.0
+) -> list[str]:
+    """Wait until `count` processes have registered; their identities."""
+
+    def registered() -> list[str] | None:
+        found = identities(rc)
+        return found if len(found) >= count else None
+
+    return wait_until(
+        registered,
+        timeout,
+        message=lambda: (
+            f"{count} worker processes never registered; logs:\n"
+            + "\n---\n".join(worker.log_tail() for worker in workers)
+        ),
+    )
+
+
+def process_hash(rc: redis.Redis, identity: str) -> dict[str, str]:
+    """A process's heartbeat hash, as text."""
+    return {k.decode(): v.decode() for k, v in rc.hgetall(f"cogworker:process:{identity}").items()}
+
+
+def zset_entries(rc: redis.Redis, key: str) -> list[tuple[dict[str, Any], float]]:
+    """The decoded entries of a sorted set (retry, dead, schedule) with their scores."""
+    return [(json.loads(member), score) for member, score in rc.zrange(key, 0, -1, withscores=True)]
+
+
+def queue_payloads(rc: redis.Redis, name: str) -> list[dict[str, Any]]:
+    """The decoded jobs on a queue."""
+    return [json.loads(raw) for raw in rc.lrange(f"cogworker:queue:{name}", 0, -1)]
+
+
+def start_times(rc: redis.Redis, jid: str) -> list[float]:
+    """The start times a `Record`-style job wrote for `jid`, in order."""
+    return [float(value) for value in rc.lrange(f"starts:{jid}", 0, -1)]
+
+
+def runs(rc: redis.Redis, jid: str) -> int:
+    """How many times a `Record`-style job ran with `jid`."""
+    return int(rc.get(f"runs:{jid}") or 0)
+
+
+def logs(*workers: CogworkerProcess) -> str:
+    """The tails of the workers' logs, for failure messages."""
+    return "\n---\n".join(worker.log_tail() for worker in workers)
+
+
+def last_beat(rc: redis.Redis, identity: str) -> float:
+    """The time (Redis's clock) of a process's latest heartbeat; 0 if it has none."""
+    return float(rc.hget(f"cogworker:process:{identity}", "beat") or 0)
+
+
+def wait_for_beats_over(
+    rc: redis.Redis, identity: str, seconds: float, worker: CogworkerProcess
+) -> None:
+    """Wait until the process has kept beating for `seconds` more (its loops went round)."""
+    since = last_beat(rc, identity)
+    wait_until(
+        lambda: last_beat(rc, identity) >= since + seconds,
+        seconds + 10.0,
+        message=lambda: f"{identity} stopped beating; log:\n{worker.log_tail()}",
+    )
