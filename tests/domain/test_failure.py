@@ -222,7 +222,12 @@ def test_an_interrupted_job_is_dead_past_max_interrupts(job: JobRecord, count: i
     assert "interrupted more than" in outcome.reason
 
 
-@given(jobs_on_last_failure(), st.none() | decisions, st.integers(1, 1000))
+@given(
+    jobs_on_last_failure(),
+    # The last failure never consults the hook, so it is never a discard.
+    st.none() | decisions.filter(lambda decision: not isinstance(decision, Discard)),
+    st.integers(1, 1000),
+)
 def test_an_interrupted_job_out_of_retries_is_dead(
     job: JobRecord, decision: FailureDecision | None, count: int
 ) -> None:
@@ -232,28 +237,34 @@ def test_an_interrupted_job_out_of_retries_is_dead(
     assert outcome.reason == "moved to dead: no retries left"
 
 
-@given(
-    jobs_with_retries_left(),
-    st.sampled_from([Dead(killed=True, hooked=True), Discard()]),
-    st.integers(1, MAX_INTERRUPTS),
-)
-def test_an_interrupted_job_cut_short_is_dead(
-    job: JobRecord, decision: FailureDecision, count: int
-) -> None:
-    """A job its hook killed or discarded goes to dead when its failure can't be recorded."""
+@given(jobs_with_retries_left(), st.integers(1, MAX_INTERRUPTS))
+def test_an_interrupted_job_its_hook_killed_is_dead(job: JobRecord, count: int) -> None:
+    """A job its hook killed goes to dead when its failure can't be recorded."""
+    decision = Dead(killed=True, hooked=True)
     outcome = interrupt_outcome(job, decision, count)
     assert outcome.target == "dead"
     assert attempt_outcome(decision) in outcome.reason
+
+
+@given(job_records(), st.integers(0, 1000))
+def test_an_interrupted_discard_stays_a_discard(job: JobRecord, count: int) -> None:
+    """A discard whose write failed is still a discard when written later: never dead."""
+    outcome = interrupt_outcome(job, Discard(), count)
+    assert outcome.target == "discard"
+    assert outcome.delay == 0.0
 
 
 @given(job_records(), st.none() | decisions, st.integers(0, 1000))
 def test_the_interrupt_path_is_dead_exactly_when_a_rule_says_so(
     job: JobRecord, decision: FailureDecision | None, count: int
 ) -> None:
-    """Dead iff out of retries, cut short or interrupted too often; else retry after 30 s * n."""
+    """Dead iff out of retries, killed or interrupted too often; else retry after 30 s * n."""
     outcome = interrupt_outcome(job, decision, count)
-    cut_short = decision is not None and is_cut_short(decision)
-    dead = is_last_failure(job) or cut_short or count > MAX_INTERRUPTS
+    if isinstance(decision, Discard):
+        assert outcome.target == "discard"
+        return
+    killed = decision is not None and is_cut_short(decision)
+    dead = is_last_failure(job) or killed or count > MAX_INTERRUPTS
     assert (outcome.target == "dead") == dead
     assert outcome.delay == (0.0 if dead else INTERRUPT_DELAY * count)
 

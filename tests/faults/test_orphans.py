@@ -51,7 +51,7 @@ def test_a_job_that_kills_its_process_every_time_ends_in_dead(
     wait_until(buried, 90, interval=0.2, message=lambda: workers[0].log_tail())
     entry = payload.decode(inspect.zrange(keys.DEAD, 0, -1)[0]).unwrap()
     assert entry.jid == jid
-    assert entry.error_class == "JobOrphanedError"
+    assert entry.error_class == "cogworker.exceptions.JobOrphanedError"
     assert entry.error_message == f"orphaned more than {jobs.config.max_orphanings} times"
     assert starts_of(oracle_file, jid) == jobs.config.max_orphanings + 1
     stop_all(*workers)

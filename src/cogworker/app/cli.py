@@ -47,25 +47,26 @@ def read_config_file(path: Path) -> dict[str, Any]:
     return dict(table)
 
 
-def ensure_redis(config: Config) -> Config:
-    """A config whose Redis answers, starting the embedded one if nothing is configured.
+def ensure_redis(
+    config: Config, *, default_url: str = DEFAULT_REDIS_URL, data_dir: Path = EMBEDDED_DATA_DIR
+) -> bool:
+    """Start the embedded Redis at `default_url` if nothing is configured or answers there.
 
     A configured Redis that doesn't answer is left as it is: the worker
-    says so and keeps trying, never swapping in another.
+    says so and keeps trying, never swapping in another.  True if started.
     """
-    url = config.resolved_redis_url()
-    if config.redis_is_configured() or embedded_redis.answers(url):
-        return config
-    parts = urlsplit(DEFAULT_REDIS_URL)
+    if config.redis_is_configured() or embedded_redis.answers(default_url):
+        return False
+    parts = urlsplit(default_url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 6379
-    pid = embedded_redis.start(host, port, EMBEDDED_DATA_DIR)
+    pid = embedded_redis.start(host, port, data_dir)
     click.echo(
-        f"cogworker: no Redis configured and none at {url}; started the embedded Redis "
-        f"(pid {pid}, data in {EMBEDDED_DATA_DIR.resolve()}/). Stop it with "
+        f"cogworker: no Redis configured and none at {default_url}; started the embedded "
+        f"Redis (pid {pid}, data in {data_dir.resolve()}/). Stop it with "
         f"`redis-cli -p {port} shutdown`.",
         err=True,
     )
-    return config
+    return True
 
 
 @click.group()
@@ -96,7 +97,7 @@ def work(app: str, config_file: Path | None, **flags: Any) -> None:
             config = with_overrides(config, read_config_file(config_file))
         given = {name: value for name, value in flags.items() if value not in (None, ())}
         config = with_overrides(config, given)
-        config = ensure_redis(config)
+        ensure_redis(config)
     except CogworkerError as error:
         raise click.ClickException(str(error)) from None
     from cogworker.app.worker.manager import Manager

@@ -138,7 +138,7 @@ class Decided:
 class InterruptOutcome:
     """Where an interrupted job goes, after how long, and why (for the log)."""
 
-    target: Literal["retry", "dead"]
+    target: Literal["retry", "dead", "discard"]
     #: Seconds until the retry; 0 for dead (filed now).
     delay: float
     reason: str
@@ -295,8 +295,12 @@ def interrupt_outcome(
     `job` is as before this failure; `decision` what was decided for it, if
     deciding got that far; `interrupted_count` its interruptions, this one
     included (1 for the first).  Retried after 30 s * n whatever the hook
-    said, unless out of retries, cut short or interrupted too often.
+    said, unless out of retries, killed or interrupted too often (dead), or
+    discarded: a discard is a write too (off the in-progress list, counted),
+    and it stays a discard when it has to be written later.
     """
+    if isinstance(decision, Discard):
+        return InterruptOutcome(target="discard", delay=0.0, reason="discarded by its retry_in")
     if is_last_failure(job):
         return InterruptOutcome(target="dead", delay=0.0, reason="moved to dead: no retries left")
     if decision is not None and is_cut_short(decision):

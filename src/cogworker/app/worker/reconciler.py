@@ -17,6 +17,7 @@ import attrs
 from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters import user_hooks
 from cogworker.adapters.job_store import JobStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.client import new_jid
@@ -160,12 +161,14 @@ class Reconciler:
                 dead = payload.unparseable_entry(entry, decoded.failure(), jid=new_jid(), now=now)
                 buried += self.store.bury(keys.REPEAT_ORPHANS, "list", entry, dead, now)
                 continue
-            job = decoded.unwrap()
             error = JobOrphanedError(f"orphaned more than {self.config.max_orphanings} times")
-            filed = payload.encode(_with_error(job, error, now))
-            if self.store.bury(keys.REPEAT_ORPHANS, "list", entry, filed, now, jid=job.jid):
+            job = _with_error(decoded.unwrap(), error, now)
+            if self.store.bury(
+                keys.REPEAT_ORPHANS, "list", entry, payload.encode(job), now, jid=job.jid
+            ):
                 buried += 1
                 self.logger.error("orphaned too often, moved to dead", extra={"jid": job.jid})
+                # The hooks get the entry as stored in dead, error and all.
                 notify(self._notice(job, error), self.config.death_handlers, self.logger)
         return buried
 
@@ -208,9 +211,7 @@ class Reconciler:
 
 
 def _with_error(job: JobRecord, error: Exception, now: float) -> JobRecord:
+    record = user_hooks.error_record(error)
     return attrs.evolve(
-        job,
-        error_class=type(error).__qualname__,
-        error_message=str(error),
-        failed_at=now,
+        job, error_class=record.class_name, error_message=record.message, failed_at=now
     )
