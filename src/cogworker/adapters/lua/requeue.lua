@@ -21,10 +21,14 @@
 -- ARGV[5] queue key prefix    ARGV[6] orphanings key prefix
 -- ARGV[7] TTL of an orphanings counter, seconds
 --
--- Returns {requeued, parked}, or {-1, 0} if the process is alive after all.
+-- Returns {requeued, parked}, or {-1, 0} if there is nothing to do: the process
+-- is alive after all, or (recovery) another reconciler has already done it.
 -- A payload with no readable queue or jid is parked too: nothing is dropped.
 local recovery = ARGV[1] == "1"
 if recovery then
+  if redis.call("SISMEMBER", KEYS[4], ARGV[4]) == 0 and redis.call("EXISTS", KEYS[1]) == 0 then
+    return {-1, 0}
+  end
   local beat = tonumber(redis.call("HGET", KEYS[5], "beat"))
   local now = redis.call("TIME")
   if beat and (tonumber(now[1]) + tonumber(now[2]) / 1000000 - beat) < tonumber(ARGV[2]) then
