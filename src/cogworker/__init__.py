@@ -15,7 +15,7 @@ and run `cogworker work yourapp` to work the jobs off.
 """
 
 from cogworker.app import testing
-from cogworker.app.client import Client, configure
+from cogworker.app.client import Client, configure, status
 from cogworker.app.config import Config
 from cogworker.app.job import Job, JobOptions
 from cogworker.app.middleware import RunContext
@@ -51,5 +51,6 @@ __all__ = [
     "WrongKeyTypeError",
     "__version__",
     "configure",
+    "status",
     "testing",
 ]

@@ -8,8 +8,9 @@ where comes from the caller.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 import attrs
 import redis
@@ -23,41 +24,61 @@ DAY_COUNTER_TTL = 400 * 86_400
 #: A job's orphanings counter outlives any sane retry schedule of a crash-looper.
 ORPHANINGS_TTL = 30 * 86_400
 
-Target = Literal["retry", "dead", "discard"]
-
 
 def as_bytes(value: bytes | str) -> bytes:
     """A reply as bytes (cogworker's clients don't decode, but the types allow str)."""
     return value if isinstance(value, bytes) else value.encode()
 
 
-def _counters(now: float) -> tuple[str, str, str, str]:
-    """The processed and failed counters a failure bumps: in total and for `now`'s day."""
-    day = day_of(now)
-    return (
-        keys.stat("processed"),
-        keys.stat("processed", day),
-        keys.stat("failed"),
-        keys.stat("failed", day),
-    )
+OutcomeKind = Literal["ack", "retry", "dead", "discard"]
+OUTCOME_KINDS = ("ack", "retry", "dead", "discard")
 
 
 @attrs.frozen(kw_only=True)
-class DeadSetLimits:
-    """How much the dead set keeps: the newest `max_jobs`, none older than `max_age` seconds."""
+class Retention:
+    """How much is kept, and for how long (seconds), of dead jobs and what is tracked."""
 
-    max_jobs: int = 10_000
-    max_age: float = 180 * 86_400
+    dead_max_jobs: int = 10_000
+    dead_max_age: float = 180 * 86_400
+    attempts_kept: int = 25
+    attempts_ttl: float = 180 * 86_400
+    history_per_job: int = 25
+    history_per_class: int = 100
+    history_ttl: float = 86_400
+    status_ttl: float = 30 * 60
 
 
 @attrs.frozen(kw_only=True)
-class UnsettledRecord:
-    """A settlement handed over by a stopping process: how to settle `jid`."""
+class Outcome:
+    """What to write when a run is settled: where the job goes and what is recorded."""
 
+    kind: OutcomeKind
     jid: str
-    kind: Literal["ack", "retry", "dead", "discard"]
+    class_name: str = ""
+    #: When to retry it, or when it died.
     score: float = 0.0
+    #: The entry filed in retry or dead.
     payload: str = ""
+    #: JSON records for the attempts log and the run history ("" for none).
+    attempt: str = ""
+    history: str = ""
+    #: The job's new status, when its status is tracked.
+    status: str = ""
+
+
+def outcome_record(outcome: Outcome) -> str:
+    """`outcome` as the JSON record a stopping process hands over."""
+    return json.dumps(attrs.asdict(outcome))
+
+
+def parse_outcome_record(record: bytes) -> Outcome | None:
+    """A handed-over record, or None if it isn't one (damaged by hand, say)."""
+    try:
+        fields = json.loads(record)
+        outcome = Outcome(**{name: fields[name] for name in attrs.fields_dict(Outcome)})
+    except (ValueError, KeyError, TypeError):
+        return None
+    return outcome if outcome.kind in OUTCOME_KINDS else None
 
 
 @attrs.frozen(kw_only=True)
@@ -68,37 +89,58 @@ class Fetched:
     raw: bytes
 
 
+def _fetched(queues: Sequence[str], reply: list[Any]) -> list[Fetched]:
+    """A fetch script's flat reply (queue position, payload, ...) as Fetched jobs."""
+    return [
+        Fetched(queue=queues[int(reply[i]) - 1], raw=as_bytes(reply[i + 1]))
+        for i in range(0, len(reply), 2)
+    ]
+
+
 @attrs.define
 class JobStore:
     """Job moves on one Redis."""
 
     client: redis.Redis
-    dead_limits: DeadSetLimits = attrs.field(factory=DeadSetLimits)
+    retention: Retention = attrs.field(factory=Retention)
 
     def push(self, queue: str, payloads: Sequence[str]) -> None:
         """Put payloads on `queue` (one round trip)."""
         scripts.PUSH(self.client, (keys.queue(queue), keys.QUEUES), (queue, *payloads))
 
-    def push_groups(self, groups: Iterable[tuple[str, Sequence[str]]]) -> None:
-        """Push several queues' payloads and scheduled entries in one round trip."""
+    def push_groups(
+        self,
+        groups: Iterable[tuple[str, Sequence[str]]],
+        *,
+        queued: Sequence[str] = (),
+        now: float = 0.0,
+    ) -> None:
+        """Push several queues' payloads in one round trip; `queued`: tracked jids to mark so."""
         pipe = self.client.pipeline(transaction=False)
         for queue, payloads in groups:
             scripts.PUSH.queue(pipe, (keys.queue(queue), keys.QUEUES), (queue, *payloads))
+        self._mark(pipe, queued, "queued", now)
         scripts.run_pipeline(self.client, pipe)
 
-    def schedule(self, entries: Sequence[tuple[float, str]]) -> None:
-        """Add payloads to the scheduled set, each at its time."""
-        self.client.zadd(keys.SCHEDULE, {payload: at for at, payload in entries})
+    def schedule(
+        self, entries: Sequence[tuple[float, str]], *, queued: Sequence[str] = (), now: float = 0.0
+    ) -> None:
+        """Add payloads to the scheduled set, each at its time (one round trip)."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.zadd(keys.SCHEDULE, {payload: at for at, payload in entries})
+        self._mark(pipe, queued, "queued", now)
+        pipe.execute()
 
     def fetch(self, identity: str, queues: Sequence[str], count: int) -> list[Fetched]:
         """Take up to `count` jobs into `identity`'s in-progress list, queues in the order given."""
         reply = scripts.FETCH(
             self.client, (keys.in_progress(identity), *map(keys.queue, queues)), (count,)
         )
-        return [
-            Fetched(queue=queues[int(reply[i]) - 1], raw=reply[i + 1])
-            for i in range(0, len(reply), 2)
-        ]
+        return _fetched(queues, reply)
+
+    def pop(self, queues: Sequence[str], count: int) -> list[Fetched]:
+        """Basic fetch: pop up to `count` jobs outright, queues in the order given."""
+        return _fetched(queues, scripts.POP(self.client, [keys.queue(q) for q in queues], (count,)))
 
     def fetch_blocking(self, identity: str, queue: str, timeout: float) -> Fetched | None:
         """Wait up to `timeout` seconds for a job on `queue`, taken into the in-progress list."""
@@ -115,20 +157,54 @@ class JobStore:
         key, raw = reply
         return Fetched(queue=as_bytes(key).decode()[len(keys.QUEUE_PREFIX) :], raw=as_bytes(raw))
 
-    def ack(self, identity: str | None, job: Fetched, jid: str, now: float) -> bool:
-        """Settle a job that ran to the end; False if it was no longer `identity`'s."""
-        day = day_of(now)
-        written = scripts.ACK(
-            self.client,
-            (
-                keys.in_progress(identity or ""),
-                keys.stat("processed"),
-                keys.stat("processed", day),
-                keys.orphanings(jid),
-            ),
-            (job.raw, "1" if identity else "0", DAY_COUNTER_TTL),
+    def settle(self, identity: str | None, job: Fetched, outcome: Outcome, now: float) -> bool:
+        """Write a run's outcome; False if the job was no longer `identity`'s (nothing written).
+
+        `identity` None is basic fetch: no in-progress list to check.
+        """
+        holder = keys.in_progress(identity or "")
+        return self._settle(holder, job.raw, identity is not None, outcome, now)
+
+    def settle_handed_over(self, record: bytes, outcome: Outcome, now: float) -> bool:
+        """Write an outcome a stopped process handed over; True if this call did."""
+        return self._settle(keys.UNSETTLED, record, True, outcome, now)
+
+    def _settle(self, holder: str, entry: bytes, owned: bool, outcome: Outcome, now: float) -> bool:
+        day, kept = day_of(now), self.retention
+        settle_keys = (
+            holder,
+            keys.RETRY if outcome.kind == "retry" else keys.DEAD,
+            keys.stat("processed"),
+            keys.stat("processed", day),
+            keys.stat("failed"),
+            keys.stat("failed", day),
+            keys.orphanings(outcome.jid),
+            keys.job_attempts(outcome.jid),
+            keys.history(outcome.jid),
+            keys.class_history(outcome.class_name),
+            keys.status(outcome.jid),
         )
-        return bool(written)
+        settle_args = (
+            entry, "1" if owned else "0", outcome.kind, outcome.score, outcome.payload,
+            DAY_COUNTER_TTL, *self._dead_trim(now),
+            outcome.attempt, kept.attempts_kept, int(kept.attempts_ttl),
+            outcome.history, kept.history_per_job, kept.history_per_class, int(kept.history_ttl),
+            outcome.status, int(kept.status_ttl), now,
+        )  # fmt: skip
+        return bool(scripts.SETTLE(self.client, settle_keys, settle_args))
+
+    def set_status(self, jid: str, status: str, now: float) -> None:
+        """Set a tracked job's status outside a settlement (it started working, say)."""
+        pipe = self.client.pipeline(transaction=False)
+        self._mark(pipe, [jid], status, now)
+        pipe.execute()
+
+    def _mark(
+        self, pipe: redis.client.Pipeline, jids: Sequence[str], status: str, now: float
+    ) -> None:
+        for jid in jids:
+            pipe.hset(keys.status(jid), mapping={"status": status, "update_time": now})
+            pipe.expire(keys.status(jid), int(self.retention.status_ttl))
 
     def requeue_one(self, identity: str, job: Fetched) -> bool:
         """Put one job of `identity`'s in-progress list back at the front of its queue."""
@@ -149,52 +225,6 @@ class JobStore:
     def unsettled(self) -> list[bytes]:
         """The settlements stopped processes handed over, oldest first."""
         return [as_bytes(entry) for entry in self.client.lrange(keys.UNSETTLED, 0, -1)]
-
-    def file_unsettled(self, record: bytes, settlement: UnsettledRecord, now: float) -> bool:
-        """Write one handed-over settlement; True if this call did."""
-        kind, score, entry = settlement.kind, settlement.score, settlement.payload
-        written = scripts.FILE_UNSETTLED(
-            self.client,
-            (
-                keys.UNSETTLED,
-                keys.RETRY if kind == "retry" else keys.DEAD,
-                *_counters(now),
-                keys.orphanings(settlement.jid),
-            ),
-            (record, kind, score, entry, DAY_COUNTER_TTL, *self._dead_trim(now)),
-        )
-        return bool(written)
-
-    def fail(
-        self,
-        identity: str | None,
-        job: Fetched,
-        jid: str,
-        target: Target,
-        score: float,
-        payload: str,
-        now: float,
-    ) -> bool:
-        """Settle a failed attempt into retry, dead or nowhere; False if no longer `identity`'s."""
-        written = scripts.FAIL(
-            self.client,
-            (
-                keys.in_progress(identity or ""),
-                keys.RETRY if target == "retry" else keys.DEAD,
-                *_counters(now),
-                keys.orphanings(jid),
-            ),
-            (
-                job.raw,
-                "1" if identity else "0",
-                DAY_COUNTER_TTL,
-                target,
-                score,
-                payload,
-                *self._dead_trim(now),
-            ),
-        )
-        return bool(written)
 
     def requeue(
         self, identity: str, *, recovery: bool, threshold: float = 0.0, max_orphanings: int = 0
@@ -266,7 +296,7 @@ class JobStore:
         return bool(filed)
 
     def _dead_trim(self, now: float) -> tuple[float, int]:
-        return now - self.dead_limits.max_age, self.dead_limits.max_jobs
+        return now - self.retention.dead_max_age, self.retention.dead_max_jobs
 
     def in_progress(self, identity: str) -> list[bytes]:
         """The payloads on `identity`'s in-progress list."""

@@ -11,6 +11,7 @@ import redis
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.job_store import as_bytes
+from cogworker.domain import memory
 
 Signal = str  # "quiet", "resume" or "stop"
 SIGNALS = ("quiet", "resume", "stop")
@@ -28,13 +29,29 @@ class ProcessRegistry:
         fields: Mapping[str, str | int | float],
         running: Mapping[str, str],
         ttl: int,
+        now: float,
     ) -> list[Signal]:
-        """Record one heartbeat; give the signals that were waiting for this process."""
+        """Record one heartbeat (and its RSS, if `fields` has `rss_kb`); the waiting signals."""
         pairs = [item for field, value in fields.items() for item in (field, value)]
         reply = scripts.BEAT(
             self.client,
-            (keys.PROCESSES, keys.process(identity), keys.workers(identity), keys.signal(identity)),
-            (identity, ttl, json.dumps(dict(running)), *pairs),
+            (
+                keys.PROCESSES,
+                keys.process(identity),
+                keys.workers(identity),
+                keys.signal(identity),
+                keys.memory_history(identity),
+            ),
+            (
+                identity,
+                ttl,
+                json.dumps(dict(running)),
+                memory.slot_of(now),
+                fields.get("rss_kb", ""),
+                memory.first_slot(now),
+                memory.KEY_TTL,
+                *pairs,
+            ),
         )
         return [signal.decode() if isinstance(signal, bytes) else signal for signal in reply]
 

@@ -63,6 +63,21 @@ def job_attempts(jid: str) -> str:
     return f"{PREFIX}job_attempts:{jid}"
 
 
+def history(jid: str) -> str:
+    """A job's runs, newest first."""
+    return f"{PREFIX}history:{jid}"
+
+
+def class_history(class_name: str) -> str:
+    """The latest runs of one job class, newest first."""
+    return f"{PREFIX}class_history:{class_name}"
+
+
+def status(jid: str) -> str:
+    """A tracked job's status hash."""
+    return f"{PREFIX}status:{jid}"
+
+
 def stat(name: str, day: str | None = None) -> str:
     """A counter (`processed`, `failed`), in total or for one UTC day (`YYYY-MM-DD`)."""
     return f"{STAT_PREFIX}{name}:{day}" if day else STAT_PREFIX + name

@@ -69,8 +69,8 @@ def _rerun(client: redis.Redis, command: Any) -> Any:
 
 
 FETCH = LuaScript("fetch")
-ACK = LuaScript("ack")
-FAIL = LuaScript("fail")
+POP = LuaScript("pop")
+SETTLE = LuaScript("settle")
 REQUEUE = LuaScript("requeue")
 MOVE_DUE = LuaScript("move_due")
 BURY = LuaScript("bury")
@@ -78,20 +78,7 @@ BEAT = LuaScript("beat")
 PUSH = LuaScript("push")
 REQUEUE_ONE = LuaScript("requeue_one")
 HANDOVER = LuaScript("handover")
-FILE_UNSETTLED = LuaScript("file_unsettled")
 SCRIPTS_BY_SHA = {
     script.sha: script
-    for script in (
-        FETCH,
-        ACK,
-        FAIL,
-        REQUEUE,
-        MOVE_DUE,
-        BURY,
-        BEAT,
-        PUSH,
-        REQUEUE_ONE,
-        HANDOVER,
-        FILE_UNSETTLED,
-    )
+    for script in (FETCH, POP, SETTLE, REQUEUE, MOVE_DUE, BURY, BEAT, PUSH, REQUEUE_ONE, HANDOVER)
 }

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 import attrs
 import redis
 
+from cogworker.adapters import tracking
 from cogworker.adapters.connection import connect, describe
 from cogworker.adapters.job_store import JobStore
 from cogworker.app import testing
@@ -61,6 +62,7 @@ def build_job(job_class: type[Job], args: Sequence[JSON], now: float) -> JobReco
         args=tuple(args),
         retry=options.retry,
         created_at=now,
+        extra={"track_status": True} if options.track_status else {},
     )
 
 
@@ -116,16 +118,31 @@ class Client:
         """Close this client's connections."""
         self.redis.close()
 
+    def status(self, jid: str) -> str | None:
+        """A tracked job's status (queued, working, retrying, complete, failed, dead,
+        discarded), or None if it isn't tracked or has expired."""
+        with self._redis_errors():
+            return tracking.status(self.redis, jid)
+
     def _pusher(self, at: float | None) -> Callable[[JobRecord], str | None]:
         def push(job: JobRecord) -> str | None:
+            now = self._clock()
+            queued = [job.jid] if self._tracked(job) else []
             with self._redis_errors():
-                if at is not None and at > self._clock():
-                    self.store.schedule([(at, payload.encode(job))])
+                if at is not None and at > now:
+                    self.store.schedule([(at, payload.encode(job))], queued=queued, now=now)
+                elif queued:
+                    self.store.push_groups(
+                        [(job.queue, [_enqueued(job, now)])], queued=queued, now=now
+                    )
                 else:
-                    self.store.push(job.queue, [_enqueued(job, self._clock())])
+                    self.store.push(job.queue, [_enqueued(job, now)])
             return job.jid
 
         return push
+
+    def _tracked(self, job: JobRecord) -> bool:
+        return self.config.track_status or job.extra.get("track_status") is True
 
     def _push_batch(self, jobs: list[JobRecord]) -> list[str | None]:
         mode = testing.current_mode()
@@ -139,8 +156,9 @@ class Client:
 
         chain = client_chain(self.config.client_middleware, collect)
         jids = [chain(job) for job in jobs]
+        queued = [jid for job, jid in zip(jobs, jids, strict=True) if jid and self._tracked(job)]
         with self._redis_errors():
-            self.store.push_groups(collected.items())
+            self.store.push_groups(collected.items(), queued=queued, now=self._clock())
         return jids
 
     @contextmanager
@@ -180,6 +198,11 @@ def configure(config: Config) -> Client:
             _default.close()
         _default = Client(config)
         return _default
+
+
+def status(jid: str) -> str | None:
+    """A tracked job's status through the configured client (see `Client.status`)."""
+    return default_client().status(jid)
 
 
 def default_client() -> Client:

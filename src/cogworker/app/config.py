@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import attrs
 
+from cogworker.adapters.job_store import Retention
 from cogworker.app.middleware import ClientMiddleware, ServerMiddleware
 from cogworker.domain.queues import QueuePlan, plan_of
 from cogworker.exceptions import ConfigError
@@ -75,6 +76,16 @@ class Config:
     fetch_idle_max_interval: float = attrs.field(default=0.1, validator=_positive)
     dead_max_jobs: int = attrs.field(default=10_000, validator=_positive)
     dead_max_age: float = attrs.field(default=180 * 86_400.0, validator=_positive)
+    #: Track every job's status (else only classes with `track_status=True`).
+    track_status: bool = False
+    #: A status expires this long after its last change.
+    status_expiry: float = attrs.field(default=30 * 60.0, validator=_positive)
+    #: Record every run (start, end, outcome, process, error) per job and per class.
+    history: bool = True
+    history_per_job: int = attrs.field(default=25, validator=_positive)
+    history_per_class: int = attrs.field(default=100, validator=_positive)
+    #: A job's history expires this long after its last run.
+    history_ttl: float = attrs.field(default=86_400.0, validator=_positive)
     client_middleware: tuple[ClientMiddleware, ...] = attrs.field(default=(), converter=tuple)
     server_middleware: tuple[ServerMiddleware, ...] = attrs.field(default=(), converter=tuple)
     death_handlers: tuple[DeathHandler, ...] = attrs.field(default=(), converter=tuple)
@@ -90,6 +101,19 @@ class Config:
     def queue_plan(self) -> QueuePlan:
         """The queues with their weights."""
         return plan_of(self.queues)
+
+    @property
+    def retention(self) -> Retention:
+        """What the dead set, the attempts log, the history and statuses keep."""
+        return Retention(
+            dead_max_jobs=self.dead_max_jobs,
+            dead_max_age=self.dead_max_age,
+            attempts_ttl=self.dead_max_age,
+            history_per_job=self.history_per_job,
+            history_per_class=self.history_per_class,
+            history_ttl=self.history_ttl,
+            status_ttl=self.status_expiry,
+        )
 
     def resolved_redis_url(self) -> str:
         """The Redis URL to use: this config's, else `$COGWORKER_REDIS_URL`, else the default."""
@@ -114,6 +138,12 @@ FILE_FIELDS = (
     "fetch_idle_max_interval",
     "dead_max_jobs",
     "dead_max_age",
+    "track_status",
+    "status_expiry",
+    "history",
+    "history_per_job",
+    "history_per_class",
+    "history_ttl",
     "log_level",
     "log_format",
 )

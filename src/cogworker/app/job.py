@@ -32,6 +32,8 @@ class JobOptions:
     queue: str = attrs.field(default="default", validator=_check_queue)
     #: `True` (25 retries), a number of retries, or `False`/`0` for none.
     retry: bool | int = attrs.field(default=True, validator=_check_retry)
+    #: Keep this job's status (`cogworker.status(jid)`): queued, working, retrying, complete...
+    track_status: bool = False
 
 
 class Job:
@@ -56,12 +58,16 @@ class Job:
     jid: str = ""
 
     def __init_subclass__(
-        cls, *, queue: str | None = None, retry: bool | int | None = None, **kwargs: Any
+        cls,
+        *,
+        queue: str | None = None,
+        retry: bool | int | None = None,
+        track_status: bool | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init_subclass__(**kwargs)
-        given = {
-            name: value for name, value in (("queue", queue), ("retry", retry)) if value is not None
-        }
+        options = (("queue", queue), ("retry", retry), ("track_status", track_status))
+        given = {name: value for name, value in options if value is not None}
         try:
             cls.cogworker_options = attrs.evolve(cls.cogworker_options, **given)  # type: ignore[arg-type]  # validated
         except ValueError as error:

@@ -142,8 +142,11 @@ class Fetcher:
             self.state.stopping.wait(RECHECK_SECONDS / 10)
             return []
         if self.config.fetch == "basic":
-            popped = self.store.pop_basic(order, BLOCK_SECONDS)
-            return [popped] if popped else []
+            popped = self.store.pop(order, wanted)
+            if popped:
+                return popped
+            waited = self.store.pop_basic(order, BLOCK_SECONDS)
+            return [waited] if waited else []
         fetched = self.store.fetch(self.state.identity, order, wanted)
         if fetched:
             self._idle_pause = 0.0

@@ -45,7 +45,7 @@ class Heartbeat:
     def beat(self) -> None:
         """One beat: write presence, then act on the signals that were waiting."""
         signals = self.registry.beat(
-            self.state.identity, self._fields(), self.state.running(), self.ttl
+            self.state.identity, self._fields(), self.state.running(), self.ttl, time.time()
         )
         if self.state.healthy_since is None:
             self.state.healthy_since = time.time()

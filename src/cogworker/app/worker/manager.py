@@ -23,7 +23,7 @@ import redis
 
 from cogworker.adapters import key_guard
 from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect, describe
-from cogworker.adapters.job_store import DeadSetLimits, Fetched, JobStore
+from cogworker.adapters.job_store import Fetched, JobStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
 from cogworker.app.worker.backoff import Backoff
@@ -34,7 +34,7 @@ from cogworker.app.worker.processor import Processor
 from cogworker.app.worker.reconciler import Reconciler
 from cogworker.app.worker.state import WorkerState
 
-#: A blocking fetch returns within BLOCK_SECONDS; a hung socket within its timeout.
+#: A blocking fetch returns within BLOCK_SECONDS, any other call within the socket timeout.
 FETCHER_STOP_TIMEOUT = BLOCK_SECONDS + SOCKET_TIMEOUT + 1.0
 
 
@@ -51,10 +51,7 @@ class Manager:
         self.logger = logger or logging.getLogger("cogworker")
         self.redis = connect(config.resolved_redis_url(), max_connections=config.concurrency + 8)
         self.state = WorkerState(identity=new_identity())
-        self.store = JobStore(
-            self.redis,
-            dead_limits=DeadSetLimits(max_jobs=config.dead_max_jobs, max_age=config.dead_max_age),
-        )
+        self.store = JobStore(self.redis, retention=config.retention)
         self.registry = ProcessRegistry(self.redis)
         self._stop_requested = threading.Event()
         self._work: queue.SimpleQueue[Fetched | None] = queue.SimpleQueue()
@@ -129,9 +126,14 @@ class Manager:
         for thread in processors:
             thread.join(max(0.0, deadline - time.monotonic()))
         unfinished = sum(thread.is_alive() for thread in processors)
-        self._final_writes(unfinished)
+        # Housekeeping ends before the final writes: a beat after them would
+        # register this process again, a reconcile pass race the hand-over.
         self.heartbeat.finished.set()
         self.reconciler.finished.set()
+        for thread in self._threads:
+            if thread.name in ("heartbeat", "reconciler", "poller"):
+                thread.join(FETCHER_STOP_TIMEOUT)
+        self._final_writes(unfinished)
         self.logger.info("stopped", extra={"identity": self.identity})
 
     def _final_writes(self, unfinished: int) -> None:

@@ -20,17 +20,25 @@ import redis
 from returns.pipeline import is_successful
 
 from cogworker.adapters import user_hooks
-from cogworker.adapters.job_store import Fetched, JobStore, Target
+from cogworker.adapters.job_store import Fetched, JobStore, Outcome, OutcomeKind
 from cogworker.app.client import new_jid
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import load_job_class
 from cogworker.app.middleware import RunContext, server_chain
-from cogworker.app.worker.state import AckLater, FileLater, WorkerState
-from cogworker.domain import failure, payload
+from cogworker.app.worker.state import Settlement, WorkerState
+from cogworker.domain import failure, payload, records
 from cogworker.domain.job import JobRecord, with_failure
 from cogworker.domain.retries import JITTER_SPAN
 from cogworker.exceptions import UnknownJobClassError
+
+#: The status a tracked job gets for each way a failed attempt ends.
+_FAILED_STATUS = {
+    "retrying": "retrying",
+    "dead": "dead",
+    "killed": "dead",
+    "discarded": "discarded",
+}
 
 
 @attrs.frozen(kw_only=True)
@@ -38,6 +46,8 @@ class Attempt:
     """How one run ended: the error (None on success) and the decision made when perform raised."""
 
     job_class: type | None
+    started_at: float
+    ended_at: float
     error: Exception | None = None
     decided: failure.Decided | None = None
 
@@ -92,11 +102,11 @@ class Processor:
     def _run_and_settle(self, job: JobRecord, fetched: Fetched) -> DeathNotice | None:
         fields = {"jid": job.jid, "class": job.class_name, "queue": fetched.queue}
         self.logger.info("start", extra=fields)
-        started = time.monotonic()
+        self._mark_working(job)
         attempt = self._run(job, fetched.queue)
-        fields["duration"] = f"{time.monotonic() - started:.6f}"
+        fields["duration"] = f"{attempt.ended_at - attempt.started_at:.6f}"
         if attempt.error is None:
-            self._settle_success(job, fetched)
+            self._settle_success(job, fetched, attempt)
             self.logger.info("done", extra=fields)
             return None
         return self._settle_failure(job, fetched, attempt, fields)
@@ -122,17 +132,22 @@ class Processor:
                 raise
 
         ctx = RunContext(job=job, queue=queue, job_class=job_class, identity=self.state.identity)
+        started = self.clock()
         try:
             server_chain(self.config.server_middleware, ctx, perform)()
         except Exception as error:
             return Attempt(
-                job_class=job_class, error=error, decided=decided[0] if decided else None
+                job_class=job_class,
+                started_at=started,
+                ended_at=self.clock(),
+                error=error,
+                decided=decided[0] if decided else None,
             )
-        return Attempt(job_class=job_class)
+        return Attempt(job_class=job_class, started_at=started, ended_at=self.clock())
 
     def _decide(self, job: JobRecord, error: Exception, job_class: type | None) -> failure.Decided:
         hook = getattr(job_class, "retry_in", None)
-        answer: failure.HookReturned | failure.HookRaised | failure.NoHook = failure.NO_HOOK
+        answer: failure.HookAnswer = failure.NO_HOOK
         if hook is not None and failure.hook_is_consulted(job, has_hook=True):
             answer = user_hooks.ask_retry_in(hook, job.retries_made, error, payload.to_dict(job))
         decided = failure.decide(job, answer)
@@ -143,11 +158,18 @@ class Processor:
             )
         return decided
 
-    def _settle_success(self, job: JobRecord, fetched: Fetched) -> None:
+    def _settle_success(self, job: JobRecord, fetched: Fetched, attempt: Attempt) -> None:
+        outcome = Outcome(
+            kind="ack",
+            jid=job.jid,
+            class_name=job.class_name,
+            history=self._history(job, fetched.queue, attempt, "success"),
+            status=self._status(job, "complete"),
+        )
         try:
-            owned = self.store.ack(self._owner, fetched, job.jid, self.clock())
+            owned = self.store.settle(self._owner, fetched, outcome, self.clock())
         except redis.RedisError as error:
-            self.state.pending.remember(AckLater(fetched=fetched, jid=job.jid))
+            self.state.pending.remember(Settlement(fetched=fetched, outcome=outcome))
             self.logger.error(
                 "couldn't acknowledge a finished job (%s); will ack it later, it won't run again",
                 error,
@@ -163,27 +185,30 @@ class Processor:
         assert attempt.error is not None
         error = attempt.error
         decision = (attempt.decided or self._decide(job, error, attempt.job_class)).decision
-        now = self.clock()
-        failed = with_failure(job, user_hooks.error_record(error), failed_at=now)
-        target, score = self._placement(decision, failed, now)
-        entry = payload.encode(failed)
+        failed = with_failure(job, user_hooks.error_record(error), failed_at=attempt.ended_at)
         run = FailedRun(job=job, fetched=fetched, attempt=attempt, failed=failed, decision=decision)
+        kind, score = self._placement(decision, failed, attempt.ended_at)
+        outcome = self._failure_outcome(run, kind, score, failure.attempt_outcome(decision))
         try:
-            written = self.store.fail(self._owner, fetched, job.jid, target, score, entry, now)
+            written = self.store.settle(self._owner, fetched, outcome, self.clock())
         except redis.RedisError as write_error:
             return self._interrupt(run, write_error)
         if not written:
             self._lost_ownership(job)
             return None
-        outcome = failure.attempt_outcome(decision)
         self.logger.warning(
-            "fail", extra={**fields, "error": f"{type(error).__name__}: {error}", "reason": outcome}
+            "fail",
+            extra={
+                **fields,
+                "error": f"{type(error).__name__}: {error}",
+                "reason": failure.attempt_outcome(decision),
+            },
         )
-        return self._notice(entry, run) if target == "dead" else None
+        return self._notice(outcome, run) if kind == "dead" else None
 
     def _placement(
         self, decision: failure.FailureDecision, failed: JobRecord, now: float
-    ) -> tuple[Target, float]:
+    ) -> tuple[OutcomeKind, float]:
         match decision:
             case failure.Retry():
                 jitter = self.rng.random() * JITTER_SPAN
@@ -195,6 +220,28 @@ class Processor:
             case _:
                 assert_never(decision)
 
+    def _failure_outcome(
+        self, run: FailedRun, kind: OutcomeKind, score: float, attempt_outcome: str
+    ) -> Outcome:
+        failed, error = run.failed, run.attempt.error
+        attempt = records.AttemptRecord(
+            attempt=failed.retries_made,
+            failed_at=run.attempt.ended_at,
+            error_class=failed.error_class or "",
+            error_message=failed.error_message or "",
+            outcome=attempt_outcome,
+        )
+        return Outcome(
+            kind=kind,
+            jid=failed.jid,
+            class_name=failed.class_name,
+            score=score,
+            payload=payload.encode(failed) if kind in ("retry", "dead") else "",
+            attempt=records.to_json(attempt),
+            history=self._history(run.job, run.fetched.queue, run.attempt, attempt_outcome, error),
+            status=self._status(run.job, _FAILED_STATUS[attempt_outcome]),
+        )
+
     def _interrupt(self, run: FailedRun, cause: redis.RedisError) -> DeathNotice | None:
         """Recording the failure failed: retry after 30 s times n instead, whatever was decided.
 
@@ -205,37 +252,76 @@ class Processor:
         count = (job.interrupted_count or 0) + 1
         plan = failure.interrupt_outcome(job, run.decision, count)
         now = self.clock()
+        interrupted = attrs.evolve(run, failed=attrs.evolve(run.failed, interrupted_count=count))
         score = now + plan.delay if plan.target == "retry" else now
-        entry = payload.encode(attrs.evolve(run.failed, interrupted_count=count))
-        settlement = FileLater(
-            fetched=run.fetched, jid=job.jid, target=plan.target, score=score, payload=entry
+        attempt_outcome = (
+            "retrying" if plan.target == "retry" else failure.attempt_outcome(run.decision)
         )
+        outcome = self._failure_outcome(interrupted, plan.target, score, attempt_outcome)
         extra = {"jid": job.jid, "class": job.class_name, "reason": plan.reason}
         try:
-            written = self.store.fail(
-                self._owner, run.fetched, job.jid, plan.target, score, entry, now
-            )
+            written = self.store.settle(self._owner, run.fetched, outcome, now)
         except redis.RedisError:
-            self.state.pending.remember(settlement)
+            self.state.pending.remember(Settlement(fetched=run.fetched, outcome=outcome))
             self.logger.error(
                 "couldn't record a failure (%s); will file it later", cause, extra=extra
             )
             return None
         self.logger.error("couldn't record a failure (%s) at first; filed", cause, extra=extra)
-        return self._notice(entry, run) if written and plan.target == "dead" else None
+        return self._notice(outcome, run) if written and plan.target == "dead" else None
 
-    def _notice(self, entry: str, run: FailedRun) -> DeathNotice:
+    def _notice(self, outcome: Outcome, run: FailedRun) -> DeathNotice:
         assert run.attempt.error is not None
         return DeathNotice(
-            entry=json.loads(entry), exception=run.attempt.error, job_class=run.attempt.job_class
+            entry=json.loads(outcome.payload),
+            exception=run.attempt.error,
+            job_class=run.attempt.job_class,
         )
+
+    def _history(
+        self,
+        job: JobRecord,
+        queue: str,
+        attempt: Attempt,
+        outcome: str,
+        error: Exception | None = None,
+    ) -> str:
+        if not self.config.history:
+            return ""
+        run = records.RunRecord(
+            jid=job.jid,
+            class_name=job.class_name,
+            queue=queue,
+            started_at=attempt.started_at,
+            ended_at=attempt.ended_at,
+            outcome=outcome,
+            process=self.state.identity,
+            error=None if error is None else f"{type(error).__name__}: {error}",
+        )
+        return records.to_json(run)
+
+    def _status(self, job: JobRecord, status: str) -> str:
+        return status if self._tracks_status(job) else ""
+
+    def _tracks_status(self, job: JobRecord) -> bool:
+        return self.config.track_status or job.extra.get("track_status") is True
+
+    def _mark_working(self, job: JobRecord) -> None:
+        if not self._tracks_status(job):
+            return
+        try:
+            self.store.set_status(job.jid, "working", self.clock())
+        except redis.RedisError as error:
+            # Informational only: the run goes ahead, the outcome's write sets the status again.
+            self.logger.warning("couldn't mark the job working (%s)", error, extra={"jid": job.jid})
 
     def _file_unparseable(self, fetched: Fetched, problem: payload.PayloadError) -> None:
         now = self.clock()
         entry = payload.unparseable_entry(fetched.raw, problem, jid=new_jid(), now=now)
+        outcome = Outcome(kind="dead", jid="", score=now, payload=entry)
         extra = {"queue": fetched.queue, "error": str(problem), "reason": "unparseable"}
         try:
-            self.store.fail(self._owner, fetched, "", "dead", now, entry, now)
+            self.store.settle(self._owner, fetched, outcome, now)
         except redis.RedisError:
             # Left on the in-progress list: the shutdown requeue parks it, then it's buried.
             self.logger.exception("couldn't file an unparseable payload in dead", extra=extra)

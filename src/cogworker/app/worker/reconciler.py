@@ -18,20 +18,14 @@ from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import user_hooks
-from cogworker.adapters.job_store import JobStore
+from cogworker.adapters.job_store import JobStore, outcome_record, parse_outcome_record
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.client import new_jid
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import load_job_class
 from cogworker.app.worker.backoff import repeat
-from cogworker.app.worker.state import (
-    AckLater,
-    Settlement,
-    WorkerState,
-    parse_unsettled,
-    unsettled_record,
-)
+from cogworker.app.worker.state import Settlement, WorkerState
 from cogworker.domain import payload
 from cogworker.domain.job import JobRecord
 from cogworker.exceptions import JobFailedError, JobOrphanedError, UnknownJobClassError
@@ -95,9 +89,8 @@ class Reconciler:
         requeue can't run a finished job again.
         """
         for settlement in self.state.pending.snapshot():
-            self.store.hand_over(
-                self.state.identity, settlement.fetched, unsettled_record(settlement)
-            )
+            record = outcome_record(settlement.outcome)
+            self.store.hand_over(self.state.identity, settlement.fetched, record)
             self.state.pending.forget(settlement)
 
     def file_unsettled(self) -> int:
@@ -105,19 +98,19 @@ class Reconciler:
         written = 0
         for record in self.store.unsettled():
             now = self.clock()
-            parsed = parse_unsettled(record)
-            if parsed is None:
+            outcome = parse_outcome_record(record)
+            if outcome is None:
                 error = payload.PayloadError(
                     problem=payload.PayloadProblem.BAD_FIELD, detail="a damaged unsettled record"
                 )
                 dead = payload.unparseable_entry(record, error, jid=new_jid(), now=now)
                 self.store.bury(keys.UNSETTLED, "list", record, dead, now)
                 continue
-            if not self.store.file_unsettled(record, parsed, now):
+            if not self.store.settle_handed_over(record, outcome, now):
                 continue
             written += 1
-            if parsed.kind == "dead":
-                self._notify_failed(parsed.payload)
+            if outcome.kind == "dead":
+                self._notify_failed(outcome.payload)
         return written
 
     def recover_orphans(self) -> int:
@@ -173,22 +166,12 @@ class Reconciler:
         return buried
 
     def _settle(self, settlement: Settlement) -> None:
-        now = self.clock()
-        if isinstance(settlement, AckLater):
-            self.store.ack(self.state.identity, settlement.fetched, settlement.jid, now)
-            return
-        filed = self.store.fail(
-            self.state.identity,
-            settlement.fetched,
-            settlement.jid,
-            settlement.target,
-            settlement.score,
-            settlement.payload,
-            now,
-        )
-        self.logger.info("a failure recorded late", extra={"jid": settlement.jid})
-        if filed and settlement.target == "dead":
-            self._notify_failed(settlement.payload)
+        outcome = settlement.outcome
+        owner = self.state.identity if self.config.fetch == "reliable" else None
+        filed = self.store.settle(owner, settlement.fetched, outcome, self.clock())
+        self.logger.info("an outcome written late: %s", outcome.kind, extra={"jid": outcome.jid})
+        if filed and outcome.kind == "dead":
+            self._notify_failed(outcome.payload)
 
     def _notify_failed(self, filed: str) -> None:
         """Death hooks for a failure filed from its stored record (a JobFailedError)."""

@@ -2,64 +2,24 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 
 import attrs
 
-from cogworker.adapters.job_store import Fetched, Target, UnsettledRecord
+from cogworker.adapters.job_store import Fetched, Outcome
 
 
 @attrs.frozen(kw_only=True)
-class AckLater:
-    """A job that ran to the end but whose ack couldn't be written: ack it, never run it again."""
+class Settlement:
+    """An outcome that couldn't be written (Redis away), for the job as fetched.
+
+    An ack remembered this way means the job is never run again because of
+    it; a failure, that it is filed where it was going once Redis is back.
+    """
 
     fetched: Fetched
-    jid: str
-
-
-@attrs.frozen(kw_only=True)
-class FileLater:
-    """A failed attempt whose outcome couldn't be written: file it where it was going."""
-
-    fetched: Fetched
-    jid: str
-    target: Target
-    score: float
-    payload: str
-
-
-Settlement = AckLater | FileLater
-
-
-def unsettled_record(settlement: Settlement) -> str:
-    """The record a stopping process hands over for `settlement` (see `JobStore.hand_over`)."""
-    if isinstance(settlement, AckLater):
-        return json.dumps({"jid": settlement.jid, "kind": "ack"})
-    return json.dumps(
-        {
-            "jid": settlement.jid,
-            "kind": settlement.target,
-            "score": settlement.score,
-            "payload": settlement.payload,
-        }
-    )
-
-
-def parse_unsettled(record: bytes) -> UnsettledRecord | None:
-    """A handed-over record, or None if it isn't one (damaged by hand, say)."""
-    try:
-        obj = json.loads(record)
-        parsed = UnsettledRecord(
-            jid=str(obj["jid"]),
-            kind=obj["kind"],
-            score=float(obj.get("score", 0.0)),
-            payload=str(obj.get("payload", "")),
-        )
-    except (ValueError, KeyError, TypeError):
-        return None
-    return parsed if parsed.kind in ("ack", "retry", "dead", "discard") else None
+    outcome: Outcome
 
 
 @attrs.define

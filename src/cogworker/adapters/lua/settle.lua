@@ -1,0 +1,67 @@
+-- settle: write a job's outcome in one step with taking it off the list it
+-- was on, and only if it was still there: a repeated or late call finds
+-- nothing and writes nothing.
+--
+-- The list is this process's in-progress list (a run just ended), or the
+-- unsettled list (a settlement a stopped process handed over).
+--
+-- KEYS[1]  the list holding the entry
+-- KEYS[2]  the target sorted set (retry or dead; unused for ack and discard)
+-- KEYS[3]  processed, in total    KEYS[4]  processed, today
+-- KEYS[5]  failed, in total       KEYS[6]  failed, today
+-- KEYS[7]  the job's orphanings counter   KEYS[8] its attempts list
+-- KEYS[9]  its history list       KEYS[10] its class's history list
+-- KEYS[11] its status hash
+-- ARGV[1]  the entry on KEYS[1]
+-- ARGV[2]  "1" to require the entry there, "0" for basic fetch (no list)
+-- ARGV[3]  "ack", "retry", "dead" or "discard"
+-- ARGV[4]  the score (when to retry, when it died)   ARGV[5] the payload to file
+-- ARGV[6]  TTL of a day's counter
+-- ARGV[7]  dead set: trim entries scored below this   ARGV[8] dead set: most kept
+-- ARGV[9]  the attempt record, or ""    ARGV[10] attempts kept   ARGV[11] their TTL
+-- ARGV[12] the history record, or ""    ARGV[13] kept per job    ARGV[14] kept per class
+-- ARGV[15] history TTL
+-- ARGV[16] the new status, or "" (not tracked)   ARGV[17] status TTL   ARGV[18] now
+--
+-- Returns 1, or 0 if the entry was no longer on the list.
+if ARGV[2] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
+  return 0
+end
+local kind = ARGV[3]
+
+local function count(total, today)
+  redis.call("INCR", total)
+  redis.call("INCR", today)
+  redis.call("EXPIRE", today, ARGV[6])
+end
+
+local function keep(list, record, most, ttl)
+  redis.call("LPUSH", list, record)
+  redis.call("LTRIM", list, 0, tonumber(most) - 1)
+  redis.call("EXPIRE", list, ttl)
+end
+
+count(KEYS[3], KEYS[4])
+if kind ~= "ack" then
+  count(KEYS[5], KEYS[6])
+end
+if kind == "retry" or kind == "dead" then
+  redis.call("ZADD", KEYS[2], ARGV[4], ARGV[5])
+end
+if kind == "dead" then
+  redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", "(" .. ARGV[7])
+  redis.call("ZREMRANGEBYRANK", KEYS[2], 0, -(tonumber(ARGV[8]) + 1))
+end
+redis.call("DEL", KEYS[7])
+if ARGV[9] ~= "" then
+  keep(KEYS[8], ARGV[9], ARGV[10], ARGV[11])
+end
+if ARGV[12] ~= "" then
+  keep(KEYS[9], ARGV[12], ARGV[13], ARGV[15])
+  keep(KEYS[10], ARGV[12], ARGV[14], ARGV[15])
+end
+if ARGV[16] ~= "" then
+  redis.call("HSET", KEYS[11], "status", ARGV[16], "update_time", ARGV[18])
+  redis.call("EXPIRE", KEYS[11], ARGV[17])
+end
+return 1

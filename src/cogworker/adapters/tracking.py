@@ -1,0 +1,129 @@
+"""Reading what the engine records: statuses, attempts, run history, live work,
+memory history and the counters.  Cheap reads: each function is one round trip.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import redis
+from returns.pipeline import is_successful
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.job_store import as_bytes
+from cogworker.domain import memory, payload
+from cogworker.domain.stats import days_back
+
+
+def status(client: redis.Redis, jid: str) -> str | None:
+    """A tracked job's status, or None (not tracked, or expired)."""
+    value = client.hget(keys.status(jid), "status")
+    return None if value is None else as_bytes(value).decode()
+
+
+def attempts(client: redis.Redis, jid: str) -> list[dict[str, Any]]:
+    """A job's failed attempts, newest first (at most 25)."""
+    return _records(client.lrange(keys.job_attempts(jid), 0, -1))
+
+
+def history(client: redis.Redis, jid: str) -> list[dict[str, Any]]:
+    """A job's runs, newest first."""
+    return _records(client.lrange(keys.history(jid), 0, -1))
+
+
+def class_history(client: redis.Redis, class_name: str, limit: int = 100) -> list[dict[str, Any]]:
+    """The latest runs of a job class, newest first."""
+    return _records(client.lrange(keys.class_history(class_name), 0, limit - 1))
+
+
+def running_work(
+    client: redis.Redis, identities: Sequence[str]
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per process, what each of its threads runs now (as its last heartbeat said)."""
+    pipe = client.pipeline(transaction=False)
+    for identity in identities:
+        pipe.hgetall(keys.workers(identity))
+    return {
+        identity: {
+            as_bytes(thread).decode(): work
+            for thread, raw in table.items()
+            if (work := _record(raw)) is not None
+        }
+        for identity, table in zip(identities, pipe.execute(), strict=True)
+    }
+
+
+def memory_series(
+    client: redis.Redis, identities: Sequence[str], now: float
+) -> dict[str, tuple[memory.Sample, ...]]:
+    """Per process, its 96 fifteen-minute RSS slots, oldest first, in one pipelined read."""
+    first = memory.first_slot(now)
+    pipe = client.pipeline(transaction=False)
+    for identity in identities:
+        pipe.zrangebyscore(keys.memory_history(identity), first, "+inf")
+    replies = pipe.execute()
+    return {
+        identity: memory.series(members, now)
+        for identity, members in zip(identities, replies, strict=True)
+    }
+
+
+@attrs.frozen(kw_only=True)
+class QueueLoad:
+    """A queue's size and latency (seconds its oldest job has waited; 0 when empty)."""
+
+    name: str
+    size: int
+    latency: float
+
+
+def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
+    """Every known queue with its size and latency, by name."""
+    names = sorted(as_bytes(name).decode() for name in client.smembers(keys.QUEUES))
+    pipe = client.pipeline(transaction=False)
+    for name in names:
+        pipe.llen(keys.queue(name))
+        pipe.lindex(keys.queue(name), -1)
+    replies = pipe.execute()
+    return [
+        QueueLoad(name=name, size=int(size), latency=_waited(oldest, now))
+        for name, size, oldest in zip(names, replies[::2], replies[1::2], strict=True)
+    ]
+
+
+def daily_counts(client: redis.Redis, name: str, now: float, days: int) -> dict[str, int]:
+    """A counter (`processed`, `failed`) for each of the last `days` UTC days."""
+    dates = days_back(now, days)
+    values = client.mget([keys.stat(name, day) for day in dates])
+    return {day: int(value or 0) for day, value in zip(dates, values, strict=True)}
+
+
+def totals(client: redis.Redis) -> dict[str, int]:
+    """The processed and failed counters since the beginning."""
+    processed, failed = client.mget([keys.stat("processed"), keys.stat("failed")])
+    return {"processed": int(processed or 0), "failed": int(failed or 0)}
+
+
+def _waited(oldest: bytes | None, now: float) -> float:
+    if oldest is None:
+        return 0.0
+    decoded = payload.decode(oldest)
+    if not is_successful(decoded):
+        return 0.0
+    job = decoded.unwrap()
+    return max(0.0, now - (job.enqueued_at or job.created_at))
+
+
+def _records(raw: list[Any]) -> list[dict[str, Any]]:
+    return [record for item in raw if (record := _record(item)) is not None]
+
+
+def _record(raw: bytes | str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None

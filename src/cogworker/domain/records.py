@@ -1,0 +1,48 @@
+"""What is recorded about runs: the attempts log (retry timeline) and the run history."""
+
+from __future__ import annotations
+
+import json
+
+import attrs
+
+
+@attrs.frozen(kw_only=True)
+class AttemptRecord:
+    """One failed attempt, as the dashboard's retry timeline shows it."""
+
+    #: The job's retry_count after this failure (1 for the first).
+    attempt: int
+    failed_at: float
+    error_class: str
+    error_message: str
+    #: "retrying", "dead", "killed" or "discarded".
+    outcome: str
+
+
+@attrs.frozen(kw_only=True)
+class RunRecord:
+    """One run of a job: when, where, how long, and how it ended."""
+
+    jid: str
+    class_name: str
+    queue: str
+    started_at: float
+    ended_at: float
+    #: "success", or the failed attempt's outcome ("retrying", "dead", ...).
+    outcome: str
+    process: str
+    error: str | None = None
+
+    @property
+    def duration(self) -> float:
+        """Seconds the run took."""
+        return self.ended_at - self.started_at
+
+
+def to_json(record: AttemptRecord | RunRecord) -> str:
+    """The record as stored (compact JSON; a run also carries its duration)."""
+    fields = attrs.asdict(record)
+    if isinstance(record, RunRecord):
+        fields["duration"] = round(record.duration, 6)
+    return json.dumps(fields, separators=(",", ":"))
