@@ -287,7 +287,7 @@ def test_a_failure_filed_later_by_a_reconcile_pass_runs_both_with_job_failed_err
             assert call["in_progress"] is False
             assert call["job"]["error_class"] == BOOM  # the original class is in the job
         assert_hooks_saw(calls, entry, qualified(JobFailedError), "boom: outage")
-        assert f"a failure recorded late jid={dead_jid}" in worker.log_text()
+        assert f"an outcome written late: dead jid={dead_jid}" in worker.log_text()
 
         # Scope point 6: a failure whose recording failed is retried after 30 s x 1,
         # whatever the hook said (it said an hour); no death hook runs for it.
@@ -314,7 +314,7 @@ def test_a_discard_whose_write_failed_still_lands_nowhere_and_runs_no_hook(
     try:
         # Logged right after the late write, before any death hook could run.
         wait_until(
-            lambda: f"a failure recorded late jid={jid}" in worker.log_text(),
+            lambda: f"an outcome written late: discard jid={jid}" in worker.log_text(),
             30.0,
             message=worker.log_tail,
         )

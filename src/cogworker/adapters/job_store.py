@@ -9,7 +9,7 @@ where comes from the caller.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, cast
 
 import attrs
@@ -64,6 +64,12 @@ class Outcome:
     history: str = ""
     #: The job's new status, when its status is tracked.
     status: str = ""
+    #: Its unique lock and what to do with it: "release", "extend" (by `lock_ttl`) or "".
+    unique_lock: str = ""
+    unique_action: str = ""
+    lock_ttl: float = 0.0
+    #: Its periodic running lock, released when the job ends for good ("" for none).
+    running_lock: str = ""
 
 
 def outcome_record(outcome: Outcome) -> str:
@@ -79,6 +85,19 @@ def parse_outcome_record(record: bytes) -> Outcome | None:
     except (ValueError, KeyError, TypeError):
         return None
     return outcome if outcome.kind in OUTCOME_KINDS else None
+
+
+@attrs.frozen(kw_only=True)
+class UniquePush:
+    """A unique job to push only if its lock is free (taking it for `jid`)."""
+
+    queue: str
+    payload: str
+    jid: str
+    lock: str
+    ttl: float
+    #: When to run it (scheduled), or None for now.
+    at: float | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -108,28 +127,24 @@ class JobStore:
         """Put payloads on `queue` (one round trip)."""
         scripts.PUSH(self.client, (keys.queue(queue), keys.QUEUES), (queue, *payloads))
 
-    def push_groups(
+    def push_all(
         self,
-        groups: Iterable[tuple[str, Sequence[str]]],
+        groups: Mapping[str, Sequence[str]],
+        scheduled: Sequence[tuple[float, str]],
         *,
         queued: Sequence[str] = (),
         now: float = 0.0,
     ) -> None:
-        """Push several queues' payloads in one round trip; `queued`: tracked jids to mark so."""
+        """Push payloads onto queues and into the scheduled set, and mark tracked jids
+        `queued`, in one round trip."""
         pipe = self.client.pipeline(transaction=False)
-        for queue, payloads in groups:
+        for queue, payloads in groups.items():
             scripts.PUSH.queue(pipe, (keys.queue(queue), keys.QUEUES), (queue, *payloads))
+        if scheduled:
+            pipe.zadd(keys.SCHEDULE, {payload: at for at, payload in scheduled})
         self._mark(pipe, queued, "queued", now)
-        scripts.run_pipeline(self.client, pipe)
-
-    def schedule(
-        self, entries: Sequence[tuple[float, str]], *, queued: Sequence[str] = (), now: float = 0.0
-    ) -> None:
-        """Add payloads to the scheduled set, each at its time (one round trip)."""
-        pipe = self.client.pipeline(transaction=False)
-        pipe.zadd(keys.SCHEDULE, {payload: at for at, payload in entries})
-        self._mark(pipe, queued, "queued", now)
-        pipe.execute()
+        if pipe.command_stack:
+            scripts.run_pipeline(self.client, pipe)
 
     def fetch(self, identity: str, queues: Sequence[str], count: int) -> list[Fetched]:
         """Take up to `count` jobs into `identity`'s in-progress list, queues in the order given."""
@@ -183,6 +198,8 @@ class JobStore:
             keys.history(outcome.jid),
             keys.class_history(outcome.class_name),
             keys.status(outcome.jid),
+            outcome.unique_lock or keys.NO_LOCK,
+            outcome.running_lock or keys.NO_LOCK,
         )
         settle_args = (
             entry, "1" if owned else "0", outcome.kind, outcome.score, outcome.payload,
@@ -190,8 +207,36 @@ class JobStore:
             outcome.attempt, kept.attempts_kept, int(kept.attempts_ttl),
             outcome.history, kept.history_per_job, kept.history_per_class, int(kept.history_ttl),
             outcome.status, int(kept.status_ttl), now,
+            outcome.jid, outcome.unique_action, int(outcome.lock_ttl * 1000),
+            "release" if outcome.running_lock and outcome.kind != "retry" else "",
         )  # fmt: skip
         return bool(scripts.SETTLE(self.client, settle_keys, settle_args))
+
+    def push_unique(self, pushes: Sequence[UniquePush]) -> list[bool]:
+        """Push unique jobs whose locks are free (one round trip); True where pushed."""
+        pipe = self.client.pipeline(transaction=False)
+        for push in pushes:
+            target = keys.SCHEDULE if push.at is not None else keys.queue(push.queue)
+            scripts.PUSH_UNIQUE.queue(
+                pipe,
+                (target, keys.QUEUES, push.lock),
+                (push.queue, push.payload, push.jid, int(push.ttl * 1000), push.at or ""),
+            )
+        return [bool(reply) for reply in scripts.run_pipeline(self.client, pipe)]
+
+    def take_lock(self, lock: str, jid: str, ttl: float) -> bool:
+        """Take a lock for `jid` if it is free."""
+        return bool(self.client.set(lock, jid, nx=True, px=int(ttl * 1000)))
+
+    def release_lock(self, lock: str, jid: str) -> bool:
+        """Let go of a lock `jid` holds; False if it was gone or someone else's."""
+        return bool(scripts.RELEASE_LOCK(self.client, (lock,), (jid,)))
+
+    def defer(self, identity: str, job: Fetched, at: float) -> bool:
+        """Move a job off `identity`'s in-progress list to the scheduled set, to run at `at`."""
+        return bool(
+            scripts.DEFER(self.client, (keys.in_progress(identity), keys.SCHEDULE), (job.raw, at))
+        )
 
     def set_status(self, jid: str, status: str, now: float) -> None:
         """Set a tracked job's status outside a settlement (it started working, say)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import attrs
 import redis
@@ -30,8 +30,15 @@ class ProcessRegistry:
         running: Mapping[str, str],
         ttl: int,
         now: float,
+        *,
+        held_locks: Sequence[tuple[str, str]] = (),
+        lock_ttl: float = 60.0,
     ) -> list[Signal]:
-        """Record one heartbeat (and its RSS, if `fields` has `rss_kb`); the waiting signals."""
+        """Record one heartbeat (and its RSS, if `fields` has `rss_kb`); the waiting signals.
+
+        `held_locks` are the (lock, jid) of the periodic runs this process is
+        running: each is renewed for `lock_ttl` seconds while the jid holds it.
+        """
         pairs = [item for field, value in fields.items() for item in (field, value)]
         reply = scripts.BEAT(
             self.client,
@@ -50,6 +57,8 @@ class ProcessRegistry:
                 fields.get("rss_kb", ""),
                 memory.first_slot(now),
                 memory.KEY_TTL,
+                json.dumps([list(held) for held in held_locks]),
+                int(lock_ttl * 1000),
                 *pairs,
             ),
         )

@@ -19,6 +19,9 @@ IN_PROGRESS_PREFIX = PREFIX + "inprogress:"
 ORPHANINGS_PREFIX = PREFIX + "orphanings:"
 STAT_PREFIX = PREFIX + "stat:"
 
+#: A key name never written: a script's placeholder for a lock a job doesn't have.
+NO_LOCK = PREFIX + "no-lock"
+
 #: The sorted sets of jobs waiting for a time, by the name the dashboard uses.
 SORTED_SETS = {"schedule": SCHEDULE, "retry": RETRY, "dead": DEAD}
 

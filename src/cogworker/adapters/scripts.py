@@ -78,7 +78,24 @@ BEAT = LuaScript("beat")
 PUSH = LuaScript("push")
 REQUEUE_ONE = LuaScript("requeue_one")
 HANDOVER = LuaScript("handover")
+PUSH_UNIQUE = LuaScript("push_unique")
+RELEASE_LOCK = LuaScript("release_lock")
+DEFER = LuaScript("defer")
 SCRIPTS_BY_SHA = {
     script.sha: script
-    for script in (FETCH, POP, SETTLE, REQUEUE, MOVE_DUE, BURY, BEAT, PUSH, REQUEUE_ONE, HANDOVER)
+    for script in (
+        FETCH,
+        POP,
+        SETTLE,
+        REQUEUE,
+        MOVE_DUE,
+        BURY,
+        BEAT,
+        PUSH,
+        REQUEUE_ONE,
+        HANDOVER,
+        PUSH_UNIQUE,
+        RELEASE_LOCK,
+        DEFER,
+    )
 }

@@ -14,12 +14,12 @@ import redis
 
 from cogworker.adapters import tracking
 from cogworker.adapters.connection import connect, describe
-from cogworker.adapters.job_store import JobStore
+from cogworker.adapters.job_store import JobStore, UniquePush
 from cogworker.app import testing
 from cogworker.app.config import Config
 from cogworker.app.job import Job
 from cogworker.app.middleware import client_chain
-from cogworker.domain import payload
+from cogworker.domain import payload, unique
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON, first_non_json
 from cogworker.exceptions import ConfigError, RedisUnavailableError
@@ -44,7 +44,27 @@ def check_args(args: Sequence[object]) -> None:
         )
 
 
-def build_job(job_class: type[Job], args: Sequence[JSON], now: float) -> JobRecord:
+def _extra(job_class: type[Job], args: Sequence[JSON], lock_ttl: float) -> dict[str, JSON]:
+    """The payload keys a job's options add: status tracking, its unique lock."""
+    options = job_class.cogworker_options
+    extra: dict[str, JSON] = {"track_status": True} if options.track_status else {}
+    if options.unique is not None:
+        custom = getattr(job_class, "unique_key", None)
+        key = unique.lock_key(
+            job_class.class_path(),
+            options.queue,
+            list(args),
+            custom(list(args)) if custom else None,
+        )
+        extra.update(
+            unique=options.unique, unique_lock=key, unique_ttl=options.unique_for or lock_ttl
+        )
+    return extra
+
+
+def build_job(
+    job_class: type[Job], args: Sequence[JSON], now: float, *, lock_ttl: float = 3600.0
+) -> JobRecord:
     """The record of a new run of `job_class` with `args`."""
     if not (isinstance(job_class, type) and issubclass(job_class, Job)):
         raise TypeError(f"{job_class!r} is not a cogworker Job class")
@@ -62,7 +82,7 @@ def build_job(job_class: type[Job], args: Sequence[JSON], now: float) -> JobReco
         args=tuple(args),
         retry=options.retry,
         created_at=now,
-        extra={"track_status": True} if options.track_status else {},
+        extra=_extra(job_class, args, lock_ttl),
     )
 
 
@@ -83,7 +103,7 @@ class Client:
 
     def enqueue(self, job_class: type[Job], *args: JSON) -> str | None:
         """Put a run of `job_class` on its queue; the jid, or None if a middleware stopped it."""
-        return self.push(build_job(job_class, args, self._clock()))
+        return self.push(self._build(job_class, args))
 
     def enqueue_in(self, seconds: float, job_class: type[Job], *args: JSON) -> str | None:
         """Enqueue a run `seconds` from now."""
@@ -91,7 +111,7 @@ class Client:
 
     def enqueue_at(self, at: float | dt.datetime, job_class: type[Job], *args: JSON) -> str | None:
         """Enqueue a run at `at`, a unix timestamp or an aware datetime (now if past)."""
-        return self.push(build_job(job_class, args, self._clock()), at=_timestamp(at))
+        return self.push(self._build(job_class, args), at=_timestamp(at))
 
     def enqueue_many(
         self, job_class: type[Job], args_list: Iterable[Sequence[JSON]]
@@ -100,12 +120,14 @@ class Client:
 
         Every argument list is checked before anything is pushed.
         """
-        now = self._clock()
-        jobs = [build_job(job_class, args, now) for args in args_list]
+        jobs = [self._build(job_class, args) for args in args_list]
         jids: list[str | None] = []
         for start in range(0, len(jobs), BATCH_SIZE):
             jids.extend(self._push_batch(jobs[start : start + BATCH_SIZE]))
         return jids
+
+    def _build(self, job_class: type[Job], args: Sequence[JSON]) -> JobRecord:
+        return build_job(job_class, args, self._clock(), lock_ttl=self.config.unique_lock_ttl)
 
     def push(self, job: JobRecord, *, at: float | None = None) -> str | None:
         """Push a built record through the client middleware; the jid, or None if stopped."""
@@ -126,40 +148,45 @@ class Client:
 
     def _pusher(self, at: float | None) -> Callable[[JobRecord], str | None]:
         def push(job: JobRecord) -> str | None:
-            now = self._clock()
-            queued = [job.jid] if self._tracked(job) else []
-            with self._redis_errors():
-                if at is not None and at > now:
-                    self.store.schedule([(at, payload.encode(job))], queued=queued, now=now)
-                elif queued:
-                    self.store.push_groups(
-                        [(job.queue, [_enqueued(job, now)])], queued=queued, now=now
-                    )
-                else:
-                    self.store.push(job.queue, [_enqueued(job, now)])
-            return job.jid
+            (pushed,) = self._write([(job, at)])
+            return job.jid if pushed else None
 
         return push
-
-    def _tracked(self, job: JobRecord) -> bool:
-        return self.config.track_status or job.extra.get("track_status") is True
 
     def _push_batch(self, jobs: list[JobRecord]) -> list[str | None]:
         mode = testing.current_mode()
         if mode is not None:
             return [mode.push(job) for job in jobs]
-        collected: dict[str, list[str]] = {}
+        passed: list[JobRecord] = []
 
         def collect(job: JobRecord) -> str | None:
-            collected.setdefault(job.queue, []).append(_enqueued(job, self._clock()))
+            passed.append(job)  # as the middleware left it
             return job.jid
 
         chain = client_chain(self.config.client_middleware, collect)
-        jids = [chain(job) for job in jobs]
-        queued = [jid for job, jid in zip(jobs, jids, strict=True) if jid and self._tracked(job)]
+        results = [chain(job) for job in jobs]
+        written = self._write([(job, None) for job in passed])
+        pushed = {job.jid for job, ok in zip(passed, written, strict=True) if ok}
+        return [jid if jid in pushed else None for jid in results]
+
+    def _write(self, jobs: Sequence[tuple[JobRecord, float | None]]) -> list[bool]:
+        """Push jobs (now, or at a time); False where a unique job's lock was already held."""
+        now = self._clock()
+        batch = _Batch()
+        for job, at in jobs:
+            batch.add(job, at if at is not None and at > now else None, now, self.config)
+        tracked = [job.jid for job, _ in jobs if self._tracked(job)]
         with self._redis_errors():
-            self.store.push_groups(collected.items(), queued=queued, now=self._clock())
-        return jids
+            if batch.is_one_plain_push() and not tracked:
+                self.store.push(*batch.only_push())
+                return [True] * len(jobs)
+            pushed = dict(zip(batch.unique_jids, self.store.push_unique(batch.unique), strict=True))
+            queued = [jid for jid in tracked if pushed.get(jid, True)]
+            self.store.push_all(batch.groups, batch.scheduled, queued=queued, now=now)
+        return [pushed.get(job.jid, True) for job, _ in jobs]
+
+    def _tracked(self, job: JobRecord) -> bool:
+        return self.config.track_status or job.extra.get("track_status") is True
 
     @contextmanager
     def _redis_errors(self) -> Iterator[None]:
@@ -170,6 +197,50 @@ class Client:
             raise RedisUnavailableError(
                 f"can't enqueue: Redis at {url} is unavailable ({error})"
             ) from error
+
+
+@attrs.define
+class _Batch:
+    """Jobs sorted by how they are pushed: onto queues, scheduled, or unique (lock first)."""
+
+    groups: dict[str, list[str]] = attrs.field(factory=dict)
+    scheduled: list[tuple[float, str]] = attrs.field(factory=list)
+    unique: list[UniquePush] = attrs.field(factory=list)
+
+    @property
+    def unique_jids(self) -> list[str]:
+        """The jids of the unique pushes, in order."""
+        return [push.jid for push in self.unique]
+
+    def add(self, job: JobRecord, run_at: float | None, now: float, config: Config) -> None:
+        """Sort in one job (`run_at` None: now)."""
+        text = payload.encode(job) if run_at is not None else _enqueued(job, now)
+        lock = job.extra.get("unique_lock")
+        if isinstance(lock, str) and unique.locks_at_enqueue(str(job.extra.get("unique"))):
+            ttl = float(job.extra.get("unique_ttl") or config.unique_lock_ttl)  # type: ignore[arg-type]
+            self.unique.append(
+                UniquePush(
+                    queue=job.queue,
+                    payload=text,
+                    jid=job.jid,
+                    lock=lock,
+                    ttl=unique.enqueue_ttl(ttl, run_at, now),
+                    at=run_at,
+                )
+            )
+        elif run_at is not None:
+            self.scheduled.append((run_at, text))
+        else:
+            self.groups.setdefault(job.queue, []).append(text)
+
+    def is_one_plain_push(self) -> bool:
+        """Whether this is one queue's pushes alone (the fast path: one script call)."""
+        return not self.unique and not self.scheduled and len(self.groups) == 1
+
+    def only_push(self) -> tuple[str, list[str]]:
+        """The queue and payloads of a plain push."""
+        ((queue, payloads),) = self.groups.items()
+        return queue, payloads
 
 
 def _enqueued(job: JobRecord, now: float) -> str:

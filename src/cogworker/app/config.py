@@ -76,6 +76,10 @@ class Config:
     fetch_idle_max_interval: float = attrs.field(default=0.1, validator=_positive)
     dead_max_jobs: int = attrs.field(default=10_000, validator=_positive)
     dead_max_age: float = attrs.field(default=180 * 86_400.0, validator=_positive)
+    #: How long a unique job's lock lasts (a class's `unique_for` overrides it).
+    unique_lock_ttl: float = attrs.field(default=3600.0, validator=_positive)
+    #: How long a periodic job's running lock outlives the last heartbeat of its process.
+    periodic_lock_ttl: float = attrs.field(default=60.0, validator=_positive)
     #: Track every job's status (else only classes with `track_status=True`).
     track_status: bool = False
     #: A status expires this long after its last change.
@@ -138,6 +142,8 @@ FILE_FIELDS = (
     "fetch_idle_max_interval",
     "dead_max_jobs",
     "dead_max_age",
+    "unique_lock_ttl",
+    "periodic_lock_ttl",
     "track_status",
     "status_expiry",
     "history",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
+from cogworker.domain import unique
 from cogworker.exceptions import UnknownJobClassError
 
 if TYPE_CHECKING:
@@ -25,6 +26,11 @@ def _check_queue(_: object, __: attrs.Attribute[Any], value: object) -> None:
         raise ValueError(f"queue must be a non-empty name without commas, got {value!r}")
 
 
+def _check_unique(_: object, __: attrs.Attribute[Any], value: object) -> None:
+    if value is not None and value not in unique.MODES:
+        raise ValueError(f"unique must be one of {unique.MODES}, got {value!r}")
+
+
 @attrs.frozen(kw_only=True)
 class JobOptions:
     """A job class's options, given as class keywords and inherited by subclasses."""
@@ -34,6 +40,10 @@ class JobOptions:
     retry: bool | int = attrs.field(default=True, validator=_check_retry)
     #: Keep this job's status (`cogworker.status(jid)`): queued, working, retrying, complete...
     track_status: bool = False
+    #: "until_executed", "until_executing" or "while_executing": no duplicate meanwhile.
+    unique: str | None = attrs.field(default=None, validator=_check_unique)
+    #: How long its unique lock lasts (seconds); else `Config.unique_lock_ttl`.
+    unique_for: float | None = None
 
 
 class Job:
@@ -47,7 +57,9 @@ class Job:
 
     * ``retry_in(cls, count, exception, job)`` → seconds before the next try,
       ``None`` for the default backoff, ``cogworker.KILL`` or ``cogworker.DISCARD``;
-    * ``retries_exhausted(cls, job, exception)``, called once the job is in dead.
+    * ``retries_exhausted(cls, job, exception)``, called once the job is in dead;
+    * ``unique_key(cls, args)`` → the string a unique job's lock is keyed by
+      (default: its arguments).
 
     Both may take fewer parameters.
     """
@@ -63,10 +75,18 @@ class Job:
         queue: str | None = None,
         retry: bool | int | None = None,
         track_status: bool | None = None,
+        unique: str | None = None,
+        unique_for: float | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init_subclass__(**kwargs)
-        options = (("queue", queue), ("retry", retry), ("track_status", track_status))
+        options = (
+            ("queue", queue),
+            ("retry", retry),
+            ("track_status", track_status),
+            ("unique", unique),
+            ("unique_for", unique_for),
+        )
         given = {name: value for name, value in options if value is not None}
         try:
             cls.cogworker_options = attrs.evolve(cls.cogworker_options, **given)  # type: ignore[arg-type]  # validated

@@ -10,10 +10,12 @@
 -- ARGV[3] JSON object: thread name -> JSON of the job it runs
 -- ARGV[4] this beat's memory slot start   ARGV[5] RSS in KiB ("" if unknown)
 -- ARGV[6] the oldest slot kept (24 h of slots)   ARGV[7] the history key's TTL
--- ARGV[8..] field, value pairs for the process hash
+-- ARGV[8] JSON list of [lock key, jid] of the periodic runs this process holds
+-- ARGV[9] their TTL, milliseconds (each renewed only while the jid still holds it)
+-- ARGV[10..] field, value pairs for the process hash
 local now = redis.call("TIME")
 local beat = now[1] .. "." .. string.format("%06d", tonumber(now[2]))
-redis.call("HSET", KEYS[2], "beat", beat, unpack(ARGV, 8))
+redis.call("HSET", KEYS[2], "beat", beat, unpack(ARGV, 10))
 redis.call("EXPIRE", KEYS[2], ARGV[2])
 redis.call("SADD", KEYS[1], ARGV[1])
 redis.call("DEL", KEYS[3])
@@ -39,6 +41,11 @@ if kb then
 end
 redis.call("ZREMRANGEBYSCORE", KEYS[5], "-inf", "(" .. ARGV[6])
 redis.call("EXPIRE", KEYS[5], ARGV[7])
+for _, held in ipairs(cjson.decode(ARGV[8])) do
+  if redis.call("GET", held[1]) == held[2] then
+    redis.call("PEXPIRE", held[1], ARGV[9])
+  end
+end
 local signals = redis.call("LRANGE", KEYS[4], 0, -1)
 redis.call("DEL", KEYS[4])
 return signals

@@ -12,6 +12,7 @@
 -- KEYS[7]  the job's orphanings counter   KEYS[8] its attempts list
 -- KEYS[9]  its history list       KEYS[10] its class's history list
 -- KEYS[11] its status hash
+-- KEYS[12] its unique lock (or any unused name)   KEYS[13] its periodic running lock (likewise)
 -- ARGV[1]  the entry on KEYS[1]
 -- ARGV[2]  "1" to require the entry there, "0" for basic fetch (no list)
 -- ARGV[3]  "ack", "retry", "dead" or "discard"
@@ -22,6 +23,9 @@
 -- ARGV[12] the history record, or ""    ARGV[13] kept per job    ARGV[14] kept per class
 -- ARGV[15] history TTL
 -- ARGV[16] the new status, or "" (not tracked)   ARGV[17] status TTL   ARGV[18] now
+-- ARGV[19] the jid (the owner the locks must name)
+-- ARGV[20] the unique lock: "release", "extend" or ""   ARGV[21] extended TTL, milliseconds
+-- ARGV[22] the running lock: "release" or ""
 --
 -- Returns 1, or 0 if the entry was no longer on the list.
 if ARGV[2] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
@@ -59,6 +63,17 @@ end
 if ARGV[12] ~= "" then
   keep(KEYS[9], ARGV[12], ARGV[13], ARGV[15])
   keep(KEYS[10], ARGV[12], ARGV[14], ARGV[15])
+end
+local function owned(lock)
+  return redis.call("GET", lock) == ARGV[19]
+end
+if ARGV[20] == "release" and owned(KEYS[12]) then
+  redis.call("DEL", KEYS[12])
+elseif ARGV[20] == "extend" and owned(KEYS[12]) then
+  redis.call("PEXPIRE", KEYS[12], ARGV[21])
+end
+if ARGV[22] == "release" and owned(KEYS[13]) then
+  redis.call("DEL", KEYS[13])
 end
 if ARGV[16] ~= "" then
   redis.call("HSET", KEYS[11], "status", ARGV[16], "update_time", ARGV[18])

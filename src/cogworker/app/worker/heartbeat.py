@@ -45,7 +45,13 @@ class Heartbeat:
     def beat(self) -> None:
         """One beat: write presence, then act on the signals that were waiting."""
         signals = self.registry.beat(
-            self.state.identity, self._fields(), self.state.running(), self.ttl, time.time()
+            self.state.identity,
+            self._fields(),
+            self.state.running(),
+            self.ttl,
+            time.time(),
+            held_locks=self.state.held_locks(),
+            lock_ttl=self.config.periodic_lock_ttl,
         )
         if self.state.healthy_since is None:
             self.state.healthy_since = time.time()

@@ -140,6 +140,7 @@ class Manager:
         backoff = Backoff("final writes", self.logger)
         for _ in range(10):
             try:
+                self.reconciler.release_deferred()
                 if self.config.fetch == "reliable":
                     self.reconciler.hand_over_pending()
                     requeued = self.store.requeue(self.identity, recovery=False)

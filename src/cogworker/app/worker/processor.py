@@ -13,7 +13,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from typing import assert_never
+from typing import Any, assert_never
 
 import attrs
 import redis
@@ -27,7 +27,7 @@ from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import load_job_class
 from cogworker.app.middleware import RunContext, server_chain
 from cogworker.app.worker.state import Settlement, WorkerState
-from cogworker.domain import failure, payload, records
+from cogworker.domain import failure, payload, records, unique
 from cogworker.domain.job import JobRecord, with_failure
 from cogworker.domain.retries import JITTER_SPAN
 from cogworker.exceptions import UnknownJobClassError
@@ -88,8 +88,12 @@ class Processor:
             self._file_unparseable(fetched, decoded.failure())
             return
         job = decoded.unwrap()
+        if not self._may_start(job, fetched):
+            return
         thread = threading.current_thread().name
-        self.state.started(thread, _work_json(job, fetched.queue, self.clock()))
+        running_lock = _text(job.extra.get("running_lock"))
+        held = (running_lock, job.jid) if running_lock else None
+        self.state.started(thread, _work_json(job, fetched.queue, self.clock()), held)
         try:
             notice = self._run_and_settle(job, fetched)
         finally:
@@ -98,6 +102,62 @@ class Processor:
             self.state.release(fetched.raw)
         if notice is not None:
             notify(notice, self.config.death_handlers, self.logger)
+
+    def _may_start(self, job: JobRecord, fetched: Fetched) -> bool:
+        """Unique locks at the start of a run: let go (until_executing) or take (while_executing).
+
+        A while_executing job whose lock a duplicate holds goes back to the
+        scheduled set for a little while instead of running alongside it.
+        """
+        mode, lock = _text(job.extra.get("unique")), _text(job.extra.get("unique_lock"))
+        if not lock:
+            return True
+        if unique.released_at_start(mode):
+            self._release(lock, job.jid)
+        if not unique.held_while_running(mode):
+            return True
+        try:
+            if self.store.take_lock(lock, job.jid, self._lock_ttl(job)):
+                return True
+            deferred = self.store.defer(
+                self.state.identity, fetched, self.clock() + unique.BUSY_RETRY_SECONDS
+            )
+        except redis.RedisError as error:
+            self.logger.warning("couldn't check the job's lock (%s); it stays in progress", error)
+            return False  # left on the in-progress list: requeued at shutdown, or recovered
+        self.state.release(fetched.raw)
+        self.logger.info(
+            "a duplicate is running; put back for %.0fs",
+            unique.BUSY_RETRY_SECONDS,
+            extra={"jid": job.jid, "reason": "while-executing" if deferred else "lost-ownership"},
+        )
+        return False
+
+    def _release(self, lock: str, jid: str) -> None:
+        try:
+            self.store.release_lock(lock, jid)
+        except redis.RedisError:
+            self.state.defer_release(lock, jid)  # the reconciler lets go of it later
+
+    def _lock_ttl(self, job: JobRecord) -> float:
+        ttl = job.extra.get("unique_ttl")
+        return float(ttl) if isinstance(ttl, (int, float)) else self.config.unique_lock_ttl
+
+    def _locks(self, job: JobRecord, kind: OutcomeKind, score: float, now: float) -> dict[str, Any]:
+        """What the settlement does with the job's locks (see `Outcome`)."""
+        mode, lock = _text(job.extra.get("unique")), _text(job.extra.get("unique_lock"))
+        action, ttl = "", 0.0
+        if lock and unique.held_until_done(mode):
+            action = "extend" if kind == "retry" else "release"
+            ttl = unique.retry_ttl(self._lock_ttl(job), score, now)
+        elif lock and unique.held_while_running(mode):
+            action = "release"
+        return {
+            "unique_lock": lock if action else "",
+            "unique_action": action,
+            "lock_ttl": ttl,
+            "running_lock": _text(job.extra.get("running_lock")),
+        }
 
     def _run_and_settle(self, job: JobRecord, fetched: Fetched) -> DeathNotice | None:
         fields = {"jid": job.jid, "class": job.class_name, "queue": fetched.queue}
@@ -165,6 +225,7 @@ class Processor:
             class_name=job.class_name,
             history=self._history(job, fetched.queue, attempt, "success"),
             status=self._status(job, "complete"),
+            **self._locks(job, "ack", 0.0, self.clock()),
         )
         try:
             owned = self.store.settle(self._owner, fetched, outcome, self.clock())
@@ -240,6 +301,7 @@ class Processor:
             attempt=records.to_json(attempt),
             history=self._history(run.job, run.fetched.queue, run.attempt, attempt_outcome, error),
             status=self._status(run.job, _FAILED_STATUS[attempt_outcome]),
+            **self._locks(run.job, kind, score, run.attempt.ended_at),
         )
 
     def _interrupt(self, run: FailedRun, cause: redis.RedisError) -> DeathNotice | None:
@@ -335,6 +397,11 @@ class Processor:
             "nothing written for this run",
             extra={"jid": job.jid, "class": job.class_name, "reason": "lost-ownership"},
         )
+
+
+def _text(value: object) -> str:
+    """A payload field that should be a string, or "" when it isn't."""
+    return value if isinstance(value, str) else ""
 
 
 def _work_json(job: JobRecord, queue: str, now: float) -> str:

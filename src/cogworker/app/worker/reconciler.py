@@ -70,6 +70,7 @@ class Reconciler:
     def reconcile(self) -> None:
         """One pass: pending writes, handed-over ones, then (when safe to judge) orphans."""
         self.settle_pending()
+        self.release_deferred()
         self.file_unsettled()
         if self._may_judge_others():
             self.recover_orphans()
@@ -81,6 +82,12 @@ class Reconciler:
             self._settle(settlement)
             self.state.pending.forget(settlement)
             self.state.release(settlement.fetched.raw)
+
+    def release_deferred(self) -> None:
+        """Let go of the locks whose release failed while Redis was away (owner-checked)."""
+        for lock, jid in self.state.deferred_releases():
+            self.store.release_lock(lock, jid)
+            self.state.released(lock, jid)
 
     def hand_over_pending(self) -> None:
         """At shutdown: give every unwritten settlement to whichever reconciler comes next.
@@ -161,9 +168,17 @@ class Reconciler:
             ):
                 buried += 1
                 self.logger.error("orphaned too often, moved to dead", extra={"jid": job.jid})
+                self._release_locks(job)
                 # The hooks get the entry as stored in dead, error and all.
                 notify(self._notice(job, error), self.config.death_handlers, self.logger)
         return buried
+
+    def _release_locks(self, job: JobRecord) -> None:
+        """A job that ended outside a settlement lets go of its locks (owner-checked)."""
+        for field in ("unique_lock", "running_lock"):
+            lock = job.extra.get(field)
+            if isinstance(lock, str):
+                self.state.defer_release(lock, job.jid)  # done by the next pass
 
     def _settle(self, settlement: Settlement) -> None:
         outcome = settlement.outcome

@@ -70,6 +70,8 @@ class WorkerState:
     healthy_since: float | None = None
     _running: dict[str, str] = attrs.field(factory=dict)
     _running_lock: threading.Lock = attrs.field(factory=threading.Lock)
+    _held_locks: dict[str, tuple[str, str]] = attrs.field(factory=dict)
+    _deferred_releases: set[tuple[str, str]] = attrs.field(factory=set)
     #: Payloads this process knows it holds (fetched and not yet settled).
     _held: set[bytes] = attrs.field(factory=set)
 
@@ -88,15 +90,38 @@ class WorkerState:
         with self._running_lock:
             return raw in self._held
 
-    def started(self, thread: str, work: str) -> None:
-        """Note that `thread` runs `work` (a JSON description) now."""
+    def started(self, thread: str, work: str, held_lock: tuple[str, str] | None = None) -> None:
+        """Note that `thread` runs `work` (a JSON description), holding `held_lock` (lock, jid)."""
         with self._running_lock:
             self._running[thread] = work
+            if held_lock is not None:
+                self._held_locks[thread] = held_lock
 
     def finished(self, thread: str) -> None:
         """Note that `thread` is idle again."""
         with self._running_lock:
             self._running.pop(thread, None)
+            self._held_locks.pop(thread, None)
+
+    def defer_release(self, lock: str, jid: str) -> None:
+        """Remember a lock release that failed (Redis away), for the reconciler."""
+        with self._running_lock:
+            self._deferred_releases.add((lock, jid))
+
+    def deferred_releases(self) -> list[tuple[str, str]]:
+        """The (lock, jid) releases still to do."""
+        with self._running_lock:
+            return sorted(self._deferred_releases)
+
+    def released(self, lock: str, jid: str) -> None:
+        """Forget a deferred release that has now been done."""
+        with self._running_lock:
+            self._deferred_releases.discard((lock, jid))
+
+    def held_locks(self) -> list[tuple[str, str]]:
+        """The (lock, jid) of the periodic runs going on now, for the heartbeat to renew."""
+        with self._running_lock:
+            return list(self._held_locks.values())
 
     def running(self) -> dict[str, str]:
         """What each busy thread runs, by thread name."""

@@ -1,0 +1,13 @@
+-- defer: a job that can't run now (its while_executing lock is held by a
+-- duplicate) leaves this process's in-progress list for the scheduled set,
+-- to be looked at again later. Not a run: nothing is counted.
+--
+-- KEYS[1] this process's in-progress list   KEYS[2] the scheduled set
+-- ARGV[1] the payload as fetched   ARGV[2] when to look again
+--
+-- Returns 1, or 0 if the job was no longer on the list.
+if redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
+  return 0
+end
+redis.call("ZADD", KEYS[2], ARGV[2], ARGV[1])
+return 1
