@@ -13,7 +13,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
+import redis
 
+import cogworker
 from tests.support.processes import CogworkerFactory, CogworkerProcess, start_worker
 from tests.support.redis_server import RedisServer, RedisServerFactory
 
@@ -40,6 +42,22 @@ def redis_url(redis_server: RedisServer) -> str:
     with redis_server.client(socket_timeout=10.0) as client:
         client.flushall()
     return redis_server.url
+
+
+@pytest.fixture
+def rc(redis_url: str) -> Iterator[redis.Redis]:
+    """A plain client of the test's (flushed) Redis, for setting up and checking keys."""
+    client = redis.Redis.from_url(redis_url, socket_timeout=10.0)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def client(redis_url: str) -> Iterator[cogworker.Client]:
+    """A cogworker Client on the test's Redis."""
+    enqueuer = cogworker.Client(cogworker.Config(redis_url=redis_url))
+    yield enqueuer
+    enqueuer.close()
 
 
 @pytest.fixture

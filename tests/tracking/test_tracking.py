@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,22 +16,6 @@ from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_unt
 from tests.tracking import jobs
 
 APP = "tests.tracking.jobs:config"
-
-
-@pytest.fixture
-def rc(redis_url: str) -> Iterator[redis.Redis]:
-    """A client of the test's Redis."""
-    client = redis.Redis.from_url(redis_url, socket_timeout=10)
-    yield client
-    client.close()
-
-
-@pytest.fixture
-def client(redis_url: str) -> Iterator[cogworker.Client]:
-    """A cogworker client of the test's Redis."""
-    made = cogworker.Client(cogworker.Config(redis_url=redis_url))
-    yield made
-    made.close()
 
 
 @pytest.fixture

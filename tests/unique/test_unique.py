@@ -6,7 +6,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -21,22 +21,6 @@ from tests.unique import jobs
 
 APP = "tests.unique.jobs:config"
 StartWorker = Callable[[], CogworkerProcess]
-
-
-@pytest.fixture
-def rc(redis_url: str) -> Iterator[redis.Redis]:
-    """A client of the test's Redis."""
-    client = redis.Redis.from_url(redis_url, socket_timeout=10)
-    yield client
-    client.close()
-
-
-@pytest.fixture
-def client(redis_url: str) -> Iterator[cogworker.Client]:
-    """A cogworker client of the test's Redis."""
-    made = cogworker.Client(cogworker.Config(redis_url=redis_url))
-    yield made
-    made.close()
 
 
 @pytest.fixture
