@@ -88,6 +88,22 @@ def parse_outcome_record(record: bytes) -> Outcome | None:
 
 
 @attrs.frozen(kw_only=True)
+class Fetched:
+    """A job as taken from a queue: its payload exactly as stored (the key for ack)."""
+
+    queue: str
+    raw: bytes
+
+
+@attrs.frozen(kw_only=True)
+class Settlement:
+    """An outcome to write for a job as it was fetched."""
+
+    fetched: Fetched
+    outcome: Outcome
+
+
+@attrs.frozen(kw_only=True)
 class UniquePush:
     """A unique job to push only if its lock is free (taking it for `jid`)."""
 
@@ -98,14 +114,6 @@ class UniquePush:
     ttl: float
     #: When to run it (scheduled), or None for now.
     at: float | None = None
-
-
-@attrs.frozen(kw_only=True)
-class Fetched:
-    """A job as taken from a queue: its payload exactly as stored (the key for ack)."""
-
-    queue: str
-    raw: bytes
 
 
 def _fetched(queues: Sequence[str], reply: list[Any]) -> list[Fetched]:
@@ -180,11 +188,30 @@ class JobStore:
         holder = keys.in_progress(identity or "")
         return self._settle(holder, job.raw, identity is not None, outcome, now)
 
+    def settle_many(
+        self, identity: str | None, settlements: Sequence[Settlement], now: float
+    ) -> list[bool]:
+        """Write many outcomes in one round trip (each its own atomic script); see `settle`."""
+        pipe = self.client.pipeline(transaction=False)
+        holder = keys.in_progress(identity or "")
+        for settlement in settlements:
+            settle_keys, settle_args = self._settle_call(
+                holder, settlement.fetched.raw, identity is not None, settlement.outcome, now
+            )
+            scripts.SETTLE.queue(pipe, settle_keys, settle_args)
+        return [bool(reply) for reply in scripts.run_pipeline(self.client, pipe)]
+
     def settle_handed_over(self, record: bytes, outcome: Outcome, now: float) -> bool:
         """Write an outcome a stopped process handed over; True if this call did."""
         return self._settle(keys.UNSETTLED, record, True, outcome, now)
 
     def _settle(self, holder: str, entry: bytes, owned: bool, outcome: Outcome, now: float) -> bool:
+        settle_keys, settle_args = self._settle_call(holder, entry, owned, outcome, now)
+        return bool(scripts.SETTLE(self.client, settle_keys, settle_args))
+
+    def _settle_call(
+        self, holder: str, entry: bytes, owned: bool, outcome: Outcome, now: float
+    ) -> tuple[tuple[str, ...], tuple[bytes | str | int | float, ...]]:
         day, kept = day_of(now), self.retention
         settle_keys = (
             holder,
@@ -210,7 +237,7 @@ class JobStore:
             outcome.jid, outcome.unique_action, int(outcome.lock_ttl * 1000),
             "release" if outcome.running_lock and outcome.kind != "retry" else "",
         )  # fmt: skip
-        return bool(scripts.SETTLE(self.client, settle_keys, settle_args))
+        return settle_keys, settle_args
 
     def push_unique(self, pushes: Sequence[UniquePush]) -> list[bool]:
         """Push unique jobs whose locks are free (one round trip); True where pushed."""

@@ -26,6 +26,7 @@ from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect
 from cogworker.adapters.job_store import Fetched, JobStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
+from cogworker.app.worker.acker import Acker
 from cogworker.app.worker.backoff import Backoff
 from cogworker.app.worker.fetcher import Fetcher
 from cogworker.app.worker.heartbeat import Heartbeat
@@ -54,6 +55,8 @@ class Manager:
         self.store = JobStore(self.redis, retention=config.retention)
         self.registry = ProcessRegistry(self.redis)
         self._stop_requested = threading.Event()
+        owner = self.state.identity if config.fetch == "reliable" else None
+        self.acker = Acker(self.store, self.state, self.logger, owner)
         self._work: queue.SimpleQueue[Fetched | None] = queue.SimpleQueue()
         self._slots = threading.Semaphore(config.concurrency)
         self._threads: list[threading.Thread] = []
@@ -89,7 +92,9 @@ class Manager:
         plan = self.config.queue_plan
         self._check_fixed_keys()
         reliable = self.config.fetch == "reliable"
-        processor = Processor(self.store, self.config, self.state, self.logger, reliable=reliable)
+        processor = Processor(
+            self.store, self.config, self.state, self.logger, reliable=reliable, acker=self.acker
+        )
         fetcher = Fetcher(
             self.store, self.config, self.state, self.logger, self._work, self._slots, plan
         )
@@ -97,6 +102,7 @@ class Manager:
         for index in range(self.config.concurrency):
             self._spawn(f"processor-{index}", lambda: self._process_loop(processor))
         self._spawn("fetcher", fetcher.run)
+        self._spawn("acker", self.acker.run)
         self._spawn("heartbeat", self.heartbeat.run)
         self._spawn("poller", poller.run)
         self._spawn("reconciler", self.reconciler.run)
@@ -126,6 +132,12 @@ class Manager:
         for thread in processors:
             thread.join(max(0.0, deadline - time.monotonic()))
         unfinished = sum(thread.is_alive() for thread in processors)
+        # Every ack handed over is written (or remembered) before the final
+        # requeue, which would otherwise run a finished job again.
+        self.acker.stop()
+        for thread in self._threads:
+            if thread.name == "acker":
+                thread.join(FETCHER_STOP_TIMEOUT)
         # Housekeeping ends before the final writes: a beat after them would
         # register this process again, a reconcile pass race the hand-over.
         self.heartbeat.finished.set()

@@ -20,13 +20,14 @@ import redis
 from returns.pipeline import is_successful
 
 from cogworker.adapters import user_hooks
-from cogworker.adapters.job_store import Fetched, JobStore, Outcome, OutcomeKind
+from cogworker.adapters.job_store import Fetched, JobStore, Outcome, OutcomeKind, Settlement
 from cogworker.app.client import new_jid
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import load_job_class
 from cogworker.app.middleware import RunContext, server_chain
-from cogworker.app.worker.state import Settlement, WorkerState
+from cogworker.app.worker.acker import Acker
+from cogworker.app.worker.state import WorkerState
 from cogworker.domain import failure, payload, records, unique
 from cogworker.domain.job import JobRecord, with_failure
 from cogworker.domain.retries import JITTER_SPAN
@@ -73,6 +74,8 @@ class Processor:
     state: WorkerState
     logger: logging.Logger
     reliable: bool = True
+    #: Writes acks in batches; None: each ack is written before the next job.
+    acker: Acker | None = None
     clock: Callable[[], float] = time.time
     rng: random.Random = attrs.field(factory=random.Random)
 
@@ -98,8 +101,6 @@ class Processor:
             notice = self._run_and_settle(job, fetched)
         finally:
             self.state.finished(thread)
-        if fetched.raw not in self.state.pending:
-            self.state.release(fetched.raw)
         if notice is not None:
             notify(notice, self.config.death_handlers, self.logger)
 
@@ -227,18 +228,21 @@ class Processor:
             status=self._status(job, "complete"),
             **self._locks(job, "ack", 0.0, self.clock()),
         )
+        settlement = Settlement(fetched=fetched, outcome=outcome)
+        if self.acker is not None:
+            self.acker.submit(settlement)
+            return
         try:
             owned = self.store.settle(self._owner, fetched, outcome, self.clock())
         except redis.RedisError as error:
-            self.state.pending.remember(Settlement(fetched=fetched, outcome=outcome))
+            self.state.pending.remember(settlement)
             self.logger.error(
                 "couldn't acknowledge a finished job (%s); will ack it later, it won't run again",
                 error,
                 extra={"jid": job.jid, "reason": "ack-interrupted"},
             )
             return
-        if not owned:
-            self._lost_ownership(job)
+        self._settled(fetched, job, owned)
 
     def _settle_failure(
         self, job: JobRecord, fetched: Fetched, attempt: Attempt, fields: dict[str, str]
@@ -254,8 +258,8 @@ class Processor:
             written = self.store.settle(self._owner, fetched, outcome, self.clock())
         except redis.RedisError as write_error:
             return self._interrupt(run, write_error)
+        self._settled(fetched, job, written)
         if not written:
-            self._lost_ownership(job)
             return None
         self.logger.warning(
             "fail",
@@ -330,6 +334,7 @@ class Processor:
             )
             return None
         self.logger.error("couldn't record a failure (%s) at first; filed", cause, extra=extra)
+        self._settled(run.fetched, job, written)
         return self._notice(outcome, run) if written and plan.target == "dead" else None
 
     def _notice(self, outcome: Outcome, run: FailedRun) -> DeathNotice:
@@ -390,6 +395,12 @@ class Processor:
             return
         self.state.release(fetched.raw)
         self.logger.error("an unparseable payload moved to dead", extra=extra)
+
+    def _settled(self, fetched: Fetched, job: JobRecord, written: bool) -> None:
+        """The outcome's write came back: the job is no longer this process's to hold."""
+        self.state.release(fetched.raw)
+        if not written:
+            self._lost_ownership(job)
 
     def _lost_ownership(self, job: JobRecord) -> None:
         self.logger.warning(

@@ -18,14 +18,19 @@ from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import user_hooks
-from cogworker.adapters.job_store import JobStore, outcome_record, parse_outcome_record
+from cogworker.adapters.job_store import (
+    JobStore,
+    Settlement,
+    outcome_record,
+    parse_outcome_record,
+)
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.client import new_jid
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import load_job_class
 from cogworker.app.worker.backoff import repeat
-from cogworker.app.worker.state import Settlement, WorkerState
+from cogworker.app.worker.state import WorkerState
 from cogworker.domain import payload
 from cogworker.domain.job import JobRecord
 from cogworker.exceptions import JobFailedError, JobOrphanedError, UnknownJobClassError

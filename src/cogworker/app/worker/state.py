@@ -7,19 +7,7 @@ import time
 
 import attrs
 
-from cogworker.adapters.job_store import Fetched, Outcome
-
-
-@attrs.frozen(kw_only=True)
-class Settlement:
-    """An outcome that couldn't be written (Redis away), for the job as fetched.
-
-    An ack remembered this way means the job is never run again because of
-    it; a failure, that it is filed where it was going once Redis is back.
-    """
-
-    fetched: Fetched
-    outcome: Outcome
+from cogworker.adapters.job_store import Settlement
 
 
 @attrs.define
