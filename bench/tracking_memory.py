@@ -115,9 +115,8 @@ def main() -> None:
             info = redis.Redis.from_url(url).info("memory")
         finally:
             server.terminate()
-    print(
-        f"{total:,} jobs ({total // 10:,} failed once), drained in {time.monotonic() - started:.0f} s"
-    )
+    took = time.monotonic() - started
+    print(f"{total:,} jobs ({total // 10:,} failed once), drained in {took:.0f} s")
     print("| records | keys | MiB | bytes per key |\n|---|---|---|---|")
     for kind, label in KINDS.items():
         count, size = figures.get(kind, (0, 0))
