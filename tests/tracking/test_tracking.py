@@ -217,3 +217,19 @@ def test_reading_fifty_processes_memory_is_one_round_trip(redis_url: str) -> Non
     assert CountingConnection.sent == 1
     assert set(result) == set(identities)
     assert all(len(series) == memory.SLOTS for series in result.values())
+
+
+def test_a_plain_job_that_succeeds_at_once_is_only_in_its_class_history(
+    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, tmp_path: Path
+) -> None:
+    """No per-job key for an untracked job that ran once and well; a retried one gets one."""
+    gate = tmp_path / "gate"
+    gate.touch()
+    plain = client.enqueue(jobs.WaitsForFile, str(gate), "plain")
+    failed = client.enqueue(jobs.DiesAtOnce)
+    assert plain is not None
+    assert failed is not None
+    wait_until(lambda: len(tracking.class_history(rc, jobs.WaitsForFile.class_path())) == 1, 20)
+    wait_until(lambda: tracking.history(rc, failed), 20)
+    assert tracking.history(rc, plain) == []
+    assert tracking.class_history(rc, jobs.WaitsForFile.class_path())[0]["jid"] == plain

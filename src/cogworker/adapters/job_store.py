@@ -62,6 +62,8 @@ class Outcome:
     #: JSON records for the attempts log and the run history ("" for none).
     attempt: str = ""
     history: str = ""
+    #: Whether the run goes into the job's own history too (else only its class's).
+    history_per_job: bool = True
     #: The job's new status, when its status is tracked.
     status: str = ""
     #: Its unique lock and what to do with it: "release", "extend" (by `lock_ttl`) or "".
@@ -236,6 +238,7 @@ class JobStore:
             outcome.status, int(kept.status_ttl), now,
             outcome.jid, outcome.unique_action, int(outcome.lock_ttl * 1000),
             "release" if outcome.running_lock and outcome.kind != "retry" else "",
+            "1" if outcome.history_per_job else "0",
         )  # fmt: skip
         return settle_keys, settle_args
 

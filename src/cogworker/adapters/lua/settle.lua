@@ -26,6 +26,7 @@
 -- ARGV[19] the jid (the owner the locks must name)
 -- ARGV[20] the unique lock: "release", "extend" or ""   ARGV[21] extended TTL, milliseconds
 -- ARGV[22] the running lock: "release" or ""
+-- ARGV[23] "1" to keep the history record in the job's own list too (else the class's only)
 --
 -- Returns 1, or 0 if the entry was no longer on the list.
 if ARGV[2] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
@@ -61,7 +62,9 @@ if ARGV[9] ~= "" then
   keep(KEYS[8], ARGV[9], ARGV[10], ARGV[11])
 end
 if ARGV[12] ~= "" then
-  keep(KEYS[9], ARGV[12], ARGV[13], ARGV[15])
+  if ARGV[23] == "1" then
+    keep(KEYS[9], ARGV[12], ARGV[13], ARGV[15])
+  end
   keep(KEYS[10], ARGV[12], ARGV[14], ARGV[15])
 end
 local function owned(lock)

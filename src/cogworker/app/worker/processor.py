@@ -225,6 +225,9 @@ class Processor:
             jid=job.jid,
             class_name=job.class_name,
             history=self._history(job, fetched.queue, attempt, "success"),
+            # A job that ran once and well is only in its class's history:
+            # a key per job would cost each run more memory and Redis time.
+            history_per_job=self._tracks_status(job) or job.retries_made > 0,
             status=self._status(job, "complete"),
             **self._locks(job, "ack", 0.0, self.clock()),
         )

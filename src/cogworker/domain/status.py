@@ -1,0 +1,119 @@
+"""A tracked job's status, and how each event of its life moves it.
+
+Everything that decides a status lives in this module; the shell writes
+what `next_status` (or `corrected_to_failed`) returns, with the expiry.
+
+    queued -> working -> complete
+                      -> retrying -> working -> ...
+                      -> dead | discarded
+    (a status written as retrying) -> failed, by a late decision
+
+* `next_status` is total: any event from any status (or none: untracked,
+  expired) gives a status, so a lost or reordered write never wedges it.
+  Each event states the whole truth about where the job is, with one
+  exception: a job put back on its queue while `retrying` (the retry poller,
+  "retry now" on the dashboard) stays `retrying` until it starts, since it
+  is still between attempts.  A dead job put back on its queue by hand is
+  `queued` again: a terminal status ends a life cycle, not the jid.
+* A killed job is `dead` (it is in the dead set); a discarded one `discarded`.
+* `failed` is what the spec's `Status.mark_failed` writes: the status said
+  `retrying` (a middleware raised after `perform`, so the failure was seen
+  before the job class's `retry_in` ended it with `KILL`/`DISCARD`), and the
+  late decision corrects it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias, assert_never, get_args
+
+import attrs
+
+Status: TypeAlias = Literal[
+    "queued", "working", "retrying", "complete", "failed", "dead", "discarded"
+]
+#: Every status, in the order of a job's life.
+STATUSES: tuple[Status, ...] = get_args(Status)
+#: The statuses that end a job's life cycle: nothing more happens unless it is enqueued again.
+TERMINAL: frozenset[Status] = frozenset({"complete", "failed", "dead", "discarded"})
+#: Seconds a status is kept after its last change, unless configured otherwise.
+DEFAULT_EXPIRY = 30 * 60
+
+#: How a failed attempt ended, as `failure.attempt_outcome` says it.
+AttemptOutcome: TypeAlias = Literal["retrying", "dead", "killed", "discarded"]
+
+
+@attrs.frozen(kw_only=True)
+class Enqueued:
+    """The job was pushed onto its queue (by a client, a poller or by hand)."""
+
+
+@attrs.frozen(kw_only=True)
+class Started:
+    """A worker began an attempt of the job."""
+
+
+@attrs.frozen(kw_only=True)
+class Succeeded:
+    """The attempt's `perform` returned."""
+
+
+@attrs.frozen(kw_only=True)
+class Failed:
+    """The attempt failed and was decided on: `outcome` is where the job went."""
+
+    outcome: AttemptOutcome
+
+
+Event: TypeAlias = Enqueued | Started | Succeeded | Failed
+
+
+def next_status(current: Status | None, event: Event) -> Status:
+    """The status after `event`, for a job whose status is `current` (None: none recorded)."""
+    match event:
+        case Enqueued():
+            return "retrying" if current == "retrying" else "queued"
+        case Started():
+            return "working"
+        case Succeeded():
+            return "complete"
+        case Failed(outcome=outcome):
+            return failed_status(outcome)
+        case _:
+            assert_never(event)
+
+
+def failed_status(outcome: AttemptOutcome) -> Status:
+    """The status a failed attempt leaves: a killed job is `dead`, like one out of retries."""
+    match outcome:
+        case "retrying":
+            return "retrying"
+        case "dead" | "killed":
+            return "dead"
+        case "discarded":
+            return "discarded"
+        case _:
+            assert_never(outcome)
+
+
+def corrected_to_failed(current: Status) -> Status:
+    """The status once a late decision ended the job: `retrying` becomes `failed`.
+
+    Only `retrying` is contradicted by the late decision; any other status
+    is left as it is: a terminal one already tells how the job ended, and
+    `queued` or `working` were written after the failure (a new enqueue or
+    attempt), so they are newer news.
+    """
+    return "failed" if current == "retrying" else current
+
+
+def is_terminal(status: Status) -> bool:
+    """Whether `status` ends the job's life cycle."""
+    return status in TERMINAL
+
+
+def status_of(text: str) -> Status | None:
+    """`text` as a status (what the status hash holds), or None if it isn't one."""
+    for status in STATUSES:
+        if status == text:
+            return status
+    return None
