@@ -15,7 +15,18 @@ from cogworker.domain.failure import (
 )
 from cogworker.domain.job import ErrorRecord, JobRecord
 from cogworker.domain.json_values import JSON
+from cogworker.domain.memory import SLOTS, WINDOW
 from cogworker.domain.retries import max_retries
+from cogworker.domain.status import (
+    STATUSES,
+    AttemptOutcome,
+    Enqueued,
+    Event,
+    Failed,
+    Started,
+    Status,
+    Succeeded,
+)
 
 #: The payload keys that map to record fields (never in `extra`).
 PAYLOAD_FIELDS = frozenset(
@@ -163,4 +174,45 @@ hook_answers: st.SearchStrategy[HookAnswer] = st.one_of(
     st.just(NO_HOOK),
     st.builds(HookRaised, error=error_records),
     st.builds(HookReturned, value=hook_values),
+)
+
+
+# -- memory history, sparklines, statuses, stats (issue #6) --
+
+#: RSS readings in KiB: from nothing to 1 PiB.
+kibs = st.integers(min_value=0, max_value=2**40)
+#: Clock readings of a plausible worker: 2001 to 2096.
+clock_times = st.floats(min_value=1e9, max_value=4e9, allow_nan=False)
+
+#: A series as the Workers page draws it: a slot's peak RSS, or None where no beat wrote.
+spark_values: st.SearchStrategy[list[int | None]] = st.lists(
+    st.none() | kibs, min_size=1, max_size=2 * SLOTS
+)
+
+
+@st.composite
+def beats(draw: st.DrawFn, min_size: int = 0, max_size: int = 60) -> list[tuple[float, int]]:
+    """Heartbeats of one process, oldest first: (clock reading, RSS in KiB), over up to 2 days."""
+    start = draw(clock_times)
+    offsets = draw(
+        st.lists(st.floats(min_value=0, max_value=2 * WINDOW), min_size=min_size, max_size=max_size)
+    )
+    return [(start + offset, draw(kibs)) for offset in sorted(offsets)]
+
+
+statuses: st.SearchStrategy[Status] = st.sampled_from(STATUSES)
+attempt_outcomes: st.SearchStrategy[AttemptOutcome] = st.sampled_from(
+    ["retrying", "dead", "killed", "discarded"]
+)
+status_events: st.SearchStrategy[Event] = st.one_of(
+    st.builds(Enqueued),
+    st.builds(Started),
+    st.builds(Succeeded),
+    st.builds(Failed, outcome=attempt_outcomes),
+)
+
+#: UTC days as the counters name them.
+day_names = st.dates().map(lambda day: day.strftime("%Y-%m-%d"))
+day_counters: st.SearchStrategy[dict[str, int]] = st.dictionaries(
+    day_names, st.integers(min_value=0, max_value=10**9), max_size=10
 )

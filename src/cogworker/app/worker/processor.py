@@ -29,17 +29,10 @@ from cogworker.app.middleware import RunContext, server_chain
 from cogworker.app.worker.acker import Acker
 from cogworker.app.worker.state import WorkerState
 from cogworker.domain import failure, payload, records, unique
+from cogworker.domain import status as job_status
 from cogworker.domain.job import JobRecord, with_failure
 from cogworker.domain.retries import JITTER_SPAN
 from cogworker.exceptions import UnknownJobClassError
-
-#: The status a tracked job gets for each way a failed attempt ends.
-_FAILED_STATUS = {
-    "retrying": "retrying",
-    "dead": "dead",
-    "killed": "dead",
-    "discarded": "discarded",
-}
 
 
 @attrs.frozen(kw_only=True)
@@ -289,7 +282,11 @@ class Processor:
                 assert_never(decision)
 
     def _failure_outcome(
-        self, run: FailedRun, kind: OutcomeKind, score: float, attempt_outcome: str
+        self,
+        run: FailedRun,
+        kind: OutcomeKind,
+        score: float,
+        attempt_outcome: job_status.AttemptOutcome,
     ) -> Outcome:
         failed, error = run.failed, run.attempt.error
         attempt = records.AttemptRecord(
@@ -307,7 +304,7 @@ class Processor:
             payload=payload.encode(failed) if kind in ("retry", "dead") else "",
             attempt=records.to_json(attempt),
             history=self._history(run.job, run.fetched.queue, run.attempt, attempt_outcome, error),
-            status=self._status(run.job, _FAILED_STATUS[attempt_outcome]),
+            status=self._status(run.job, job_status.failed_status(attempt_outcome)),
             **self._locks(run.job, kind, score, run.attempt.ended_at),
         )
 

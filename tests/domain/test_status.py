@@ -1,0 +1,152 @@
+"""Properties of a tracked job's status: each transition, a job's whole life, the correction."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cogworker.domain.failure import Dead, Discard, HookAnswer, Retry, attempt_outcome, decide
+from cogworker.domain.job import JobRecord
+from cogworker.domain.status import (
+    DEFAULT_EXPIRY,
+    STATUSES,
+    TERMINAL,
+    AttemptOutcome,
+    Enqueued,
+    Event,
+    Failed,
+    Started,
+    Status,
+    Succeeded,
+    corrected_to_failed,
+    failed_status,
+    is_terminal,
+    next_status,
+    status_of,
+)
+from tests.domain.strategies import (
+    hook_answers,
+    job_records,
+    status_events,
+    statuses,
+)
+
+#: How one attempt of a job that may run again ends (it is put back on its queue after).
+retried = st.just(Failed(outcome="retrying"))
+#: How the last attempt of a job ends.
+endings: st.SearchStrategy[Event] = st.one_of(
+    st.builds(Succeeded),
+    st.sampled_from([Failed(outcome=o) for o in ("dead", "killed", "discarded")]),
+)
+
+
+def test_the_statuses_and_their_expiry() -> None:
+    """Seven statuses, four of them terminal; a status is kept 30 minutes after its last change."""
+    assert STATUSES == (
+        "queued", "working", "retrying", "complete", "failed", "dead", "discarded"
+    )  # fmt: skip
+    assert frozenset({"complete", "failed", "dead", "discarded"}) == TERMINAL
+    assert DEFAULT_EXPIRY == 1800
+
+
+@given(st.none() | statuses, status_events)
+def test_any_event_from_any_status_gives_a_status(current: Status | None, event: Event) -> None:
+    """The transition is total: whatever was recorded (or nothing), an event gives a status."""
+    assert next_status(current, event) in STATUSES
+
+
+@given(st.none() | statuses, status_events)
+def test_terminal_only_by_an_ending(current: Status | None, event: Event) -> None:
+    """Only a succeeded or failed attempt reaches a terminal status; enqueue and start never do."""
+    if is_terminal(next_status(current, event)):
+        assert isinstance(event, Succeeded | Failed)
+
+
+@given(st.none() | statuses)
+def test_a_start_is_working(current: Status | None) -> None:
+    """Starting an attempt is `working`, whatever came before (a rerun after a crash too)."""
+    assert next_status(current, Started()) == "working"
+
+
+@given(st.none() | statuses)
+def test_success_is_complete(current: Status | None) -> None:
+    """A returned `perform` is `complete`."""
+    assert next_status(current, Succeeded()) == "complete"
+
+
+@given(st.none() | statuses.filter(lambda status: status != "retrying"))
+def test_an_enqueue_is_queued(current: Status | None) -> None:
+    """Put on its queue, a job is `queued`, a dead one put back by hand too."""
+    assert next_status(current, Enqueued()) == "queued"
+
+
+def test_a_retry_back_on_its_queue_is_still_retrying() -> None:
+    """A retrying job moved back to its queue by the poller stays `retrying` until it starts."""
+    assert next_status("retrying", Enqueued()) == "retrying"
+
+
+@pytest.mark.parametrize(
+    ("outcome", "status"),
+    [("retrying", "retrying"), ("dead", "dead"), ("killed", "dead"), ("discarded", "discarded")],
+)
+def test_failure_table(outcome: AttemptOutcome, status: Status) -> None:
+    """A failed attempt's outcome gives its status; a killed job is dead."""
+    assert failed_status(outcome) == status
+    assert next_status("working", Failed(outcome=outcome)) == status
+
+
+@given(job_records(), hook_answers)
+def test_a_failure_decision_gives_its_status(job: JobRecord, answer: HookAnswer) -> None:
+    """Whatever `failure.decide` says, the status follows it: retrying, dead or discarded."""
+    decision = decide(job, answer).decision
+    expected = {Retry: "retrying", Dead: "dead", Discard: "discarded"}[type(decision)]
+    assert failed_status(attempt_outcome(decision)) == expected
+
+
+@given(st.lists(retried, max_size=5), st.booleans(), endings)
+def test_a_jobs_whole_life(retries: list[Failed], polled: bool, ending: Event) -> None:
+    """queued -> working (-> retrying -> working)* -> an ending: terminal only at the end."""
+    status = next_status(None, Enqueued())
+    assert status == "queued"
+    for failure in retries:
+        status = next_status(next_status(status, Started()), failure)
+        assert status == "retrying"
+        if polled:
+            status = next_status(status, Enqueued())
+            assert status == "retrying"
+    status = next_status(status, Started())
+    assert status == "working"
+    assert is_terminal(next_status(status, ending))
+
+
+def test_a_late_decision_corrects_retrying_to_failed() -> None:
+    """The spec's `mark_failed`: a status written as retrying becomes failed."""
+    assert corrected_to_failed("retrying") == "failed"
+
+
+@given(statuses)
+def test_the_correction_leaves_other_statuses(current: Status) -> None:
+    """Only `retrying` is corrected; the correction is idempotent and ends in a valid status."""
+    corrected = corrected_to_failed(current)
+    assert corrected == ("failed" if current == "retrying" else current)
+    assert corrected_to_failed(corrected) == corrected
+    assert corrected in STATUSES
+
+
+@given(st.none() | statuses, status_events)
+def test_failed_is_reached_only_by_the_correction(current: Status | None, event: Event) -> None:
+    """No event writes `failed`: it is the late decision's word alone."""
+    assert next_status(current, event) != "failed"
+
+
+@given(statuses)
+def test_a_status_reads_back(status: Status) -> None:
+    """The text stored in the status hash reads back as that status."""
+    assert status_of(status) == status
+
+
+@given(st.text(max_size=12).filter(lambda text: text not in STATUSES))
+def test_other_text_is_no_status(text: str) -> None:
+    """Anything else in the hash is no status at all."""
+    assert status_of(text) is None
