@@ -16,6 +16,14 @@ redis_binary=$("$bin/python" -c \
   'from tests.support.redis_server import find_redis_server; print(find_redis_server())')
 echo "== redis-server for the tests: $redis_binary"
 
+# --- dashboard browser tests: Debian's chromium (tests/web drive it with Playwright) ---
+# Never `playwright install`: the browser comes from Debian's packages.
+if [ ! -x /usr/bin/chromium ]; then
+  echo "== installing chromium for the dashboard's browser tests"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+# --- end of the dashboard block ---
+
 echo "== import layers"
 "$bin/python" scripts/check_layers.py
 echo "== ruff check"

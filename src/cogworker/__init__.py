@@ -19,6 +19,7 @@ from cogworker.app.client import Client, configure, status
 from cogworker.app.config import Config
 from cogworker.app.job import Job, JobOptions
 from cogworker.app.middleware import RunContext
+from cogworker.app.periodic import Periodic
 from cogworker.domain.failure import DISCARD, KILL
 from cogworker.domain.job import JobRecord
 from cogworker.exceptions import (
@@ -45,6 +46,7 @@ __all__ = [
     "JobOptions",
     "JobOrphanedError",
     "JobRecord",
+    "Periodic",
     "RedisUnavailableError",
     "RunContext",
     "UnknownJobClassError",

@@ -84,3 +84,20 @@ def status(jid: str) -> str:
 def stat(name: str, day: str | None = None) -> str:
     """A counter (`processed`, `failed`), in total or for one UTC day (`YYYY-MM-DD`)."""
     return f"{STAT_PREFIX}{name}:{day}" if day else STAT_PREFIX + name
+
+
+# --- periodic jobs (adapters/periodic_store.py) ---
+
+#: The schedule: periodic job name -> JSON of its entry (`domain.cron.ScheduleEntry`):
+#: name, cron, tz, class, queue, retry, args, added_at, last_tick, last_run, last_jid, next_run.
+PERIODIC_SCHEDULE = PREFIX + "periodic:schedule"
+
+
+def periodic_running(name: str) -> str:
+    """A periodic job's running lock: the jid of its run in flight, with a TTL."""
+    return f"{PREFIX}periodic:running:{name}"
+
+
+def periodic_tick(name: str, at: float) -> str:
+    """The claim of one tick of a periodic job (the jid it enqueued, or "skipped"), with a TTL."""
+    return f"{PREFIX}periodic:tick:{name}:{at:.0f}"

@@ -81,6 +81,8 @@ HANDOVER = LuaScript("handover")
 PUSH_UNIQUE = LuaScript("push_unique")
 RELEASE_LOCK = LuaScript("release_lock")
 DEFER = LuaScript("defer")
+PERIODIC_CLAIM = LuaScript("periodic_claim")
+PERIODIC_LOAD = LuaScript("periodic_load")
 SCRIPTS_BY_SHA = {
     script.sha: script
     for script in (
@@ -97,5 +99,7 @@ SCRIPTS_BY_SHA = {
         PUSH_UNIQUE,
         RELEASE_LOCK,
         DEFER,
+        PERIODIC_CLAIM,
+        PERIODIC_LOAD,
     )
 }

@@ -1,4 +1,4 @@
-"""The `cogworker` command: `work` runs a worker process (`serve` comes with the dashboard)."""
+"""The `cogworker` command: `work` runs a worker process, `serve` the dashboard."""
 
 from __future__ import annotations
 
@@ -104,3 +104,40 @@ def work(app: str, config_file: Path | None, **flags: Any) -> None:
 
     logger = logs.setup(config.log_level, config.log_format)
     Manager(config, logger=logger).run()
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=7433, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--redis-url", help="Redis to show (else $COGWORKER_REDIS_URL, else the default).")
+@click.option(
+    "--root-path", default="", metavar="PATH",
+    help="The path the dashboard is served under behind a proxy, like /jobs.",
+)  # fmt: skip
+@click.option(
+    "--auth", envvar="COGWORKER_DASHBOARD_AUTH", metavar="USER:PASSWORD",
+    help="HTTP basic auth; prefer $COGWORKER_DASHBOARD_AUTH (a flag shows in `ps`).",
+)  # fmt: skip
+@click.option("--read-only", is_flag=True, help="Show everything, change nothing.")
+def serve(
+    host: str, port: int, redis_url: str | None, root_path: str, auth: str | None, read_only: bool
+) -> None:
+    """Run the dashboard (on 127.0.0.1 unless told otherwise, and then only with --auth)."""
+    import uvicorn
+
+    from cogworker.app.web import BasicAuth, create_app, is_loopback
+
+    if not is_loopback(host) and not auth:
+        raise click.UsageError(
+            f"refusing to serve the dashboard on {host} without --auth (or "
+            "$COGWORKER_DASHBOARD_AUTH): anyone who can reach it could retry, delete and stop"
+        )
+    try:
+        credentials = BasicAuth.parse(auth) if auth else None
+        app = create_app(
+            Config(redis_url=redis_url), auth=credentials, read_only=read_only, root_path=root_path
+        )
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+    click.echo(f"cogworker: dashboard on http://{host}:{port}{app.root_path or '/'}", err=True)
+    uvicorn.run(app, host=host, port=port, server_header=False, proxy_headers=False)

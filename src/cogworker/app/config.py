@@ -10,6 +10,7 @@ import attrs
 
 from cogworker.adapters.job_store import Retention
 from cogworker.app.middleware import ClientMiddleware, ServerMiddleware
+from cogworker.app.periodic import Periodic, check_schedule
 from cogworker.domain.queues import QueuePlan, plan_of
 from cogworker.exceptions import ConfigError
 
@@ -30,6 +31,10 @@ def _queues(_: object, attribute: attrs.Attribute[Any], value: tuple[Any, ...]) 
         plan_of(value)
     except (ValueError, TypeError) as error:
         raise ConfigError(f"Config.queues: {error}") from None
+
+
+def _periodic(_: object, __: attrs.Attribute[Any], value: tuple[object, ...]) -> None:
+    check_schedule(value)
 
 
 def _one_of(*choices: str) -> Callable[[object, attrs.Attribute[Any], str], None]:
@@ -80,6 +85,19 @@ class Config:
     unique_lock_ttl: float = attrs.field(default=3600.0, validator=_positive)
     #: How long a periodic job's running lock outlives the last heartbeat of its process.
     periodic_lock_ttl: float = attrs.field(default=60.0, validator=_positive)
+    # --- periodic jobs (app/periodic.py, app/worker/periodic_manager.py) ---
+    #: Jobs run on a cron schedule; each tick is enqueued by exactly one worker process.
+    periodic: tuple[Periodic, ...] = attrs.field(default=(), converter=tuple, validator=_periodic)
+    #: What ticks missed while no worker looked get: "none", the "last" one, or "all"
+    #: (the latest `periodic_catch_up_limit`), run one after another.
+    periodic_catch_up: Literal["none", "last", "all"] = attrs.field(
+        default="last", validator=_one_of("none", "last", "all")
+    )
+    periodic_catch_up_limit: int = attrs.field(default=10, validator=_positive)
+    #: At start-up, True: `periodic` replaces the stored schedule (entries not in it are
+    #: removed); False: merged into it.  A config without periodic jobs leaves it alone.
+    periodic_replace: bool = True
+    # --- end of periodic jobs ---
     #: Track every job's status (else only classes with `track_status=True`).
     track_status: bool = False
     #: A status expires this long after its last change.
@@ -144,6 +162,9 @@ FILE_FIELDS = (
     "dead_max_age",
     "unique_lock_ttl",
     "periodic_lock_ttl",
+    "periodic_catch_up",
+    "periodic_catch_up_limit",
+    "periodic_replace",
     "track_status",
     "status_expiry",
     "history",

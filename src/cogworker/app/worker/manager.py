@@ -24,12 +24,14 @@ import redis
 from cogworker.adapters import key_guard
 from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect, describe
 from cogworker.adapters.job_store import Fetched, JobStore
+from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
 from cogworker.app.worker.acker import Acker
 from cogworker.app.worker.backoff import Backoff
 from cogworker.app.worker.fetcher import Fetcher
 from cogworker.app.worker.heartbeat import Heartbeat
+from cogworker.app.worker.periodic_manager import PeriodicManager
 from cogworker.app.worker.poller import Poller
 from cogworker.app.worker.processor import Processor
 from cogworker.app.worker.reconciler import Reconciler
@@ -62,6 +64,9 @@ class Manager:
         self._threads: list[threading.Thread] = []
         self.heartbeat = Heartbeat(self.registry, config, self.state, self.logger, self.signal)
         self.reconciler = Reconciler(self.store, self.registry, config, self.state, self.logger)
+        self.periodic = PeriodicManager(
+            PeriodicStore(self.redis), config, self.state.stopping, self.logger
+        )
 
     @property
     def identity(self) -> str:
@@ -91,6 +96,7 @@ class Manager:
         """Start every thread (after the process is registered)."""
         plan = self.config.queue_plan
         self._check_fixed_keys()
+        self._load_periodic_schedule()
         reliable = self.config.fetch == "reliable"
         processor = Processor(
             self.store, self.config, self.state, self.logger, reliable=reliable, acker=self.acker
@@ -106,6 +112,7 @@ class Manager:
         self._spawn("heartbeat", self.heartbeat.run)
         self._spawn("poller", poller.run)
         self._spawn("reconciler", self.reconciler.run)
+        self._spawn("periodic", self.periodic.run)
         self.logger.info(
             "worker started: %s, %d threads, queues %s, %s fetch, Redis %s",
             self.identity,
@@ -143,7 +150,7 @@ class Manager:
         self.heartbeat.finished.set()
         self.reconciler.finished.set()
         for thread in self._threads:
-            if thread.name in ("heartbeat", "reconciler", "poller"):
+            if thread.name in ("heartbeat", "reconciler", "poller", "periodic"):
                 thread.join(FETCHER_STOP_TIMEOUT)
         self._final_writes(unfinished)
         self.logger.info("stopped", extra={"identity": self.identity})
@@ -205,6 +212,18 @@ class Manager:
             return  # Redis away: every loop backs off and says so
         for problem in wrong:
             self.logger.error("KeyGuard: %s; the loops using it will fail until fixed", problem)
+
+    def _load_periodic_schedule(self) -> None:
+        """This config's periodic jobs into the stored schedule, before any thread runs.
+
+        (The entries themselves were checked when the Config was built.)
+        """
+        try:
+            self.periodic.load()
+        except redis.RedisError as error:
+            self.logger.warning(
+                "couldn't update the periodic schedule (%s); the periodic thread will", error
+            )
 
     def _spawn(self, name: str, target: Callable[[], None]) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)

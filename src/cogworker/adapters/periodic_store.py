@@ -1,0 +1,161 @@
+"""The periodic schedule in Redis: its entries as JSON, start-up changes, tick claims.
+
+The schedule (`redis_keys.PERIODIC_SCHEDULE`) is a hash of name -> entry
+JSON, read by every worker's periodic manager and by the dashboard.  Each
+change is one script that first checks the entry (or the whole schedule)
+is still what the caller read, so processes side by side never handle a
+tick twice.  The store decides nothing: which ticks to claim, and how,
+comes from the caller.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, cast
+
+import attrs
+import redis
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters import scripts
+from cogworker.adapters.job_store import as_bytes
+from cogworker.domain.cron import ScheduleEntry, TickAction
+
+ClaimResult = Literal["enqueued", "skipped", "busy", "taken", "stale", "dropped"]
+CLAIM_RESULTS: tuple[str, ...] = ("enqueued", "skipped", "busy", "taken", "stale", "dropped")
+
+#: A tick's claim key outlives any look that could still see the tick as due.
+TICK_CLAIM_TTL = 600.0
+
+
+def encode_entry(entry: ScheduleEntry) -> str:
+    """An entry as the JSON stored in the schedule (sorted keys: equal entries, equal text)."""
+    data = attrs.asdict(entry)
+    data["class"] = data.pop("class_name")
+    data["args"] = list(entry.args)
+    return json.dumps(data, sort_keys=True)
+
+
+def decode_entry(raw: bytes | str) -> ScheduleEntry | None:
+    """A stored entry, or None if it isn't one (damaged, or from an incompatible writer)."""
+    try:
+        data = json.loads(raw)
+        return ScheduleEntry(
+            name=_typed(data, "name", str),
+            cron=_typed(data, "cron", str),
+            tz=_typed(data, "tz", str),
+            class_name=_typed(data, "class", str),
+            queue=_typed(data, "queue", str),
+            retry=_typed(data, "retry", (bool, int)),
+            args=tuple(_typed(data, "args", list)),
+            added_at=float(_typed(data, "added_at", (int, float))),
+            last_tick=_optional_number(data.get("last_tick")),
+            last_run=_optional_number(data.get("last_run")),
+            last_jid=_optional_text(data.get("last_jid")),
+            next_run=_optional_number(data.get("next_run")),
+        )
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def _typed(data: Any, key: str, types: type | tuple[type, ...]) -> Any:
+    value = data[key]
+    if not isinstance(value, types):
+        raise TypeError(f"{key} is {type(value).__name__}")
+    return value
+
+
+def _optional_text(value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"not a string: {value!r}")
+    return value
+
+
+def _optional_number(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"not a number: {value!r}")
+    return float(value)
+
+
+@attrs.frozen(kw_only=True)
+class Claim:
+    """One tick to handle: the entry as read, what it becomes, and the run to enqueue."""
+
+    name: str
+    at: float
+    action: TickAction
+    #: The entry as the caller read it (the claim is refused if it changed).
+    expected: bytes
+    #: The entry to store if the run is enqueued, and if the tick is handled without one.
+    if_enqueued: str
+    otherwise: str
+    queue: str = ""
+    payload: str = ""
+    jid: str = ""
+    #: The running lock's TTL, seconds.
+    lock_ttl: float = 60.0
+
+
+@attrs.define
+class PeriodicStore:
+    """The periodic schedule on one Redis."""
+
+    client: redis.Redis
+
+    def schedule(self) -> dict[str, bytes]:
+        """Every entry as stored: name -> entry JSON."""
+        stored = self.client.hgetall(keys.PERIODIC_SCHEDULE)
+        return {as_bytes(name).decode(): as_bytes(raw) for name, raw in stored.items()}
+
+    def change(
+        self, read: Mapping[str, bytes], writes: Mapping[str, str], deletes: Iterable[str]
+    ) -> bool:
+        """Write and delete entries if the schedule is still exactly `read`; whether it was."""
+        gone = list(deletes)
+        if not writes and not gone:
+            return True
+        args: list[str | bytes] = [str(len(read))]
+        for name, raw in read.items():
+            args += [name, raw]
+        args.append(str(len(writes)))
+        for name, text in writes.items():
+            args += [name, text]
+        args += gone
+        return bool(scripts.PERIODIC_LOAD(self.client, (keys.PERIODIC_SCHEDULE,), args))
+
+    def claim(self, claim: Claim) -> ClaimResult:
+        """Handle one tick (see `lua/periodic_claim.lua`): how it went."""
+        reply = scripts.PERIODIC_CLAIM(
+            self.client,
+            (
+                keys.PERIODIC_SCHEDULE,
+                keys.periodic_tick(claim.name, claim.at),
+                keys.periodic_running(claim.name),
+                keys.queue(claim.queue) if claim.queue else keys.NO_LOCK,
+                keys.QUEUES,
+            ),
+            (
+                claim.name,
+                claim.expected,
+                claim.if_enqueued,
+                claim.otherwise,
+                claim.action,
+                claim.payload,
+                claim.jid,
+                claim.queue,
+                max(1, round(claim.lock_ttl * 1000)),
+                round(TICK_CLAIM_TTL * 1000),
+            ),
+        )
+        result = as_bytes(reply).decode()
+        if result not in CLAIM_RESULTS:
+            raise ValueError(f"periodic_claim answered {result!r}")
+        return cast("ClaimResult", result)
+
+    def running(self, name: str) -> str | None:
+        """The jid holding a periodic job's running lock, or None."""
+        value = self.client.get(keys.periodic_running(name))
+        return None if value is None else as_bytes(value).decode()

@@ -1,0 +1,156 @@
+"""`create_app`: the dashboard as an ASGI app, standalone (`cogworker serve`) or mounted."""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import redis
+from litestar import Litestar, Request
+from litestar.config.csrf import CSRFConfig
+from litestar.datastructures import State
+from litestar.exceptions import HTTPException
+from litestar.plugins.jinja import JinjaTemplateEngine
+from litestar.response import Template
+from litestar.static_files import create_static_files_router
+from litestar.template import TemplateConfig
+
+from cogworker.adapters.connection import connect, describe
+from cogworker.adapters.dashboard_store import DashboardStore
+from cogworker.adapters.job_store import JobStore
+from cogworker.app.config import Config
+from cogworker.app.web.asgi import DashboardApp
+from cogworker.app.web.context import Dashboard, render
+from cogworker.app.web.format import FILTERS
+from cogworker.app.web.routes import job, overview, periodic, queues, sets, workers
+from cogworker.app.web.security import Authorizer, BasicAuth
+
+LOGGER = logging.getLogger("cogworker.dashboard")
+CSRF_COOKIE = "cogworker_csrf"
+CSRF_HEADER = "x-cogworker-csrf"
+_ROOT_PATH = re.compile(r"(/[A-Za-z0-9._~-]+)*")
+
+ROUTES = [
+    overview.overview,
+    overview.stats,
+    overview.health,
+    workers.workers,
+    workers.signal,
+    workers.signal_all,
+    queues.queues,
+    queues.queue,
+    queues.clear_confirm,
+    queues.clear,
+    queues.delete,
+    sets.set_page,
+    sets.act,
+    sets.bulk_confirm,
+    sets.bulk,
+    job.job,
+    job.history,
+    periodic.periodic,
+    periodic.enqueue_now,
+]
+
+
+def normalized_root(root_path: str) -> str:
+    """`/jobs/` -> `/jobs`, `/` -> ``; ValueError for anything but plain path segments."""
+    root = "/" + root_path.strip("/") if root_path.strip("/") else ""
+    if not _ROOT_PATH.fullmatch(root):
+        raise ValueError(f"root_path {root_path!r}: use plain path segments, like /jobs")
+    return root
+
+
+def _templates() -> TemplateConfig[JinjaTemplateEngine]:
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("cogworker.app.web", "templates"),
+        autoescape=True,  # every template, whatever its name: job data is never trusted
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    environment.filters.update(FILTERS)
+    return TemplateConfig(instance=JinjaTemplateEngine.from_environment(environment))
+
+
+def _static_dir() -> Path:
+    return Path(str(resources.files("cogworker.app.web") / "static"))
+
+
+def _http_error(request: Request[Any, Any, Any], error: HTTPException) -> Template:
+    return render(
+        request, "error", title=f"Error {error.status_code}", status_code=error.status_code,
+        message=error.detail,
+    )  # fmt: skip
+
+
+def _redis_error(request: Request[Any, Any, Any], error: Exception) -> Template:
+    LOGGER.warning("dashboard: Redis unavailable: %s", type(error).__name__)
+    return render(
+        request, "error", title="Redis unavailable", status_code=503,
+        message="Redis is not answering. This page will work again once it does.",
+    )  # fmt: skip
+
+
+def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Template:
+    LOGGER.exception("dashboard: error serving %s", request.url.path)
+    return render(
+        request, "error", title="Error 500", status_code=500,
+        message="Something went wrong on the server; the log has the details.",
+    )  # fmt: skip
+
+
+def create_app(
+    config: Config | None = None,
+    *,
+    auth: BasicAuth | Authorizer | str | None = None,
+    read_only: bool = False,
+    root_path: str = "",
+    client: redis.Redis | None = None,
+    csrf_secret: str | None = None,
+) -> DashboardApp:
+    """The dashboard for `config`'s Redis, as an ASGI app.
+
+    `auth`: `"USER:PASSWORD"` or a `BasicAuth` for HTTP basic auth, or a
+    callable taking the connection and answering whether it may see the
+    dashboard; None leaves access to whatever the app is mounted behind.
+    `root_path`: the path the browser sees the dashboard under (`/jobs`);
+    every link, asset and the CSRF cookie follow it.  Mount the result at
+    that path in a Litestar app (`asgi("/jobs", is_mount=True, copy_scope=True)(dashboard)`)
+    or any ASGI server.
+    """
+    config = config or Config()
+    root = normalized_root(root_path)
+    url = config.resolved_redis_url()
+    redis_client = client or connect(url)
+    store = DashboardStore.on(redis_client, JobStore(redis_client, config.retention))
+    dashboard = Dashboard(
+        config=config, store=store, root=root, read_only=read_only, redis_label=describe(url)
+    )
+    litestar = Litestar(
+        route_handlers=[*ROUTES, create_static_files_router("/static", [_static_dir()])],
+        template_config=_templates(),
+        csrf_config=CSRFConfig(
+            secret=csrf_secret or secrets.token_hex(32),
+            cookie_name=CSRF_COOKIE,
+            cookie_path=root or "/",
+            cookie_httponly=True,
+            cookie_samesite="strict",
+            header_name=CSRF_HEADER,
+        ),
+        exception_handlers={
+            HTTPException: _http_error,
+            redis.ConnectionError: _redis_error,
+            redis.TimeoutError: _redis_error,
+            Exception: _unexpected,
+        },
+        state=State({"cogworker_dashboard": dashboard}),
+        openapi_config=None,
+    )
+    authorizer = BasicAuth.parse(auth) if isinstance(auth, str) else auth
+    return DashboardApp(litestar=litestar, root_path=root, auth=authorizer)

@@ -1,0 +1,98 @@
+"""The dashboard's outermost ASGI layer: root path, auth, cross-site refusal, headers.
+
+It sits outside Litestar's router so that everything it does applies to
+every response, the 404s and static files included.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import attrs
+from litestar import Litestar
+from litestar.connection import ASGIConnection
+from litestar.enums import ScopeType
+from litestar.types import Message, Receive, Scope, Send
+
+from cogworker.app.web import security
+from cogworker.app.web.security import Authorizer
+
+#: The scope-state key the per-request CSP nonce is kept under.
+NONCE_KEY = "cogworker_nonce"
+#: Paths answered without auth (they say nothing but "up").
+OPEN_PATHS = frozenset({"/health"})
+
+
+@attrs.define
+class DashboardApp:
+    """The dashboard as one ASGI app: mount it anywhere, under `root_path`.
+
+    A request whose path still starts with `root_path` (a proxy that keeps
+    the prefix) has it stripped; one whose path doesn't (a proxy that strips
+    it, or a host app's mount) is routed as it is.
+    """
+
+    litestar: Litestar
+    root_path: str
+    auth: Authorizer | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await self.litestar(scope, receive, send)
+            return
+        inner = self._routed(scope)
+        nonce = security.new_nonce()
+        inner["state"] = {**inner.get("state", {}), NONCE_KEY: nonce}
+        send = _with_headers(send, nonce, static=inner["path"].startswith("/static/"))
+        if not self._allowed(inner):
+            await _plain(send, 401, b"Authentication required.", _CHALLENGE)
+            return
+        headers = dict(inner["headers"])
+        if inner["method"] not in security.SAFE_METHODS and security.is_cross_site(headers):
+            await _plain(send, 403, b"Cross-site requests are refused.")
+            return
+        await self.litestar(cast("Scope", inner), receive, send)
+
+    def _allowed(self, inner: dict[str, Any]) -> bool:
+        if self.auth is None or inner["path"] in OPEN_PATHS:
+            return True
+        return self.auth(ASGIConnection(cast("Scope", inner)))
+
+    def _routed(self, scope: Scope) -> dict[str, Any]:
+        inner: dict[str, Any] = dict(scope)
+        path: str = scope["path"]
+        root = self.root_path
+        if root and (path == root or path.startswith(root + "/")):
+            inner["path"] = path[len(root) :] or "/"
+        # Links are built from the configured root; an empty root_path keeps
+        # Litestar from stripping a prefix a second time.
+        inner["root_path"] = ""
+        return inner
+
+
+_CHALLENGE = [(b"www-authenticate", b'Basic realm="cogworker", charset="UTF-8"')]
+
+
+def _with_headers(send: Send, nonce: str, *, static: bool) -> Send:
+    extra = security.security_headers(nonce, static=static)
+    names = {name for name, _ in extra}
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
+            message["headers"] = [*kept, *extra]
+        await send(message)
+
+    return sending
+
+
+async def _plain(
+    send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    start: Any = {
+        "type": "http.response.start",
+        "status": status,
+        "headers": [(b"content-type", b"text/plain; charset=utf-8"), *(headers or [])],
+    }
+    await send(start)
+    await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -1,0 +1,100 @@
+"""Jinja filters: times, sizes and counts as people read them.
+
+They return plain strings; escaping is the template's job (autoescape).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+from cogworker.app.web.entries import DETAIL_CHARS, clip
+
+
+def utc(timestamp: object) -> str:
+    """A unix timestamp as `YYYY-MM-DD HH:MM:SS UTC`, or "n/a"."""
+    if not isinstance(timestamp, int | float) or not math.isfinite(timestamp):
+        return "n/a"
+    try:
+        moment = dt.datetime.fromtimestamp(timestamp, dt.UTC)
+    except (OverflowError, OSError, ValueError):
+        return "n/a"
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def iso(timestamp: object) -> str:
+    """A unix timestamp as ISO 8601 (for `<time datetime>`), or ""."""
+    if not isinstance(timestamp, int | float) or not math.isfinite(timestamp):
+        return ""
+    try:
+        return dt.datetime.fromtimestamp(timestamp, dt.UTC).isoformat(timespec="seconds")
+    except (OverflowError, OSError, ValueError):
+        return ""
+
+
+def span(seconds: object) -> str:
+    """A length of time, short: `42 s`, `5 min`, `3 h 10 min`, `2 d 4 h`."""
+    if not isinstance(seconds, int | float) or not math.isfinite(seconds):
+        return "n/a"
+    whole = int(abs(seconds))
+    if whole < 60:
+        return f"{abs(seconds):.0f} s" if whole >= 1 else f"{abs(seconds):.1f} s"
+    minutes, hours, days = whole // 60, whole // 3600, whole // 86_400
+    if hours < 1:
+        return f"{minutes} min"
+    if days < 1:
+        return f"{hours} h {minutes % 60} min"
+    return f"{days} d {hours % 24} h"
+
+
+def relative(timestamp: object, now: float) -> str:
+    """`5 min ago` or `in 3 h 10 min`."""
+    if not isinstance(timestamp, int | float) or not math.isfinite(timestamp):
+        return "n/a"
+    delta = now - timestamp
+    return f"{span(delta)} ago" if delta >= 0 else f"in {span(delta)}"
+
+
+def kib(value: object) -> str:
+    """A size in KiB as `123.4 MB` (MiB, as the spec's cards say "M"), or "n/a"."""
+    try:
+        number = float(str(value))
+    except ValueError:
+        return "n/a"
+    if not math.isfinite(number) or number < 0:
+        return "n/a"
+    if number >= 1024 * 1024:
+        return f"{number / 1024 / 1024:.2f} GB"
+    return f"{number / 1024:.1f} MB"
+
+
+def count(value: object) -> str:
+    """An integer with thousands separators."""
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def pretty(value: object) -> str:
+    """A JSON value indented for the job page, cut at `DETAIL_CHARS`."""
+    return clip(json.dumps(value, indent=2, ensure_ascii=False, default=repr), DETAIL_CHARS)
+
+
+def as_json(value: object) -> str:
+    """A value as one line of JSON: plain text for the template to escape (never `tojson`'s
+    Markup: job data is not marked safe, however it is encoded)."""
+    return json.dumps(value, ensure_ascii=False, default=repr)
+
+
+FILTERS: dict[str, Callable[..., Any]] = {
+    "utc": utc,
+    "iso": iso,
+    "span": span,
+    "relative": relative,
+    "kib": kib,
+    "count": count,
+    "pretty": pretty,
+    "json": as_json,
+    "clip": clip,
+}

@@ -1,0 +1,54 @@
+"""The banner an action leaves: what was done, and what was already gone.
+
+An action redirects to a page with `done=ACTION&n=..&gone=..&skipped=..`;
+the page turns those (checked like any parameter) into one sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from cogworker.app.web import params
+
+#: action -> (verb, noun) of the sentence.
+ACTIONS = {
+    "retry": ("Retried", "job"),
+    "enqueue": ("Enqueued", "job"),
+    "kill": ("Killed", "job"),
+    "delete": ("Deleted", "job"),
+    "clear": ("Deleted", "job"),
+    "quiet": ("Asked to quiet", "process"),
+    "resume": ("Asked to resume", "process"),
+    "stop": ("Asked to stop", "process"),
+    "none": ("Selected", "job"),
+}
+KEYS = ("done", "n", "gone", "skipped")
+_LIMIT = 10_000_000
+
+
+_PLURALS = {"job": "jobs", "process": "processes", "entry": "entries"}
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun if count == 1 else _PLURALS[noun]}"
+
+
+def sentence(values: Mapping[str, Sequence[str]]) -> str | None:
+    """The banner's text for the query, or None if no action was reported."""
+    action = params.choice(values, "done", (*ACTIONS, ""), "")
+    if not action:
+        return None
+    done = params.integer(values, "n", 0, _LIMIT, 0)
+    gone = params.integer(values, "gone", 0, _LIMIT, 0)
+    skipped = params.integer(values, "skipped", 0, _LIMIT, 0)
+    verb, noun = ACTIONS[action]
+    if action == "none":
+        return "Nothing was selected."
+    parts = [f"{verb} {_plural(done, noun)}."]
+    if gone:
+        was = "was" if gone == 1 else "were"
+        already = "had already exited" if noun == "process" else f"{was} already gone"
+        parts.append(f"{_plural(gone, noun)} {already}.")
+    if skipped:
+        parts.append(f"{_plural(skipped, 'entry')} skipped: not a job payload with a queue.")
+    return " ".join(parts)

@@ -1,0 +1,116 @@
+"""Query and form parameters, checked: a bad one is a 400 naming it, never a 500.
+
+Every parameter a route reads goes through one of these functions; each
+has an allow-list or a range, and a length cap (a filter string is not a
+place to send a megabyte).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping, Sequence
+from typing import Annotated, Any, TypeVar
+
+import attrs
+from litestar.enums import RequestEncodingType
+from litestar.exceptions import ValidationException
+from litestar.params import Body
+
+T = TypeVar("T")
+
+#: A route's URL-encoded form body (checked field by field with the functions below).
+Form = Annotated[dict[str, Any], Body(media_type=RequestEncodingType.URL_ENCODED)]
+
+#: The longest text a filter, jid or name parameter may be.
+MAX_TEXT = 200
+
+
+def form_values(data: Mapping[str, object]) -> dict[str, list[str]]:
+    """A parsed URL-encoded form as name -> values (a repeated field is a list there)."""
+    values: dict[str, list[str]] = {}
+    for name, value in data.items():
+        items = value if isinstance(value, list) else [value]
+        values[name] = [item if isinstance(item, str) else str(item) for item in items]
+    return values
+
+
+def _bad(name: str, why: str) -> ValidationException:
+    return ValidationException(f"query parameter {name!r}: {why}")
+
+
+def one(values: Mapping[str, Sequence[str]], name: str) -> str | None:
+    """The single value of `name`, None if absent; repeated is a 400."""
+    given = values.get(name, ())
+    if len(given) > 1:
+        raise _bad(name, "given more than once")
+    return given[0] if given else None
+
+
+def text(values: Mapping[str, Sequence[str]], name: str, *, limit: int = MAX_TEXT) -> str:
+    """A free-text parameter ("" if absent), at most `limit` characters, no control characters."""
+    value = one(values, name) or ""
+    if len(value) > limit:
+        raise _bad(name, f"longer than {limit} characters")
+    if any(ord(char) < 32 for char in value):
+        raise _bad(name, "contains control characters")
+    return value.strip()
+
+
+def choice(
+    values: Mapping[str, Sequence[str]], name: str, allowed: Collection[str], default: str
+) -> str:
+    """One of `allowed` (`default` if absent)."""
+    value = one(values, name)
+    if value is None:
+        return default
+    if value not in allowed:
+        raise _bad(name, f"expected one of {', '.join(sorted(allowed))}")
+    return value
+
+
+def integer(
+    values: Mapping[str, Sequence[str]], name: str, low: int, high: int, default: int
+) -> int:
+    """A decimal integer in [low, high] (`default` if absent)."""
+    value = one(values, name)
+    if value is None:
+        return default
+    if not value.isascii() or not value.isdigit() or len(value) > 12:
+        raise _bad(name, "not a non-negative integer")
+    number = int(value)
+    if not low <= number <= high:
+        raise _bad(name, f"out of range {low}..{high}")
+    return number
+
+
+@attrs.frozen(kw_only=True)
+class Cursor:
+    """A position in a sorted set: an entry's score and its key (jid, or digest)."""
+
+    score: float
+    key: str
+
+    def __str__(self) -> str:
+        return f"{self.score!r}~{self.key}"
+
+
+def cursor(values: Mapping[str, Sequence[str]], name: str) -> Cursor | None:
+    """A `SCORE~KEY` cursor, None if absent."""
+    value = one(values, name)
+    if value is None:
+        return None
+    return parse_cursor(value, name)
+
+
+def parse_cursor(value: str, name: str) -> Cursor:
+    """`SCORE~KEY` as a Cursor; a 400 naming `name` if it isn't one."""
+    score_text, sep, key = value.partition("~")
+    if not sep or len(value) > MAX_TEXT or any(ord(char) < 32 for char in value):
+        raise _bad(name, "not a cursor")
+    try:
+        score = float(score_text)
+    except ValueError:
+        raise _bad(name, "not a cursor") from None
+    if not math.isfinite(score):
+        raise _bad(name, "not a cursor")
+    return Cursor(score=score, key=key)

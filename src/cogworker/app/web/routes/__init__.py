@@ -1,0 +1,1 @@
+"""The dashboard's route handlers, one module per page (and its actions)."""

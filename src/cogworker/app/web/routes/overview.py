@@ -1,0 +1,75 @@
+"""Overview: the stat cards, runs per day, the Redis grid and the Cogworker section;
+plus the JSON stats and the health check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import redis
+from litestar import Request, get
+from litestar.response import Response, Template
+
+from cogworker.adapters import tracking
+from cogworker.app.web import about, params
+from cogworker.app.web.context import VERSION, dashboard, query_of, render, threaded
+from cogworker.domain.stats import PERIODS, days_back, runs_per_day
+
+#: The chart's default period (the first offered).
+DEFAULT_PERIOD = next(iter(PERIODS))
+ABOUT = about.cogworker_section(VERSION)
+
+
+def _chart(client: redis.Redis, now: float, days: int) -> dict[str, list[Any]]:
+    processed = tracking.daily_counts(client, "processed", now, days)
+    failed = tracking.daily_counts(client, "failed", now, days)
+    runs = runs_per_day(processed, failed, days_back(now, days))
+    return {
+        "labels": [run.day for run in runs],
+        "succeeded": [run.succeeded for run in runs],
+        "failed": [run.failed for run in runs],
+    }
+
+
+@get("/", name="overview")
+@threaded
+def overview(request: Request[Any, Any, Any]) -> Template:
+    """The Overview page (its live part when polled)."""
+    period = params.choice(query_of(request), "period", PERIODS, DEFAULT_PERIOD)
+    dash = dashboard(request)
+    store = dash.store
+    return render(
+        request,
+        "overview",
+        live=True,
+        title="Overview",
+        counts=store.counts(),
+        redis_info=about.redis_section(store.redis_info()),
+        about=ABOUT,
+        chart=_chart(store.client, store.now(), PERIODS[period]),
+        period=period,
+        periods=tuple(PERIODS),
+    )
+
+
+@get("/api/stats", name="api-stats")
+@threaded
+def stats(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """The stat cards' numbers and every queue's size and latency, as JSON."""
+    store = dashboard(request).store
+    loads = tracking.queues(store.client, store.now())
+    return {
+        "stats": attrs.asdict(store.counts()),
+        "queues": [attrs.asdict(load) for load in loads],
+    }
+
+
+@get("/health", name="health")
+@threaded
+def health(request: Request[Any, Any, Any]) -> Response[dict[str, str]]:
+    """200 when Redis answers, 503 when it doesn't (no details either way)."""
+    try:
+        dashboard(request).store.client.ping()
+    except (redis.ConnectionError, redis.TimeoutError):
+        return Response({"status": "redis unavailable"}, status_code=503)
+    return Response({"status": "ok"})

@@ -1,0 +1,90 @@
+"""Queues: each queue's size and latency, its jobs, deleting one, clearing it (confirmed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, get, post
+from litestar.response import Redirect, Template
+
+from cogworker.adapters import tracking
+from cogworker.app.web import params
+from cogworker.app.web.context import back, dashboard, query_of, render, threaded, writable
+from cogworker.app.web.entries import JobView, is_plain_key, key_of
+from cogworker.app.web.params import Form
+
+PER_PAGE = 25
+#: Pages of a queue one can go to (deeper means a slow LRANGE; the job page finds any jid).
+MAX_PAGE = 400
+
+
+@get("/queues", name="queues")
+@threaded
+def queues(request: Request[Any, Any, Any]) -> Template:
+    """Every queue with its size and latency (its live part when polled)."""
+    store = dashboard(request).store
+    return render(
+        request,
+        "queues",
+        live=True,
+        title="Queues",
+        loads=tracking.queues(store.client, store.now()),
+    )
+
+
+@get("/queue", name="queue")
+@threaded
+def queue(request: Request[Any, Any, Any]) -> Template:
+    """The jobs of one queue, the next to run first, a page at a time."""
+    query = query_of(request)
+    name = params.text(query, "name", limit=500)
+    page = params.integer(query, "page", 1, MAX_PAGE, 1)
+    store = dashboard(request).store
+    size, entries = store.queue_page(name, (page - 1) * PER_PAGE, PER_PAGE)
+    return render(
+        request,
+        "queue",
+        live=True,
+        title=f"Queue {name}",
+        name=name,
+        size=size,
+        page=page,
+        per=PER_PAGE,
+        has_next=page * PER_PAGE < size and page < MAX_PAGE,
+        views=[JobView.of(raw) for raw in entries],
+    )
+
+
+@get("/queue/clear", name="queue-clear-confirm")
+@threaded
+def clear_confirm(request: Request[Any, Any, Any]) -> Template:
+    """The confirmation of clearing a queue, stating how many jobs it would delete."""
+    name = params.text(query_of(request), "name", limit=500)
+    size = dashboard(request).store.queue_size(name)
+    return render(request, "confirm_clear", title=f"Clear {name}?", name=name, size=size)
+
+
+@post("/queue/clear", name="queue-clear")
+@threaded
+def clear(request: Request[Any, Any, Any], data: Form) -> Redirect:
+    """Delete every job of a queue (no hooks run)."""
+    dash = writable(request)
+    name = params.text(params.form_values(data), "name", limit=500)
+    deleted = dash.store.clear_queue(name) if name else 0
+    return back(dash, "/queues", done="clear", n=deleted)
+
+
+@post("/queue/delete", name="queue-delete")
+@threaded
+def delete(request: Request[Any, Any, Any], data: Form) -> Redirect:
+    """Delete one job from a queue, named by its key (already gone: a message)."""
+    dash = writable(request)
+    form = params.form_values(data)
+    name = params.text(form, "name", limit=500)
+    key = params.text(form, "key", limit=200)
+    store = dash.store
+    # The key is a jid (then look for that text) or a digest (then every entry is a candidate).
+    needle = key if is_plain_key(key) else ""
+    found = [raw for raw in store.find_in_queue(name, needle) if key_of(raw) == key]
+    deleted = bool(found) and store.delete_from_queue(name, found[0])
+    return back(dash, "/queue", name=name, done="delete", n=int(deleted), gone=int(not deleted))

@@ -1,0 +1,97 @@
+"""Workers: a card per process (with its memory sparkline), the work running now,
+and the quiet / resume / stop actions."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attrs
+from litestar import Request, get, post
+from litestar.response import Redirect, Template
+
+from cogworker.adapters import tracking
+from cogworker.app.web import params
+from cogworker.app.web.cards import ProcessCard
+from cogworker.app.web.context import back, dashboard, render, threaded, writable
+from cogworker.app.web.entries import JobView
+from cogworker.app.web.params import Form
+
+SIGNALS = ("quiet", "resume", "stop")
+#: A heartbeat older than this many of the dashboard config's intervals is flagged stale.
+STALE_BEATS = 3
+#: ...but never sooner than this (seconds): a worker may beat less often than the dashboard thinks.
+STALE_FLOOR = 15.0
+
+
+@attrs.frozen(kw_only=True)
+class Work:
+    """One thread's current job, as its process's last heartbeat said."""
+
+    identity: str
+    thread: str
+    view: JobView
+    run_at: float | None
+
+
+def _work_rows(running: dict[str, dict[str, dict[str, Any]]]) -> list[Work]:
+    rows = []
+    for identity, threads in running.items():
+        for thread, work in sorted(threads.items()):
+            raw = json.dumps(work).encode()
+            run_at = work.get("run_at")
+            rows.append(
+                Work(
+                    identity=identity,
+                    thread=thread,
+                    view=JobView.of(raw),
+                    run_at=run_at if isinstance(run_at, int | float) else None,
+                )
+            )
+    return rows
+
+
+@get("/workers", name="workers")
+@threaded
+def workers(request: Request[Any, Any, Any]) -> Template:
+    """The Workers page (its live part when polled)."""
+    dash = dashboard(request)
+    store = dash.store
+    now = store.now()
+    processes = store.processes()
+    identities = [info.identity for info in processes]
+    memory = tracking.memory_series(store.client, identities, now)
+    stale_after = max(STALE_FLOOR, STALE_BEATS * dash.config.heartbeat_interval)
+    cards = [ProcessCard.of(info, memory[info.identity], now, stale_after) for info in processes]
+    running = _work_rows(tracking.running_work(store.client, identities))
+    return render(
+        request, "workers", live=True, title="Workers", cards=cards, work=running, now=now
+    )
+
+
+@post("/workers/signal", name="workers-signal")
+@threaded
+def signal(request: Request[Any, Any, Any], data: Form) -> Redirect:
+    """Send quiet, resume or stop to one process (gone: a message, not an error)."""
+    dash = writable(request)
+    form = params.form_values(data)
+    action = params.choice(form, "signal", SIGNALS, "")
+    identity = params.text(form, "identity", limit=500)
+    if not action or not identity:
+        return back(dash, "/workers", done="none")
+    sent = dash.store.signal(identity, action)
+    return back(dash, "/workers", done=action, n=int(sent), gone=int(not sent))
+
+
+@post("/workers/signal-all", name="workers-signal-all")
+@threaded
+def signal_all(request: Request[Any, Any, Any], data: Form) -> Redirect:
+    """Send quiet or stop to every registered process."""
+    dash = writable(request)
+    form = params.form_values(data)
+    action = params.choice(form, "signal", ("quiet", "stop"), "")
+    if not action:
+        return back(dash, "/workers", done="none")
+    identities = dash.store.registry.identities()
+    sent = sum(dash.store.signal(identity, action) for identity in identities)
+    return back(dash, "/workers", done=action, n=sent, gone=len(identities) - sent)

@@ -1,0 +1,126 @@
+"""Who may see the dashboard, and what every response says to the browser.
+
+Rules of this module: credentials are compared in constant time and never
+echoed; every response gets the security headers, including errors and
+static files; a state-changing request from another site is refused before
+it reaches a route (Litestar's CSRF check then wants the token as well).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import ipaddress
+import secrets
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+import attrs
+from litestar.connection import ASGIConnection
+
+#: The environment variable `cogworker serve` reads `USER:PASSWORD` from.
+AUTH_ENV = "COGWORKER_DASHBOARD_AUTH"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+Authorizer = Callable[[ASGIConnection[Any, Any, Any, Any]], bool]
+"""A callable that says whether a request may see the dashboard."""
+
+
+@attrs.frozen(kw_only=True, repr=False)
+class BasicAuth:
+    """HTTP basic auth with one user and password (`repr` hides them)."""
+
+    user: str
+    password: str
+
+    @classmethod
+    def parse(cls, text: str) -> BasicAuth:
+        """`USER:PASSWORD` (the password may hold colons); ValueError if either is empty."""
+        user, sep, password = text.partition(":")
+        if not sep or not user or not password:
+            raise ValueError("expected USER:PASSWORD, both non-empty")
+        return cls(user=user, password=password)
+
+    def __call__(self, connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
+        """Whether the request's Authorization header names this user and password."""
+        given = _basic_credentials(connection.headers.get("authorization", ""))
+        if given is None:
+            return False
+        user, password = given
+        # Both compared every time, so the timing says nothing about which one was wrong.
+        user_ok = hmac.compare_digest(user.encode(), self.user.encode())
+        password_ok = hmac.compare_digest(password.encode(), self.password.encode())
+        return user_ok & password_ok
+
+    def __repr__(self) -> str:
+        return "BasicAuth(user=***, password=***)"
+
+
+def _basic_credentials(header: str) -> tuple[str, str] | None:
+    scheme, _, encoded = header.partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    user, sep, password = decoded.partition(":")
+    return (user, password) if sep else None
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding to `host` keeps the dashboard on this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name could resolve anywhere
+
+
+def new_nonce() -> str:
+    """A fresh CSP nonce: 128 random bits."""
+    return secrets.token_urlsafe(16)
+
+
+def content_security_policy(nonce: str) -> str:
+    """Only this origin's files and nonce-tagged elements; no frames, no plugins, no inline."""
+    return (
+        f"default-src 'none'; script-src 'self' 'nonce-{nonce}'; "
+        f"style-src 'self' 'nonce-{nonce}'; img-src 'self' data:; connect-src 'self'; "
+        "font-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    )
+
+
+def security_headers(nonce: str, *, static: bool) -> list[tuple[bytes, bytes]]:
+    """The headers every response carries (pages are never cached; assets briefly)."""
+    cache = b"public, max-age=300" if static else b"no-store"
+    return [
+        (b"content-security-policy", content_security_policy(nonce).encode()),
+        (b"x-content-type-options", b"nosniff"),
+        (b"x-frame-options", b"DENY"),
+        (b"referrer-policy", b"same-origin"),
+        (b"cross-origin-opener-policy", b"same-origin"),
+        (b"cross-origin-resource-policy", b"same-origin"),
+        (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), payment=()"),
+        (b"cache-control", cache),
+    ]
+
+
+def is_cross_site(headers: dict[bytes, bytes]) -> bool:
+    """Whether a request says it comes from another site (Fetch metadata, else Origin).
+
+    A request without either header (curl, an old browser) is not judged
+    here: the CSRF token decides for it.
+    """
+    fetch_site = headers.get(b"sec-fetch-site", b"").decode("latin-1").lower()
+    if fetch_site in ("cross-site", "same-site"):
+        return True
+    origin = headers.get(b"origin")
+    if origin is None:
+        return False
+    host = headers.get(b"host", b"").decode("latin-1").lower()
+    origin_text = origin.decode("latin-1").lower()
+    return origin_text == "null" or urlsplit(origin_text).netloc != host

@@ -1,0 +1,123 @@
+"""The Scheduled, Retries and Dead pages' sets, and what their actions do to entries.
+
+Actions go through the engine's at-most-once moves: an entry someone else
+moved first counts as "already gone".  No user hook runs: deleting or
+retrying from the dashboard is an operator's decision, not a death.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import attrs
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters import tracking
+from cogworker.adapters.dashboard_store import DashboardStore
+from cogworker.app.config import Config
+from cogworker.app.web.entries import JobView, key_of
+from cogworker.app.web.params import Cursor
+from cogworker.domain import payload, status
+
+Action = Literal["retry", "enqueue", "kill", "delete"]
+ACTIONS: tuple[Action, ...] = ("retry", "enqueue", "kill", "delete")
+
+
+@attrs.frozen(kw_only=True)
+class SetKind:
+    """One of the three sorted sets as its page shows it."""
+
+    slug: str
+    title: str
+    key: str
+    descending: bool
+    time_label: str
+    actions: tuple[Action, ...]
+
+
+KINDS = {
+    kind.slug: kind
+    for kind in (
+        SetKind(
+            slug="scheduled", title="Scheduled", key=keys.SCHEDULE, descending=False,
+            time_label="Runs", actions=("enqueue", "delete"),
+        ),
+        SetKind(
+            slug="retries", title="Retries", key=keys.RETRY, descending=False,
+            time_label="Next retry", actions=("retry", "kill", "delete"),
+        ),
+        SetKind(
+            slug="dead", title="Dead", key=keys.DEAD, descending=True,
+            time_label="Died", actions=("retry", "delete"),
+        ),
+    )
+}  # fmt: skip
+
+
+@attrs.frozen(kw_only=True)
+class Outcome:
+    """How an action went: done, already gone, and skipped (not a job with a queue)."""
+
+    done: int = 0
+    gone: int = 0
+    skipped: int = 0
+
+
+def resolve(
+    store: DashboardStore, kind: SetKind, cursors: Sequence[Cursor]
+) -> tuple[list[JobView], int]:
+    """The entries named by (score, key) cursors, and how many are no longer there."""
+    found: list[JobView] = []
+    members = store.members_at(kind.key, [cursor.score for cursor in cursors])
+    for cursor, candidates in zip(cursors, members, strict=True):
+        match = next((raw for raw in candidates if key_of(raw) == cursor.key), None)
+        if match is not None:
+            found.append(JobView.of(match, cursor.score))
+    return found, len(cursors) - len(found)
+
+
+def apply(
+    store: DashboardStore,
+    config: Config,
+    kind: SetKind,
+    action: Action,
+    views: Sequence[JobView],
+    now: float,
+) -> Outcome:
+    """Do `action` to the entries of `kind`'s set (the caller checked it is one of its actions)."""
+    if action in ("retry", "enqueue"):
+        return _requeue(store, config, kind, views, now)
+    raws = [view.raw for view in views]
+    if action == "kill":
+        killed = store.kill(kind.key, raws, now)
+        return Outcome(done=sum(killed), gone=len(killed) - sum(killed))
+    deleted = store.delete(kind.key, raws)
+    return Outcome(done=deleted, gone=len(raws) - deleted)
+
+
+def _requeue(
+    store: DashboardStore, config: Config, kind: SetKind, views: Sequence[JobView], now: float
+) -> Outcome:
+    movable = [view for view in views if view.job is not None]
+    moves = [
+        (view.raw, view.job.queue, payload.encode(attrs.evolve(view.job, enqueued_at=now)))
+        for view in movable
+        if view.job is not None
+    ]
+    moved = store.requeue(kind.key, moves)
+    _mark_queued(store, config, [v for v, ok in zip(movable, moved, strict=True) if ok], now)
+    return Outcome(done=sum(moved), gone=len(moved) - sum(moved), skipped=len(views) - len(movable))
+
+
+def _mark_queued(
+    store: DashboardStore, config: Config, views: Sequence[JobView], now: float
+) -> None:
+    """Tracked jobs put back on their queue get the status the status rules say."""
+    for view in views:
+        job = view.job
+        if job is None or not (config.track_status or job.extra.get("track_status") is True):
+            continue
+        current = tracking.status(store.client, job.jid)
+        known = status.status_of(current) if current is not None else None
+        store.jobs.set_status(job.jid, status.next_status(known, status.Enqueued()), now)

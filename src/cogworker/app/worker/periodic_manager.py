@@ -1,0 +1,283 @@
+"""The periodic manager: the thread of every worker process that enqueues periodic jobs.
+
+gather → decide → apply, for each entry of the schedule: read the schedule,
+ask `cron.due_ticks` which ticks to handle, and claim each, oldest first,
+with one script that enqueues the run.  Of all the processes trying a tick
+exactly one handles it; the others find the entry changed ("stale") and look
+again.  A run is enqueued only while the job's running lock is free: an
+on-time tick whose previous run still runs is skipped, a catch-up tick waits
+for it.  The processor releases the lock on the run's terminal attempt, the
+heartbeat keeps it alive while the run goes on; a run that dies with its
+process lets go when the lock's TTL (`Config.periodic_lock_ttl`) is up.
+
+What runs is the schedule in Redis: a process tends every stored entry, its
+own config's and those others merged in.  Its config changes the schedule
+only at start-up (`load`): replaced by or merged with its `periodic` jobs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+import time
+import zoneinfo
+from collections.abc import Callable
+
+import attrs
+import redis
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.periodic_store import (
+    Claim,
+    ClaimResult,
+    PeriodicStore,
+    decode_entry,
+    encode_entry,
+)
+from cogworker.app.client import new_jid
+from cogworker.app.config import Config
+from cogworker.app.middleware import client_chain
+from cogworker.app.worker.backoff import repeat
+from cogworker.domain import cron, payload
+from cogworker.domain.cron import DROP, Due, ScheduleEntry
+from cogworker.domain.job import JobRecord
+
+#: The longest pause between looks at the schedule (another process may change it).
+MAX_PAUSE = 5.0
+#: The pause before looking again after a tick had to wait or another process changed its entry.
+RECHECK = 0.25
+#: A look starts this long after the tick it wakes for, so the tick is due by then.
+MARGIN = 0.002
+#: Start-up changes tried in a row before the thread tries again later.
+LOAD_ATTEMPTS = 10
+
+
+@attrs.define
+class PeriodicManager:
+    """Tends the periodic schedule until the process stops."""
+
+    store: PeriodicStore
+    config: Config
+    stopping: threading.Event
+    logger: logging.Logger
+    clock: Callable[[], float] = time.time
+    _loaded: bool = False
+    #: Stored entries already reported as unusable (reported once each).
+    _unusable: set[bytes] = attrs.field(factory=set)
+
+    def load(self) -> bool:
+        """Apply this config's periodic jobs to the stored schedule; whether it is done.
+
+        Replaced or merged (`Config.periodic_replace`); each entry that stays
+        keeps its last run, so catch-up counts from there.  A config without
+        periodic jobs leaves the schedule alone.
+        """
+        if self._loaded or not self.config.periodic:
+            self._loaded = True
+            return True
+        for _ in range(LOAD_ATTEMPTS):
+            if self._load_once():
+                self._loaded = True
+                return True
+        return False
+
+    def run(self) -> None:
+        """The thread's loop."""
+        repeat(
+            self.tend,
+            what="periodic jobs",
+            logger=self.logger,
+            until=self.stopping,
+            maximum=MAX_PAUSE,
+        )
+
+    def _load_once(self) -> bool:
+        read = self.store.schedule()
+        now = self.clock()
+        stored = {name: entry for name, raw in read.items() if (entry := decode_entry(raw))}
+        configured = [periodic.entry(now) for periodic in self.config.periodic]
+        replace = self.config.periodic_replace
+        schedule = cron.merged(stored, configured, replace=replace)
+        texts = {entry.name: encode_entry(schedule[entry.name]) for entry in configured}
+        writes = {name: text for name, text in texts.items() if text.encode() != read.get(name)}
+        deletes = [name for name in read if name not in schedule] if replace else []
+        if not self.store.change(read, writes, deletes):
+            return False
+        self.logger.info(
+            "periodic schedule %s: %s%s",
+            "replaced" if replace else "merged",
+            ", ".join(sorted(schedule)),
+            f"; removed {', '.join(sorted(deletes))}" if deletes else "",
+        )
+        return True
+
+    def tend(self) -> float:
+        """One look at the schedule: claim every entry's due ticks; the pause until the next look.
+
+        Nothing is claimed before this config's start-up change is applied (`load`).
+        """
+        if not self.load():
+            return RECHECK
+        now = self.clock()
+        pauses = [self._tend_entry(raw, now) for raw in self.store.schedule().values()]
+        return max(0.0, min([MAX_PAUSE, *pauses]))
+
+    def _tend_entry(self, raw: bytes, now: float) -> float:
+        """Handle one entry's due ticks; the pause until it needs a look again."""
+        usable = self._usable(raw)
+        if usable is None:
+            return MAX_PAUSE
+        entry, zone = usable
+        try:
+            return self._claim_due(entry, zone, raw, now)
+        except redis.RedisError:
+            raise  # the loop's back-off deals with it
+        except Exception:
+            # A client middleware that raised, say: the other entries go on.
+            self.logger.exception("periodic job %s: couldn't handle its ticks", entry.name)
+            return MAX_PAUSE
+
+    def _claim_due(
+        self, entry: ScheduleEntry, zone: zoneinfo.ZoneInfo, raw: bytes, now: float
+    ) -> float:
+        due_ticks = cron.due_ticks(
+            entry.cron,
+            zone,
+            since=entry.since,
+            now=now,
+            catch_up=self.config.periodic_catch_up,
+            limit=self.config.periodic_catch_up_limit,
+        )
+        expected = raw
+        for due in due_ticks:
+            result, entry = self._claim(entry, zone, expected, due, now)
+            if result in ("busy", "stale"):
+                return RECHECK
+            expected = encode_entry(entry).encode()
+        return cron.next_tick(entry.cron, zone, now) - now + MARGIN
+
+    def _claim(
+        self,
+        entry: ScheduleEntry,
+        zone: zoneinfo.ZoneInfo,
+        expected: bytes,
+        due: Due,
+        now: float,
+    ) -> tuple[ClaimResult, ScheduleEntry]:
+        """Claim one tick; how it went, and the entry as it is stored now."""
+        next_run = cron.next_tick(entry.cron, zone, now)
+
+        def ran(jid: str | None) -> ScheduleEntry:
+            return cron.handled(entry, due, jid=jid, next_run=next_run)
+
+        claim = Claim(
+            name=entry.name,
+            at=due.at,
+            action=due.action,
+            expected=expected,
+            if_enqueued="",  # set once the run is known (see `_push`)
+            otherwise=encode_entry(ran(None)),
+            lock_ttl=self.config.periodic_lock_ttl,
+        )
+        if due.action == DROP:
+            result, jid = self.store.claim(claim), None
+        else:
+            result, jid = self._push(claim, _run_of(entry, due, now), ran)
+        self._log(result, entry, due, jid)
+        if result in ("busy", "stale"):
+            return result, entry
+        return result, ran(jid if result == "enqueued" else None)
+
+    def _push(
+        self, claim: Claim, job: JobRecord, ran: Callable[[str | None], ScheduleEntry]
+    ) -> tuple[ClaimResult, str | None]:
+        """Claim with `job` as the run, through the client middleware; the jid pushed.
+
+        `ran(jid)` is the entry to store when the run is enqueued.
+        """
+        results: list[tuple[ClaimResult, str]] = []
+
+        def push(final: JobRecord) -> str | None:
+            result = self.store.claim(
+                attrs.evolve(
+                    claim,
+                    if_enqueued=encode_entry(ran(final.jid)),
+                    queue=final.queue,
+                    payload=payload.encode(final),
+                    jid=final.jid,
+                )
+            )
+            results.append((result, final.jid))
+            return final.jid if result == "enqueued" else None
+
+        client_chain(self.config.client_middleware, push)(job)
+        if results:
+            return results[-1]
+        # A client middleware stopped the push: the tick is handled, with no run.
+        return self.store.claim(attrs.evolve(claim, action=DROP)), None
+
+    def _usable(self, raw: bytes) -> tuple[ScheduleEntry, zoneinfo.ZoneInfo] | None:
+        """A stored entry and its time zone, or None (reported once) if it can't be run."""
+        entry = decode_entry(raw)
+        problem = "not a schedule entry" if entry is None else cron.problem(entry.cron)
+        zone = None
+        if entry is not None and problem is None:
+            try:
+                zone = zoneinfo.ZoneInfo(entry.tz)
+            except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+                problem = f"unknown time zone {entry.tz!r}"
+        if entry is not None and zone is not None:
+            return entry, zone
+        if raw not in self._unusable:
+            self._unusable.add(raw)
+            self.logger.error("a periodic schedule entry is ignored (%s): %r", problem, raw[:200])
+        return None
+
+    def _log(self, result: ClaimResult, entry: ScheduleEntry, due: Due, jid: str | None) -> None:
+        extra = {"jid": jid or "", "class": entry.class_name, "reason": due.action}
+        when = _when(due.at)
+        if result == "enqueued":
+            self.logger.info("periodic job %s enqueued for %s", entry.name, when, extra=extra)
+        elif result == "skipped":
+            self.logger.info(
+                "periodic job %s: %s skipped, its previous run still runs",
+                entry.name,
+                when,
+                extra=extra,
+            )
+        elif result == "dropped" and due.action == DROP:
+            self.logger.info(
+                "periodic job %s: missed ticks up to %s dropped (periodic_catch_up=%s)",
+                entry.name,
+                when,
+                self.config.periodic_catch_up,
+                extra=extra,
+            )
+        elif result == "dropped":
+            self.logger.info(
+                "periodic job %s: %s stopped by a client middleware", entry.name, when, extra=extra
+            )
+
+
+def _when(at: float) -> str:
+    """A tick for the log: UTC, to the second."""
+    return dt.datetime.fromtimestamp(at, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _run_of(entry: ScheduleEntry, due: Due, now: float) -> JobRecord:
+    """The run of `entry` for the tick `due`, with the keys the processor and heartbeat use."""
+    return JobRecord(
+        class_name=entry.class_name,
+        queue=entry.queue,
+        jid=new_jid(),
+        args=entry.args,
+        retry=entry.retry,
+        created_at=now,
+        enqueued_at=now,
+        extra={
+            "periodic": entry.name,
+            "running_lock": keys.periodic_running(entry.name),
+            "periodic_at": due.at,
+        },
+    )

@@ -1,0 +1,1 @@
+"""Periodic (cron) jobs: one enqueue per tick cluster-wide, running locks, catch-up, replace."""

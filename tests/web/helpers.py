@@ -1,0 +1,76 @@
+"""Helpers of the dashboard tests: a client that posts forms with the CSRF token, and readers."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import attrs
+import httpx
+import redis
+from litestar.testing import TestClient
+
+from cogworker.adapters.periodic_store import encode_entry
+from cogworker.domain.cron import ScheduleEntry
+
+_TOKEN = re.compile(r'name="_csrf_token" value="([^"]+)"')
+
+
+@attrs.define
+class Web:
+    """A Litestar test client plus the CSRF token its first page handed out."""
+
+    client: TestClient[Any]
+    prefix: str = ""
+
+    def get(self, path: str, **kwargs: Any) -> httpx.Response:
+        """GET a dashboard path (under the prefix)."""
+        return self.client.get(self.prefix + path, **kwargs)
+
+    def token(self) -> str:
+        """The CSRF token, as the forms of a page (the Workers page has some) carry it."""
+        found = _TOKEN.search(self.get("/workers").text)
+        assert found is not None, "no CSRF token on the page"
+        return found.group(1)
+
+    def post(self, path: str, data: dict[str, Any], **kwargs: Any) -> httpx.Response:
+        """POST a form with the token, as the page's form would; redirects not followed."""
+        form = {"_csrf_token": self.token(), **data}
+        return self.client.post(self.prefix + path, data=form, follow_redirects=False, **kwargs)
+
+    def act(self, path: str, data: dict[str, Any]) -> httpx.Response:
+        """POST a form and follow the 303 to the page that reports the outcome."""
+        response = self.post(path, data)
+        assert response.status_code == 303, (response.status_code, response.text[:500])
+        return self.client.get(response.headers["location"])
+
+
+def zset_jids(rc: redis.Redis, key: str) -> list[str]:
+    """The jids in a sorted set (entries that aren't JSON objects skipped)."""
+    found = []
+    for member in rc.zrange(key, 0, -1):
+        try:
+            found.append(json.loads(member)["jid"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return found
+
+
+def token_of(rc: redis.Redis, key: str, jid: str) -> str:
+    """The `SCORE~JID` a page's form sends for the entry of `jid` in a sorted set."""
+    for member, score in rc.zrange(key, 0, -1, withscores=True):
+        if json.loads(member).get("jid") == jid:
+            return f"{score!r}~{jid}"
+    raise AssertionError(f"{jid} is not in {key}")
+
+
+def schedule_entry(name: str, **fields: object) -> str:
+    """A periodic schedule entry as the workers store it (fields overridable)."""
+    values: dict[str, object] = {
+        "name": name, "cron": "*/5 * * * *", "tz": "UTC", "class_name": "tests.web.jobs.Done",
+        "queue": "web", "retry": True, "args": ("nightly",), "added_at": 1.7e9,
+        "next_run": 4.1e9, "last_run": 1.7e9 + 300, "last_jid": "lastjid01",
+    }  # fmt: skip
+    values.update(fields)
+    return encode_entry(ScheduleEntry(**values))  # type: ignore[arg-type]

@@ -1,0 +1,192 @@
+"""What a person sees, in headless chromium against `cogworker serve` and a real worker."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+from playwright.sync_api import Browser, expect
+
+import cogworker
+from cogworker.domain import memory
+from tests.app.helpers import Workers, process_hash, wait_for_processes
+from tests.support.processes import CogworkerProcess, wait_until
+from tests.support.redis_server import RedisServer, free_port
+from tests.web import jobs
+from tests.web.browser import Tab, chromium
+from tests.web.helpers import schedule_entry
+from tests.web.scenario import WEB_APP, seed
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless chromium for the module."""
+    yield from chromium()
+
+
+@pytest.fixture(scope="module")
+def base_url(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`cogworker serve` on the session Redis, under /jobs (each test's Redis is flushed)."""
+    port = free_port()
+    args = ["serve", "--port", str(port), "--redis-url", redis_server.url, "--root-path", "/jobs"]
+    directory = tmp_path_factory.mktemp("serve")
+    with CogworkerProcess(args, directory=directory, name="serve") as server:
+        base = f"http://127.0.0.1:{port}/jobs"
+        wait_until(
+            lambda: httpx.get(base + "/health", timeout=1).status_code == 200,
+            15.0,
+            ignore=(httpx.HTTPError,),
+            message=server.log_tail,
+        )
+        yield base
+
+
+@pytest.fixture
+def tab(browser: Browser, base_url: str, redis_url: str) -> Iterator[Tab]:
+    """A fresh tab on the dashboard, the test's Redis flushed; no console errors by the end."""
+    opened = Tab.open(browser, base_url)
+    yield opened
+    opened.close()
+    assert opened.errors == [], opened.errors
+
+
+def _memory_history(raw: redis.Redis, identity: str) -> None:
+    """A day of memory samples with a gap, as a worker running for 24 h would have left."""
+    now = time.time()
+    first = memory.first_slot(now)
+    members = {}
+    for index in range(memory.SLOTS - 1):
+        if 40 <= index < 52:
+            continue  # Redis was away for three hours: the line breaks
+        kib = 60_000 + (index * 523) % 9_000 + (index // 10) * 1_200
+        members[memory.member_of(first + index * memory.SAMPLE_SECONDS, kib)] = first + index * 900
+    members[memory.member_of(first + 20 * 900, 75_000)] = (
+        first + 20 * 900
+    )  # a lone peak stays visible
+    raw.zadd(f"cogworker:memory:{identity}", members)
+
+
+PAGES = {
+    "overview": "/",
+    "workers": "/workers",
+    "queues": "/queues",
+    "queue": "/queue?name=parked",
+    "scheduled": "/scheduled",
+    "retries": "/retries",
+    "dead": "/dead",
+    "periodic": "/periodic",
+}
+
+
+def test_every_page_renders_without_console_errors(
+    tab: Tab, workers: Workers, enqueuer: cogworker.Client, raw: redis.Redis
+) -> None:
+    """Each page loads under its CSP with no console error; a screenshot of each is saved."""
+    seeded = seed(workers, enqueuer, raw)
+    _memory_history(raw, seeded.identity)
+    raw.hset("cogworker:periodic:schedule", "nightly-report", schedule_entry("nightly-report"))
+    shots: list[Path] = []
+    for name, path in PAGES.items():
+        page = tab.go(path)
+        expect(page.locator("h1")).to_be_visible()
+        if name == "overview":
+            page.wait_for_function("() => !!Chart.getChart(document.getElementById('cw-chart'))")
+        shots.append(tab.shot(name))
+    for name, jid in (("job-dead", seeded.dead), ("job-retrying", seeded.retrying)):
+        tab.go(f"/job?jid={jid}")
+        expect(tab.page.locator(".cw-timeline li").first).to_be_visible()
+        shots.append(tab.shot(name))
+    assert all(shot.stat().st_size > 10_000 for shot in shots)
+
+
+def test_a_poll_updates_the_page_and_keeps_one_chart(
+    tab: Tab, enqueuer: cogworker.Client, raw: redis.Redis
+) -> None:
+    """With a 2 s interval the stat cards follow Redis, and the chart is the same instance."""
+    page = tab.go("/")
+    page.select_option("#cw-poll-interval", "2")
+    page.evaluate(
+        "() => { window.firstChart = Chart.getChart(document.getElementById('cw-chart')); }"
+    )
+    enqueuer.enqueue(jobs.Parked)
+    enqueued = page.locator(".card-link", has_text="Enqueued").locator(".card-value")
+    expect(enqueued).to_have_text("1", timeout=10_000)
+    same = page.evaluate(
+        "() => Chart.getChart(document.getElementById('cw-chart')) === window.firstChart"
+    )
+    assert same is True
+    expect(page.locator("#cw-redis")).to_have_count(1)  # the Redis grid came out of band, once
+
+
+def test_sparkline_readout_on_hover_survives_a_poll_and_works_from_the_keyboard(
+    tab: Tab, workers: Workers, raw: redis.Redis
+) -> None:
+    """Hovering shows the nearest sample's value and time; a poll keeps it; arrows move it."""
+    worker = workers.start(WEB_APP)
+    (identity,) = wait_for_processes(raw, 1, worker)
+    _memory_history(raw, identity)
+    page = tab.go("/workers")
+    spark = page.locator(".cw-spark").first
+    box = spark.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] * 0.2, box["y"] + box["height"] / 2)
+    tip = spark.locator(".cw-spark-tip")
+    expect(tip).to_be_visible()
+    expect(tip).to_contain_text("M · ")
+    tab.shot("workers-sparkline-hover")
+    with page.expect_response(lambda response: "/workers" in response.url):
+        page.evaluate("() => htmx.trigger('#cw-live', 'cw-poll')")
+    expect(page.locator(".cw-spark").first.locator(".cw-spark-tip")).to_be_visible()
+    page.mouse.move(0, 0)
+    page.locator(".cw-spark").first.focus()
+    readout = page.locator(".cw-spark").first.locator(".cw-spark-tip")
+    expect(readout).to_be_visible()
+    before = readout.text_content()
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    expect(readout).not_to_have_text(before or "")
+    expect(page.locator("#cw-spark-readout")).not_to_be_empty()
+
+
+def test_quiet_then_resume_round_trips_on_a_real_worker(
+    tab: Tab, workers: Workers, raw: redis.Redis
+) -> None:
+    """Quiet from the card; the card says quiet once the worker has; Resume undoes it."""
+    worker = workers.start(WEB_APP)
+    (identity,) = wait_for_processes(raw, 1, worker)
+    page = tab.go("/workers")
+    page.select_option("#cw-poll-interval", "2")
+    page.get_by_role("button", name="Quiet", exact=True).click()
+    expect(page.locator(".cw-notice")).to_have_text("Asked to quiet 1 process.")
+    wait_until(lambda: process_hash(raw, identity).get("quiet") == "true", message=worker.log_tail)
+    expect(page.locator(".cw-process .tag", has_text="quiet")).to_be_visible(timeout=10_000)
+    page.get_by_role("button", name="Resume").click()
+    wait_until(lambda: process_hash(raw, identity).get("quiet") == "false", message=worker.log_tail)
+    expect(page.get_by_role("button", name="Quiet", exact=True)).to_be_visible(timeout=10_000)
+
+
+def test_bulk_retry_of_selected_dead_jobs(
+    tab: Tab, workers: Workers, enqueuer: cogworker.Client, raw: redis.Redis
+) -> None:
+    """Select all on the Dead page, confirm the count, and the jobs run again."""
+    worker = workers.start(WEB_APP)
+    wait_for_processes(raw, 1, worker)
+    jids = [str(enqueuer.enqueue(jobs.FailsUntilAllowed, n)) for n in range(3)]
+    wait_until(lambda: raw.zcard("cogworker:dead") == 3, message=worker.log_tail)
+    for jid in jids:
+        raw.set(f"allow:{jid}", "1")
+    page = tab.go("/dead")
+    retry = page.get_by_role("button", name="Retry selected")
+    expect(retry).to_be_disabled()
+    page.get_by_label("Select all on this page").check()
+    expect(retry).to_be_enabled()
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+    retry.click()
+    expect(page.locator(".cw-notice")).to_have_text("Retried 3 jobs.")
+    assert asked == ["Retry 3 selected job(s)?"]
+    wait_until(lambda: raw.scard("done") == 3, message=worker.log_tail)
