@@ -35,6 +35,7 @@ from typing import Literal, TypeAlias, get_args
 import attrs
 from croniter import CroniterBadDateError, croniter
 
+from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 
 CatchUp: TypeAlias = Literal["none", "last", "all"]
@@ -178,6 +179,19 @@ class ScheduleEntry:
     def since(self) -> float:
         """The time after which its ticks are still to be handled."""
         return self.last_tick if self.last_tick is not None else self.added_at
+
+    def run(self, *, jid: str, now: float, extra: Mapping[str, JSON] | None = None) -> JobRecord:
+        """A run of this job, enqueued `now` (`extra`: payload keys of the caller's)."""
+        return JobRecord(
+            class_name=self.class_name,
+            queue=self.queue,
+            jid=jid,
+            args=self.args,
+            retry=self.retry,
+            created_at=now,
+            enqueued_at=now,
+            extra=dict(extra or {}),
+        )
 
 
 def handled(entry: ScheduleEntry, due: Due, *, jid: str | None, next_run: float) -> ScheduleEntry:

@@ -267,14 +267,9 @@ def _when(at: float) -> str:
 
 def _run_of(entry: ScheduleEntry, due: Due, now: float) -> JobRecord:
     """The run of `entry` for the tick `due`, with the keys the processor and heartbeat use."""
-    return JobRecord(
-        class_name=entry.class_name,
-        queue=entry.queue,
+    return entry.run(
         jid=new_jid(),
-        args=entry.args,
-        retry=entry.retry,
-        created_at=now,
-        enqueued_at=now,
+        now=now,
         extra={
             "periodic": entry.name,
             "running_lock": keys.periodic_running(entry.name),

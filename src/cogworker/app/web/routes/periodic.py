@@ -19,7 +19,6 @@ from cogworker.app.web.context import back, dashboard, render, threaded, writabl
 from cogworker.app.web.params import Form
 from cogworker.domain import payload
 from cogworker.domain.cron import ScheduleEntry
-from cogworker.domain.job import JobRecord
 
 
 @attrs.frozen(kw_only=True)
@@ -55,14 +54,6 @@ def enqueue_now(request: Request[Any, Any, Any], data: Form) -> Redirect:
     if entry is None:
         return back(dash, "/periodic", done="enqueue", n=0, gone=1)
     now = dash.store.now()
-    job = JobRecord(
-        class_name=entry.class_name,
-        queue=entry.queue,
-        jid=new_jid(),
-        args=entry.args,
-        retry=entry.retry,
-        created_at=now,
-        enqueued_at=now,
-    )
+    job = entry.run(jid=new_jid(), now=now)
     dash.store.jobs.push(entry.queue, [payload.encode(job)])
     return back(dash, "/periodic", done="enqueue", n=1)
