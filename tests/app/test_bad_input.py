@@ -181,3 +181,17 @@ def test_non_json_argument_is_a_type_error_at_enqueue_and_nothing_is_pushed(
 
     assert rc.dbsize() == 0
     assert queue_payloads(rc, "default") == []
+
+
+def test_a_process_key_of_the_wrong_type_is_named_at_start(
+    rc: redis.Redis, workers: Workers
+) -> None:
+    """KeyGuard also checks registered processes' keys and names one of the wrong type."""
+    rc.sadd("cogworker:processes", "ghost:1:x")
+    rc.set("cogworker:memory:ghost:1:x", "not a sorted set")
+    worker = workers.start()
+    wait_until(
+        lambda: "KeyGuard: cogworker:memory:ghost:1:x is a string" in worker.log_text(),
+        20,
+        message=worker.log_tail,
+    )

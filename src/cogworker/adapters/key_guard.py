@@ -43,6 +43,17 @@ def expected_types(queues: tuple[str, ...]) -> dict[str, str]:
     return expected
 
 
+def process_types(identities: tuple[str, ...]) -> dict[str, str]:
+    """The Redis type of each registered process's keys."""
+    expected: dict[str, str] = {}
+    for identity in identities:
+        expected[keys.process(identity)] = "hash"
+        expected[keys.workers(identity)] = "hash"
+        expected[keys.memory_history(identity)] = "zset"
+        expected[keys.in_progress(identity)] = "list"
+    return expected
+
+
 def wrong_types(client: redis.Redis, expected: Mapping[str, str]) -> list[WrongType]:
     """The keys among `expected` that exist with another type (one round trip)."""
     pipe = client.pipeline(transaction=False)

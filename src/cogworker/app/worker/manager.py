@@ -22,6 +22,7 @@ from collections.abc import Callable
 import redis
 
 from cogworker.adapters import key_guard
+from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect, describe
 from cogworker.adapters.job_store import Fetched, JobStore
 from cogworker.adapters.periodic_store import PeriodicStore
@@ -208,6 +209,9 @@ class Manager:
     def _check_fixed_keys(self) -> None:
         try:
             wrong = key_guard.wrong_types(self.redis, key_guard.expected_types(()))
+            if all(problem.key != keys.PROCESSES for problem in wrong):
+                identities = tuple(self.registry.identities())
+                wrong += key_guard.wrong_types(self.redis, key_guard.process_types(identities))
         except redis.RedisError:
             return  # Redis away: every loop backs off and says so
         for problem in wrong:
