@@ -20,8 +20,14 @@ CONNECT_TIMEOUT = 2.0
 BLOCK_SECONDS = 1.0
 
 
-def connect(url: str, *, max_connections: int | None = None) -> redis.Redis:
-    """A client for `url` that never re-sends a command and never waits forever."""
+def connect(
+    url: str, *, max_connections: int | None = None, single_connection: bool = False
+) -> redis.Redis:
+    """A client for `url` that never re-sends a command and never waits forever.
+
+    `single_connection`: one connection of its own, for one busy thread (no
+    pool checkout, with its check for stray data, on every command).
+    """
     return redis.Redis.from_url(
         url,
         socket_timeout=SOCKET_TIMEOUT,
@@ -31,6 +37,7 @@ def connect(url: str, *, max_connections: int | None = None) -> redis.Redis:
         health_check_interval=30,
         max_connections=max_connections,
         decode_responses=False,
+        single_connection_client=single_connection,
     )
 
 

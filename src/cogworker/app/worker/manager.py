@@ -58,8 +58,8 @@ class Manager:
         self.store = JobStore(self.redis, retention=config.retention)
         self.registry = ProcessRegistry(self.redis)
         self._stop_requested = threading.Event()
-        owner = self.state.identity if config.fetch == "reliable" else None
-        self.acker = Acker(self.store, self.state, self.logger, owner)
+        # Made in start(): its connection is opened at once, so only once Redis answered.
+        self.acker: Acker | None = None
         self._work: queue.SimpleQueue[Fetched | None] = queue.SimpleQueue()
         self._slots = threading.Semaphore(config.concurrency)
         self._threads: list[threading.Thread] = []
@@ -68,6 +68,18 @@ class Manager:
         self.periodic = PeriodicManager(
             PeriodicStore(self.redis), config, self.state.stopping, self.logger
         )
+
+    def _own_store(self) -> JobStore:
+        """A store on a connection of its own, for the fetcher's or acker's busy thread.
+
+        It skips the pool's checkout on every command (about a tenth of a
+        busy worker's time); if Redis went away just now, the pool will do.
+        """
+        try:
+            client = connect(self.config.resolved_redis_url(), single_connection=True)
+        except redis.RedisError:
+            return self.store
+        return JobStore(client, retention=self.config.retention)
 
     @property
     def identity(self) -> str:
@@ -99,11 +111,13 @@ class Manager:
         self._check_fixed_keys()
         self._load_periodic_schedule()
         reliable = self.config.fetch == "reliable"
+        owner = self.identity if reliable else None
+        self.acker = Acker(self._own_store(), self.state, self.logger, owner)
         processor = Processor(
             self.store, self.config, self.state, self.logger, reliable=reliable, acker=self.acker
         )
         fetcher = Fetcher(
-            self.store, self.config, self.state, self.logger, self._work, self._slots, plan
+            self._own_store(), self.config, self.state, self.logger, self._work, self._slots, plan
         )
         poller = Poller(self.store, self.config.poll_interval, self.state.stopping, self.logger)
         for index in range(self.config.concurrency):
@@ -142,7 +156,8 @@ class Manager:
         unfinished = sum(thread.is_alive() for thread in processors)
         # Every ack handed over is written (or remembered) before the final
         # requeue, which would otherwise run a finished job again.
-        self.acker.stop()
+        if self.acker is not None:
+            self.acker.stop()
         for thread in self._threads:
             if thread.name == "acker":
                 thread.join(FETCHER_STOP_TIMEOUT)
