@@ -36,8 +36,10 @@ local kind = ARGV[3]
 
 local function count(total, today)
   redis.call("INCR", total)
-  redis.call("INCR", today)
-  redis.call("EXPIRE", today, ARGV[6])
+  -- A day's counter gets its TTL when the day's first job creates it.
+  if redis.call("INCR", today) == 1 then
+    redis.call("EXPIRE", today, ARGV[6])
+  end
 end
 
 local function keep(list, record, most, ttl)
