@@ -9,8 +9,9 @@ instead of quietly using a Redis on 127.0.0.1:6379.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -88,27 +89,9 @@ def cogworker_factory(tmp_path: Path) -> Iterator[CogworkerFactory]:
     """Start `cogworker work APP ...` subprocesses (logs in tmp_path); all killed at teardown."""
     processes: list[CogworkerProcess] = []
 
-    def start(
-        app: str,
-        *,
-        redis_url: str,
-        concurrency: int | None = None,
-        queues: Iterable[str] = (),
-        extra_args: Iterable[str] = (),
-        env: Mapping[str, str] | None = None,
-        cwd: Path | None = None,
-    ) -> CogworkerProcess:
-        worker = start_worker(
-            app,
-            redis_url=redis_url,
-            directory=tmp_path,
-            concurrency=concurrency,
-            queues=queues,
-            extra_args=extra_args,
-            env=env,
-            cwd=cwd,
-            name=f"worker-{len(processes) + 1}",
-        )
+    def start(app: str, **options: Any) -> CogworkerProcess:
+        name = f"worker-{len(processes) + 1}"
+        worker = start_worker(app, directory=tmp_path, name=name, **options)
         processes.append(worker)
         return worker
 

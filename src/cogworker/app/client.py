@@ -217,7 +217,7 @@ class _Batch:
         text = payload.encode(job) if run_at is not None else _enqueued(job, now)
         lock = job.extra.get("unique_lock")
         if isinstance(lock, str) and unique.locks_at_enqueue(str(job.extra.get("unique"))):
-            ttl = float(job.extra.get("unique_ttl") or config.unique_lock_ttl)  # type: ignore[arg-type]
+            ttl = unique.ttl_of(job.extra, config.unique_lock_ttl)
             self.unique.append(
                 UniquePush(
                     queue=job.queue,

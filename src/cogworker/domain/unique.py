@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Literal, get_args
 
 UniqueMode = Literal["until_executed", "until_executing", "while_executing"]
@@ -48,6 +49,14 @@ def held_while_running(mode: str | None) -> bool:
 def held_until_done(mode: str | None) -> bool:
     """Whether the lock lasts until the job ends for good (extended through retries)."""
     return mode == "until_executed"
+
+
+def ttl_of(extra: Mapping[str, object], default: float) -> float:
+    """A job's lock TTL as its payload carries it (`unique_ttl`), else `default`."""
+    ttl = extra.get("unique_ttl")
+    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or ttl <= 0:
+        return default
+    return float(ttl)
 
 
 def enqueue_ttl(ttl: float, run_at: float | None, now: float) -> float:

@@ -134,8 +134,7 @@ class Processor:
             self.state.defer_release(lock, jid)  # the reconciler lets go of it later
 
     def _lock_ttl(self, job: JobRecord) -> float:
-        ttl = job.extra.get("unique_ttl")
-        return float(ttl) if isinstance(ttl, (int, float)) else self.config.unique_lock_ttl
+        return unique.ttl_of(job.extra, self.config.unique_lock_ttl)
 
     def _locks(self, job: JobRecord, kind: OutcomeKind, score: float, now: float) -> dict[str, Any]:
         """What the settlement does with the job's locks (see `Outcome`)."""
