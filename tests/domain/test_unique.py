@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from cogworker.domain import unique
@@ -44,11 +44,15 @@ def test_each_mode_locks_and_releases_at_its_own_moment() -> None:
 
 
 @given(positive, positive, st.floats(min_value=0, max_value=1e9))
+@example(ttl=0.001953125, wait=0.002, now=67108864.0)  # a wait that rounds when added to `now`
 def test_a_lock_outlasts_a_scheduled_wait_and_a_retry(ttl: float, wait: float, now: float) -> None:
     """At enqueue and in the retry set, the lock lasts its TTL past the time the job is due."""
-    assert unique.enqueue_ttl(ttl, now + wait, now) == pytest.approx(ttl + wait)
+    due = now + wait
+    # The wait as floats can express it after adding to `now` (large `now` rounds it).
+    until_due = due - now
+    assert unique.enqueue_ttl(ttl, due, now) == pytest.approx(ttl + until_due)
     assert unique.enqueue_ttl(ttl, None, now) == ttl
-    assert unique.retry_ttl(ttl, now + wait, now) == pytest.approx(ttl + wait)
+    assert unique.retry_ttl(ttl, due, now) == pytest.approx(ttl + until_due)
     assert unique.retry_ttl(ttl, now - wait, now) == ttl
 
 
