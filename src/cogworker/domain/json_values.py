@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable
 from typing import TypeAlias
 
 JSON: TypeAlias = "bool | int | float | str | list[JSON] | dict[str, JSON] | None"
+
+# One encoder for every compact record: `json.dumps` with options builds a new
+# one per call, which is a measurable share of a job's cost.  Values written
+# through it are checked JSON-native first, so a cycle can't occur.
+_COMPACT = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circular=False)
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -38,3 +44,8 @@ def _first_of(parts: Iterable[tuple[str, object]]) -> tuple[str, str] | None:
         if found is not None:
             return found
     return None
+
+
+def compact_json(value: object) -> str:
+    """`value` as compact JSON; ValueError for NaN or an infinity, which JSON has no text for."""
+    return _COMPACT.encode(value)

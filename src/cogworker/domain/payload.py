@@ -17,7 +17,7 @@ import cattrs
 from returns.result import Failure, Result, Success
 
 from cogworker.domain.job import JobRecord
-from cogworker.domain.json_values import JSON
+from cogworker.domain.json_values import JSON, compact_json
 
 
 class PayloadProblem(enum.Enum):
@@ -46,41 +46,48 @@ class PayloadError:
 _RENAMED = {"class_name": "class"}
 _FIELDS = {_RENAMED.get(field.name, field.name): field.name for field in attrs.fields(JobRecord)}
 _FIELDS.pop("extra")
-_OPTIONAL_NUMBERS = ("enqueued_at", "failed_at", "retried_at")
-_OPTIONAL_COUNTS = ("retry_count", "interrupted_count")
-_OPTIONAL_TEXTS = ("error_class", "error_message", "error_backtrace")
+_NUMBER = (int, float)
+_OPTIONAL_NUMBER = (int, float, type(None))
+_OPTIONAL_COUNT = (int, type(None))
+_OPTIONAL_TEXT = (str, type(None))
+#: The JSON types each checked field may hold (cheaper than cattrs' generic
+#: union handling, and the message names the field).
+_TYPES: dict[str, tuple[type, ...]] = {
+    "args": (list,),
+    "created_at": _NUMBER,
+    "retry": (bool, int),
+    "enqueued_at": _OPTIONAL_NUMBER,
+    "failed_at": _OPTIONAL_NUMBER,
+    "retried_at": _OPTIONAL_NUMBER,
+    "retry_count": _OPTIONAL_COUNT,
+    "interrupted_count": _OPTIONAL_COUNT,
+    "error_class": _OPTIONAL_TEXT,
+    "error_message": _OPTIONAL_TEXT,
+    "error_backtrace": _OPTIONAL_TEXT,
+}
 
 converter = cattrs.Converter()
 
 
 def _structure_job(obj: dict[str, Any], _: type) -> JobRecord:
-    known = {_FIELDS[key]: value for key, value in obj.items() if key in _FIELDS}
-    extra = {key: value for key, value in obj.items() if key not in _FIELDS}
-    _check_types(known)
+    known: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in obj.items():
+        name = _FIELDS.get(key)
+        if name is None:
+            extra[key] = value
+            continue
+        types = _TYPES.get(name)
+        if types is not None and not _fits(value, types):
+            raise TypeError(f"{name} is a {type(value).__name__}")
+        known[name] = value
     known["args"] = tuple(known.get("args", ()))
     return JobRecord(**known, extra=extra)
 
 
-def _check_types(fields: dict[str, Any]) -> None:
-    # Cheaper than cattrs' generic union handling, and the message names the field.
-    _expect(fields, "args", list)
-    _expect(fields, "created_at", int, float)
-    _expect(fields, "retry", bool, int)
-    for name in _OPTIONAL_NUMBERS:
-        _expect(fields, name, int, float, type(None))
-    for name in _OPTIONAL_COUNTS:
-        _expect(fields, name, int, type(None))
-    for name in _OPTIONAL_TEXTS:
-        _expect(fields, name, str, type(None))
-
-
-def _expect(fields: dict[str, Any], name: str, *types: type) -> None:
-    if name not in fields:
-        return
-    value = fields[name]
+def _fits(value: object, types: tuple[type, ...]) -> bool:
     # A JSON `true` is a bool, which isinstance would let pass for an int.
-    if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-        raise TypeError(f"{name} is a {type(value).__name__}")
+    return isinstance(value, types) and (bool in types or not isinstance(value, bool))
 
 
 def _unstructure_job(job: JobRecord) -> dict[str, JSON]:
@@ -100,7 +107,7 @@ converter.register_unstructure_hook(JobRecord, _unstructure_job)
 
 def encode(job: JobRecord) -> str:
     """The JSON payload stored in Redis for `job` (absent optional fields are left out)."""
-    return json.dumps(converter.unstructure(job), separators=(",", ":"), allow_nan=False)
+    return compact_json(converter.unstructure(job))
 
 
 def to_dict(job: JobRecord) -> dict[str, JSON]:
@@ -112,7 +119,8 @@ def to_dict(job: JobRecord) -> dict[str, JSON]:
 def decode(raw: str | bytes) -> Result[JobRecord, PayloadError]:
     """The job a payload holds, or what is wrong with it."""
     try:
-        obj = json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+        # UnicodeDecodeError is a ValueError: bytes that aren't UTF-8 aren't JSON.
+        obj = _DECODER.decode(raw.decode() if isinstance(raw, bytes) else raw)
     except (ValueError, RecursionError) as error:  # RecursionError: nested too deep
         return Failure(PayloadError(problem=PayloadProblem.NOT_JSON, detail=str(error)))
     return from_dict(obj)
@@ -128,6 +136,10 @@ def _finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{text} is out of range for a float")
     return value
+
+
+# Built once: `json.loads` with hooks builds a decoder per call.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
 
 
 def from_dict(obj: object) -> Result[JobRecord, PayloadError]:
@@ -167,4 +179,4 @@ def unparseable_entry(raw: bytes, error: PayloadError, *, jid: str, now: float) 
         "failed_at": now,
         "retry_count": 0,
     }
-    return json.dumps(entry, separators=(",", ":"))
+    return compact_json(entry)

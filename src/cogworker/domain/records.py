@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import attrs
+
+from cogworker.domain.json_values import compact_json
 
 
 @attrs.frozen(kw_only=True)
@@ -42,7 +42,7 @@ class RunRecord:
 
 def to_json(record: AttemptRecord | RunRecord) -> str:
     """The record as stored (compact JSON; a run also carries its duration)."""
-    fields = attrs.asdict(record)
+    fields = attrs.asdict(record, recurse=False)  # every field is a plain value
     if isinstance(record, RunRecord):
         fields["duration"] = round(record.duration, 6)
-    return json.dumps(fields, separators=(",", ":"))
+    return compact_json(fields)
