@@ -73,6 +73,13 @@ class Outcome:
     #: Its periodic running lock, released when the job ends for good ("" for none).
     running_lock: str = ""
 
+    @property
+    def is_plain_ack(self) -> bool:
+        """A success with only counters and its class's history to write (see ack_many.lua)."""
+        return self.kind == "ack" and not (
+            self.history_per_job or self.status or self.unique_lock or self.running_lock
+        )
+
 
 def outcome_record(outcome: Outcome) -> str:
     """`outcome` as the JSON record a stopping process hands over."""
@@ -193,15 +200,58 @@ class JobStore:
     def settle_many(
         self, identity: str | None, settlements: Sequence[Settlement], now: float
     ) -> list[bool]:
-        """Write many outcomes in one round trip (each its own atomic script); see `settle`."""
+        """Write many outcomes in one round trip; see `settle`.
+
+        Plain acks share one script call (its counters and history lists
+        written once per call); every other outcome is a `settle` of its own.
+        """
         pipe = self.client.pipeline(transaction=False)
         holder = keys.in_progress(identity or "")
-        for settlement in settlements:
+        plain = [i for i, done in enumerate(settlements) if done.outcome.is_plain_ack]
+        others = [i for i, done in enumerate(settlements) if not done.outcome.is_plain_ack]
+        if plain:
+            acks = [settlements[i] for i in plain]
+            self._queue_acks(pipe, holder, identity is not None, acks, now)
+        for i in others:
             settle_keys, settle_args = self._settle_call(
-                holder, settlement.fetched.raw, identity is not None, settlement.outcome, now
+                holder,
+                settlements[i].fetched.raw,
+                identity is not None,
+                settlements[i].outcome,
+                now,
             )
             scripts.SETTLE.queue(pipe, settle_keys, settle_args)
-        return [bool(reply) for reply in scripts.run_pipeline(self.client, pipe)]
+        replies = iter(scripts.run_pipeline(self.client, pipe))
+        written = [False] * len(settlements)
+        for i, flag in zip(plain, next(replies) if plain else (), strict=True):
+            written[i] = bool(flag)
+        for i, reply in zip(others, replies, strict=True):
+            written[i] = bool(reply)
+        return written
+
+    def _queue_acks(
+        self,
+        pipe: redis.client.Pipeline,
+        holder: str,
+        owned: bool,
+        acks: Sequence[Settlement],
+        now: float,
+    ) -> None:
+        day, kept = day_of(now), self.retention
+        ack_keys: list[str] = [holder, keys.stat("processed"), keys.stat("processed", day)]
+        ack_args: list[bytes | str | int] = [
+            "1" if owned else "0",
+            DAY_COUNTER_TTL,
+            kept.history_per_class,
+            int(kept.history_ttl),
+        ]
+        for ack in acks:
+            ack_keys += (
+                keys.orphanings(ack.outcome.jid),
+                keys.class_history(ack.outcome.class_name),
+            )
+            ack_args += (ack.fetched.raw, ack.outcome.history)
+        scripts.ACK_MANY.queue(pipe, ack_keys, ack_args)
 
     def settle_handed_over(self, record: bytes, outcome: Outcome, now: float) -> bool:
         """Write an outcome a stopped process handed over; True if this call did."""

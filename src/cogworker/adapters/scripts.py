@@ -71,6 +71,7 @@ def _rerun(client: redis.Redis, command: Any) -> Any:
 FETCH = LuaScript("fetch")
 POP = LuaScript("pop")
 SETTLE = LuaScript("settle")
+ACK_MANY = LuaScript("ack_many")
 REQUEUE = LuaScript("requeue")
 MOVE_DUE = LuaScript("move_due")
 BURY = LuaScript("bury")
@@ -89,6 +90,7 @@ SCRIPTS_BY_SHA = {
         FETCH,
         POP,
         SETTLE,
+        ACK_MANY,
         REQUEUE,
         MOVE_DUE,
         BURY,

@@ -1,0 +1,96 @@
+"""Settling a batch: plain acks share one script call, the rest settle one by one, in order."""
+
+from __future__ import annotations
+
+import redis
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.job_store import (
+    DAY_COUNTER_TTL,
+    Fetched,
+    JobStore,
+    Outcome,
+    Retention,
+    Settlement,
+)
+from cogworker.domain.stats import day_of
+
+IDENTITY = "host:1:test"
+NOW = 1_800_000_000.0
+
+
+def _held(rc: redis.Redis, jid: str) -> Settlement:
+    """A job on IDENTITY's in-progress list, with a plain ack as its outcome."""
+    raw = f'{{"jid":"{jid}","class":"app.Plain","queue":"default"}}'.encode()
+    rc.lpush(keys.in_progress(IDENTITY), raw)
+    outcome = Outcome(
+        kind="ack",
+        jid=jid,
+        class_name="app.Plain",
+        history=f'{{"jid":"{jid}"}}',
+        history_per_job=False,
+    )
+    return Settlement(fetched=Fetched(queue="default", raw=raw), outcome=outcome)
+
+
+def test_a_batch_writes_each_owned_ack_once_and_reports_which(rc: redis.Redis) -> None:
+    """Acks still on the list are written; one another process took is reported False."""
+    store = JobStore(rc, Retention(history_per_class=2))
+    batch = [_held(rc, f"j{n}") for n in range(4)]
+    rc.lrem(keys.in_progress(IDENTITY), 1, batch[1].fetched.raw)  # recovered by another
+    rc.set(keys.orphanings("j0"), 2)
+
+    assert store.settle_many(IDENTITY, batch, NOW) == [True, False, True, True]
+
+    assert rc.llen(keys.in_progress(IDENTITY)) == 0
+    assert rc.get(keys.stat("processed")) == b"3"
+    today = keys.stat("processed", day_of(NOW))
+    assert rc.get(today) == b"3"
+    assert 0 < rc.ttl(today) <= DAY_COUNTER_TTL
+    assert not rc.exists(keys.orphanings("j0"))
+    # Newest first, trimmed to the class's cap, with the history TTL.
+    history = keys.class_history("app.Plain")
+    assert rc.lrange(history, 0, -1) == [b'{"jid":"j3"}', b'{"jid":"j2"}']
+    assert rc.ttl(history) > 0
+
+
+def test_a_repeated_batch_writes_nothing(rc: redis.Redis) -> None:
+    """A batch sent again (its reply lost) finds no entry and counts nothing twice."""
+    store = JobStore(rc)
+    batch = [_held(rc, f"j{n}") for n in range(3)]
+    assert store.settle_many(IDENTITY, batch, NOW) == [True] * 3
+    assert store.settle_many(IDENTITY, batch, NOW) == [False] * 3
+    assert rc.get(keys.stat("processed")) == b"3"
+    assert rc.llen(keys.class_history("app.Plain")) == 3
+
+
+def test_plain_and_other_outcomes_mixed_keep_their_order(rc: redis.Redis) -> None:
+    """A tracked success and a dead job between plain acks: each reply at its own place."""
+    store = JobStore(rc)
+    plain_first, tracked, dead, plain_last = (_held(rc, f"j{n}") for n in range(4))
+    tracked = Settlement(
+        fetched=tracked.fetched, outcome=Outcome(kind="ack", jid="j1", status="complete")
+    )
+    rc.lrem(keys.in_progress(IDENTITY), 1, dead.fetched.raw)
+    dead = Settlement(
+        fetched=dead.fetched, outcome=Outcome(kind="dead", jid="j2", score=NOW, payload="{}")
+    )
+
+    assert store.settle_many(IDENTITY, [plain_first, tracked, dead, plain_last], NOW) == [
+        True,
+        True,
+        False,
+        True,
+    ]
+    assert rc.hget(keys.status("j1"), "status") == b"complete"
+    assert rc.zcard(keys.DEAD) == 0
+    assert rc.get(keys.stat("processed")) == b"3"
+
+
+def test_basic_fetch_acks_have_no_list_to_check(rc: redis.Redis) -> None:
+    """Without an identity (basic fetch) every ack is written and counted."""
+    store = JobStore(rc)
+    batch = [_held(rc, f"j{n}") for n in range(2)]
+    rc.delete(keys.in_progress(IDENTITY))
+    assert store.settle_many(None, batch, NOW) == [True, True]
+    assert rc.get(keys.stat("processed")) == b"2"
