@@ -89,7 +89,19 @@ def main() -> None:
 )  # fmt: skip
 @click.option("--log-level", type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"]))
 @click.option("--log-format", type=click.Choice(["text", "json"]))
-def work(app: str, config_file: Path | None, **flags: Any) -> None:
+@click.option(
+    "--processes", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Worker processes to run under a supervisor that restarts them (command line only; "
+    "1: this process is the worker).",
+)  # fmt: skip
+@click.option(
+    "--max-memory", type=click.IntRange(min=1), metavar="MIB",
+    help="Recycle (SIGTERM, drain, replace) a worker process whose RSS goes above MIB; "
+    "runs the supervisor even with --processes 1.",
+)  # fmt: skip
+def work(
+    app: str, config_file: Path | None, processes: int, max_memory: int | None, **flags: Any
+) -> None:
     """Run a worker process for APP (`module` or `module:attr` holding a Config)."""
     try:
         config = load_app(app)
@@ -100,9 +112,17 @@ def work(app: str, config_file: Path | None, **flags: Any) -> None:
         ensure_redis(config)
     except CogworkerError as error:
         raise click.ClickException(str(error)) from None
+    logger = logs.setup(config.log_level, config.log_format)
+    if processes > 1 or max_memory is not None:
+        # APP, config and Redis were checked above, once, before any child exists.
+        from cogworker.app.supervisor import Supervisor, worker_arguments
+
+        arguments = worker_arguments(click.get_current_context(), ("processes", "max_memory"))
+        command = [sys.executable, "-m", "cogworker", *arguments]
+        Supervisor(command, processes, max_memory_mib=max_memory, logger=logger).run()
+        return
     from cogworker.app.worker.manager import Manager
 
-    logger = logs.setup(config.log_level, config.log_format)
     Manager(config, logger=logger).run()
 
 

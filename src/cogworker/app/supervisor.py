@@ -1,0 +1,334 @@
+"""`cogworker work APP --processes N`: one command, N worker processes, kept running.
+
+The supervisor runs no jobs and never talks to Redis.  Each child is a plain
+`cogworker work` process (the same command line minus the supervisor's own
+options), so it has its own identity, threads and signal handling, exactly
+as if started by hand.  The supervisor
+
+* restarts a child that exits while the supervisor isn't stopping, after a
+  delay that grows while children keep dying young (`domain.supervision`);
+* with a memory limit, recycles a child whose RSS is above it: SIGTERM (the
+  child drains as on any stop), and a new child once it has exited;
+* turns SIGTERM/SIGINT into SIGTERM for every child, waits for them all to
+  exit, then returns; forwards SIGTSTP (quiet), the one other signal a
+  worker handles;
+* on Linux has each child receive SIGTERM if the supervisor itself dies
+  (`PR_SET_PDEATHSIG`), so a `kill -9` of it leaves no orphans behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Collection, Iterator, Sequence
+
+import attrs
+import click
+
+from cogworker.adapters.process_memory import rss_kib
+from cogworker.domain.supervision import restart_delay, to_recycle
+
+#: Seconds between two readings of the children's memory (with --max-memory).
+MEMORY_CHECK_INTERVAL = 2.0
+#: The longest the loop sleeps with nothing due: a safety net, as every
+#: awaited event (a signal, a child's exit) wakes it at once.
+IDLE_WAKEUP = 1.0
+#: The signals the supervisor acts on.  SIGCHLD only wakes the loop up.
+HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGTSTP, signal.SIGCHLD)
+
+_PR_SET_PDEATHSIG = 1
+
+
+def worker_arguments(context: click.Context, leave_out: Collection[str]) -> list[str]:
+    """The arguments that run `context`'s command again as it was given, minus `leave_out`.
+
+    Rebuilt from the parsed parameters rather than filtered from `sys.argv`,
+    so every spelling (`--processes=4`, `-c4`, an option added later) comes
+    out right.
+    """
+    arguments = [context.info_name or context.command.name or ""]
+    for param in context.command.params:
+        value = context.params.get(param.name or "")
+        if param.name in leave_out or value is None or value == ():
+            continue
+        if isinstance(param, click.Argument):
+            arguments += [str(item) for item in value] if param.nargs != 1 else [str(value)]
+        elif isinstance(param, click.Option) and param.is_flag:
+            spellings = param.opts if value else param.secondary_opts  # --x / --no-x
+            arguments += [max(spellings, key=len)] if spellings else []
+        else:
+            flag = max(param.opts, key=len)  # the long spelling
+            for item in value if param.multiple else [value]:
+                arguments += [flag, str(item)]
+    return arguments
+
+
+def describe_exit(returncode: int) -> str:
+    """`exit code 3` or `signal SIGKILL`, for the log."""
+    if returncode >= 0:
+        return f"exit code {returncode}"
+    try:
+        return f"signal {signal.Signals(-returncode).name}"
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def _load_prctl() -> Callable[[int, int], int] | None:
+    """libc's prctl, loaded now: the child, between fork and exec, should only call it."""
+    if sys.platform != "linux":
+        return None
+    try:
+        prctl: Callable[[int, int], int] = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return prctl
+
+
+@attrs.define
+class _Slot:
+    """One of the N places for a child: the child in it, or when the next one is due."""
+
+    index: int
+    process: subprocess.Popen[bytes] | None = None
+    started_at: float = 0.0
+    recycling: bool = False
+    #: The delay before this slot's latest restart (None before any): the backoff's state.
+    delay: float | None = None
+    #: When (monotonic) a new child is due in this empty slot; None: none is due.
+    due_at: float | None = None
+
+
+class Supervisor:
+    """Keeps `processes` children of `command` running until told to stop.
+
+    `command` is the child's full argv.  `max_memory_mib`, if given, is the
+    RSS above which a child is recycled.  `run()` blocks until every child
+    has exited after a SIGTERM or SIGINT; it must be called from the main thread.
+    """
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        processes: int,
+        *,
+        max_memory_mib: int | None = None,
+        logger: logging.Logger | None = None,
+    ) -> None:
+        self.command = list(command)
+        self.max_memory_mib = max_memory_mib
+        self.logger = logger or logging.getLogger("cogworker")
+        self.stopping = False
+        self._slots = [_Slot(index) for index in range(processes)]
+        self._prctl = _load_prctl()
+        self._pid = os.getpid()
+        self._next_memory_check = 0.0
+
+    def run(self) -> None:
+        """Start the children and supervise them until a stop signal; return once all exited."""
+        with self._signals_to_pipe() as wakeup:
+            self.logger.info(
+                "supervisor %d: starting %d worker process%s%s",
+                os.getpid(),
+                len(self._slots),
+                "" if len(self._slots) == 1 else "es",
+                f", recycling any above {self.max_memory_mib} MiB" if self.max_memory_mib else "",
+            )
+            now = time.monotonic()
+            for slot in self._slots:
+                self._start(slot, now)
+            self._next_memory_check = now + MEMORY_CHECK_INTERVAL
+            while True:
+                for signum in _drain(wakeup):
+                    self._on_signal(signum)
+                now = time.monotonic()
+                self._reap(now)
+                if self.stopping and not self._live():
+                    break
+                self._start_due(now)
+                self._check_memory(now)
+                select.select([wakeup], [], [], self._timeout(time.monotonic()))
+        self.logger.info("supervisor %d: all worker processes have exited", os.getpid())
+
+    # --- signals ---------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _signals_to_pipe(self) -> Iterator[int]:
+        """Handled signals arrive as bytes on the yielded fd (their numbers).
+
+        The handlers themselves do nothing: Python writes each signal's number
+        to the wakeup fd, so the loop learns of it even when it arrives just
+        before `select`, and no handler ever runs in the middle of the loop's
+        bookkeeping.  SIGCHLD is handled only so that a child's exit wakes it.
+        """
+        reader, writer = os.pipe()
+        os.set_blocking(reader, False)
+        os.set_blocking(writer, False)
+        previous = {signum: signal.signal(signum, _ignore) for signum in HANDLED_SIGNALS}
+        previous_wakeup = signal.set_wakeup_fd(writer, warn_on_full_buffer=False)
+        try:
+            yield reader
+        finally:
+            signal.set_wakeup_fd(previous_wakeup)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            os.close(reader)
+            os.close(writer)
+
+    def _on_signal(self, signum: int) -> None:
+        if signum in (signal.SIGTERM, signal.SIGINT):
+            if not self.stopping:
+                self.logger.info(
+                    "supervisor: %s, stopping %d worker processes",
+                    signal.Signals(signum).name,
+                    len(self._live()),
+                )
+            self.stopping = True
+            for slot in self._slots:
+                slot.due_at = None  # no restarts during shutdown
+            self._send_all(signal.SIGTERM)
+        elif signum == signal.SIGTSTP:
+            self.logger.info("supervisor: SIGTSTP, quieting %d worker processes", len(self._live()))
+            self._send_all(signal.SIGTSTP)
+
+    def _send_all(self, signum: signal.Signals) -> None:
+        for slot in self._slots:
+            self._send(slot, signum)
+
+    @staticmethod
+    def _send(slot: _Slot, signum: signal.Signals) -> None:
+        if slot.process is not None:
+            # Popen.send_signal does nothing once the child is reaped, so a
+            # reused pid is never signalled.
+            with contextlib.suppress(ProcessLookupError):
+                slot.process.send_signal(signum)
+
+    # --- children --------------------------------------------------------------
+
+    def _live(self) -> list[_Slot]:
+        return [slot for slot in self._slots if slot.process is not None]
+
+    def _start(self, slot: _Slot, now: float) -> None:
+        slot.due_at = None
+        slot.recycling = False
+        try:
+            slot.process = subprocess.Popen(
+                self.command,
+                stdin=subprocess.DEVNULL,
+                # Only between fork and exec; the supervisor has no other threads.
+                preexec_fn=self._prepare_child,
+            )
+        except OSError as error:
+            self.logger.error("supervisor: couldn't start a worker process: %s", error)
+            self._schedule_restart(slot, now, uptime=0.0)
+            return
+        slot.started_at = now
+        self.logger.info("supervisor: worker process %d started", slot.process.pid)
+
+    def _prepare_child(self) -> None:
+        """Runs in the child between fork and exec."""
+        # A signal reaching the child before exec must not be mistaken for
+        # one of the supervisor's.
+        signal.set_wakeup_fd(-1)
+        # SIGTSTP's default action stops a process; a child still starting up
+        # (no handler yet) would freeze and then not even obey SIGTERM.  An
+        # ignored signal stays ignored through exec, until the worker installs
+        # its own handler.
+        signal.signal(signal.SIGTSTP, signal.SIG_IGN)
+        if self._prctl is not None:
+            self._prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+            if os.getppid() != self._pid:  # the supervisor died before prctl took effect
+                os._exit(1)
+
+    def _reap(self, now: float) -> None:
+        for slot in self._slots:
+            returncode = None if slot.process is None else slot.process.poll()
+            if slot.process is None or returncode is None:
+                continue
+            pid, uptime = slot.process.pid, now - slot.started_at
+            slot.process = None
+            how = describe_exit(returncode)
+            if self.stopping:
+                self.logger.info("supervisor: worker process %d exited (%s)", pid, how)
+            elif slot.recycling:
+                self.logger.info("supervisor: worker process %d recycled (%s)", pid, how)
+                slot.due_at = now  # a planned stop: no backoff
+            else:
+                delay = self._schedule_restart(slot, now, uptime)
+                self.logger.warning(
+                    "supervisor: worker process %d exited (%s) after %.1fs; restarting in %.0fs",
+                    pid,
+                    how,
+                    uptime,
+                    delay,
+                )
+
+    def _schedule_restart(self, slot: _Slot, now: float, uptime: float) -> float:
+        slot.delay = restart_delay(slot.delay, uptime)
+        slot.due_at = now + slot.delay
+        return slot.delay
+
+    def _start_due(self, now: float) -> None:
+        if self.stopping:
+            return
+        for slot in self._slots:
+            if slot.process is None and slot.due_at is not None and slot.due_at <= now:
+                self._start(slot, now)
+
+    def _check_memory(self, now: float) -> None:
+        if self.max_memory_mib is None or self.stopping or now < self._next_memory_check:
+            return
+        self._next_memory_check = now + MEMORY_CHECK_INTERVAL
+        # A child gets a full interval before its first reading: a SIGTERM
+        # before its handler is installed would kill it outright rather than
+        # have it drain, and a limit below a fresh worker's size would
+        # otherwise recycle children faster than they can start.
+        running = {
+            slot.process.pid: slot
+            for slot in self._slots
+            if slot.process is not None and now - slot.started_at >= MEMORY_CHECK_INTERVAL
+        }
+        readings = {pid: rss_kib(pid) for pid in running}
+        stopping = [pid for pid, slot in running.items() if slot.recycling]
+        for pid in to_recycle(readings, self.max_memory_mib * 1024, stopping):
+            slot = running[pid]
+            self.logger.warning(
+                "supervisor: worker process %d uses %d MiB, above --max-memory %d MiB: "
+                "recycling it (SIGTERM, it drains, then a new one starts)",
+                pid,
+                (readings[pid] or 0) // 1024,
+                self.max_memory_mib,
+            )
+            slot.recycling = True
+            self._send(slot, signal.SIGTERM)
+
+    def _timeout(self, now: float) -> float:
+        """Seconds until the loop has something to do unprompted (a restart, a memory check)."""
+        due = [slot.due_at for slot in self._slots if slot.due_at is not None]
+        if self.max_memory_mib is not None:
+            due.append(self._next_memory_check)
+        return max(0.0, min([now + IDLE_WAKEUP, *due]) - now)
+
+
+def _ignore(signum: int, frame: object) -> None:
+    """A handler that does nothing: the wakeup fd carries the signal to the loop."""
+
+
+def _drain(reader: int) -> list[int]:
+    """The signal numbers written to the wakeup fd since the last call, in order."""
+    received = bytearray()
+    while True:
+        try:
+            chunk = os.read(reader, 512)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        received += chunk
+    return list(received)
