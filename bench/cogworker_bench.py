@@ -27,21 +27,24 @@ NAME = "cogworker"
 HERE = os.path.dirname(os.path.abspath(__file__))
 QUEUE = "bench"
 
-# variant -> (worker processes, threads per process, fetch mode)
+# variant -> (worker processes, threads per process, fetch mode, prefetch)
 VARIANTS = {
-    "p2c10": (2, 10, "reliable"),  # the default: Config() defaults (concurrency 10, reliable fetch)
-    "p2c10basic": (2, 10, "basic"),  # BRPOP, no in-progress list (lost if a process dies mid-job)
-    "p2c25": (2, 25, "reliable"),  # more threads per process (tuning)
-    "p2c50": (2, 50, "reliable"),
-    "p1c20": (1, 20, "reliable"),  # one process (tuning: is the second process worth it?)
+    "p2c10": (2, 10, "reliable", 0),  # the default: Config() defaults (concurrency 10, reliable)
+    "p2c10pf20": (2, 10, "reliable", 20),  # defaults + prefetch 20 (short jobs share round trips)
+    "p2c2pf20": (2, 2, "reliable", 20),  # few threads: less GIL hand-over per job
+    "p2c10basic": (2, 10, "basic", 0),  # BRPOP, no in-progress list (lost if a process dies mid-job)
+    "p2c25": (2, 25, "reliable", 0),  # more threads per process (tuning)
+    "p2c50": (2, 50, "reliable", 0),
+    "p1c20": (1, 20, "reliable", 0),  # one process (tuning: is the second process worth it?)
 }
 
 
 def _config(variant: str, url: str | None = None) -> cogworker.Config:
-    _, threads, fetch = VARIANTS[variant]
+    _, threads, fetch, prefetch = VARIANTS[variant]
     return cogworker.Config(
         redis_url=url or common.redis_url(),
         concurrency=threads,
+        prefetch=prefetch,
         queues=(QUEUE,),
         fetch=fetch,
         log_level="WARNING",
@@ -77,16 +80,17 @@ _BOOT = (
 
 
 def describe(variant: str) -> str:
-    p, c, fetch = VARIANTS[variant]
+    p, c, fetch, prefetch = VARIANTS[variant]
     return (
         f"{p} x `cogworker work cogworker_bench:{_attr(variant)}` "
-        f"(Config(concurrency={c}, queues=('{QUEUE}',), fetch='{fetch}', log_level='WARNING'), "
+        f"(Config(concurrency={c}, prefetch={prefetch}, queues=('{QUEUE}',), fetch='{fetch}', "
+        "log_level='WARNING'), "
         f"other settings default; {c} processor threads + fetcher, heartbeat, poller, reconciler)"
     )
 
 
 def worker_commands(url: str, variant: str) -> list[list[str]]:
-    p, _, _ = VARIANTS[variant]
+    p = VARIANTS[variant][0]
     cmd = [
         sys.executable,
         "-c",

@@ -79,6 +79,10 @@ def main() -> None:
 @click.argument("app")
 @click.option("-c", "--concurrency", type=click.IntRange(min=1), help="Jobs run at once.")
 @click.option(
+    "--prefetch", type=click.IntRange(min=0),
+    help="Jobs fetched ahead of free threads (short jobs share round trips).",
+)  # fmt: skip
+@click.option(
     "-q", "--queue", "queues", multiple=True, metavar="NAME[,WEIGHT]",
     help="A queue to serve (repeatable); weights make the order weighted-random.",
 )  # fmt: skip

@@ -26,6 +26,11 @@ def _positive(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
         raise ConfigError(f"Config.{attribute.name} must be above 0, got {value!r}")
 
 
+def _not_negative(_: object, attribute: attrs.Attribute[Any], value: int) -> None:
+    if value < 0:
+        raise ConfigError(f"Config.{attribute.name} must be 0 or more, got {value!r}")
+
+
 def _queues(_: object, attribute: attrs.Attribute[Any], value: tuple[Any, ...]) -> None:
     try:
         plan_of(value)
@@ -59,6 +64,11 @@ class Config:
     redis_url: str | None = None
     #: Jobs run at once by one worker process (its processor threads).
     concurrency: int = attrs.field(default=10, validator=_positive)
+    #: Jobs a worker may fetch ahead of its free threads, so several share a
+    #: round trip (faster with many short jobs).  They wait in the process
+    #: meanwhile, and if it dies they are recovered (and counted toward
+    #: `max_orphanings`) like its running jobs.  0: fetch only for idle threads.
+    prefetch: int = attrs.field(default=0, validator=_not_negative)
     #: Queue names in priority order, or `"name,weight"` / `(name, weight)` for weighted.
     queues: tuple[str | tuple[str, int], ...] = attrs.field(
         default=("default",), converter=tuple, validator=_queues
@@ -150,6 +160,7 @@ class Config:
 FILE_FIELDS = (
     "redis_url",
     "concurrency",
+    "prefetch",
     "queues",
     "fetch",
     "poll_interval",

@@ -1,8 +1,8 @@
-"""The fetcher: takes jobs for the idle processors, never more.
+"""The fetcher: takes jobs for the idle processors, and for the prefetch buffer if any.
 
-Taking only as many jobs as there are idle processor threads keeps the
-in-progress list to what is really being worked on: nothing waits there
-for a thread while another process could have run it.  One queue is
+Taking only as many jobs as there are free slots (see `FetchSlots`) keeps
+the in-progress list to what is being worked on, plus at most `prefetch`
+jobs waiting for a thread.  One queue is
 waited on with a blocking move (a job starts the moment it is pushed);
 several are looked at in one script, with a short growing pause while all
 are empty.
@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import queue
 import random
-import threading
 import time
 from collections.abc import Callable
 
@@ -27,6 +26,7 @@ from cogworker.adapters.connection import BLOCK_SECONDS
 from cogworker.adapters.job_store import Fetched, JobStore
 from cogworker.app.config import Config
 from cogworker.app.worker.backoff import Backoff
+from cogworker.app.worker.slots import FetchSlots
 from cogworker.app.worker.state import WorkerState
 from cogworker.domain import payload
 from cogworker.domain.queues import QueuePlan, fetch_order
@@ -46,7 +46,7 @@ class Fetcher:
     state: WorkerState
     logger: logging.Logger
     work: queue.SimpleQueue[Fetched | None]
-    slots: threading.Semaphore
+    slots: FetchSlots
     #: The queues as configured; `_usable` leaves out those KeyGuard found broken.
     plan: QueuePlan
     rng: random.Random = attrs.field(factory=random.Random)
@@ -84,9 +84,9 @@ class Fetcher:
             if self.state.quiet.is_set():
                 self.state.stopping.wait(0.2)
                 continue
-            if not self.slots.acquire(timeout=0.2):
+            wanted = self.slots.take(timeout=0.2)
+            if not wanted:
                 continue
-            wanted = 1 + self._more_slots()
             try:
                 fetched = self._fetch(wanted)
                 backoff.succeeded()
@@ -163,12 +163,6 @@ class Fetcher:
         )
         self.state.stopping.wait(self._idle_pause)
 
-    def _more_slots(self) -> int:
-        extra = 0
-        while self.slots.acquire(blocking=False):
-            extra += 1
-        return extra
-
     def _release(self, count: int) -> None:
         if count > 0:
-            self.slots.release(count)
+            self.slots.give_back(count)

@@ -36,6 +36,7 @@ from cogworker.app.worker.periodic_manager import PeriodicManager
 from cogworker.app.worker.poller import Poller
 from cogworker.app.worker.processor import Processor
 from cogworker.app.worker.reconciler import Reconciler
+from cogworker.app.worker.slots import FetchSlots
 from cogworker.app.worker.state import WorkerState
 
 #: A blocking fetch returns within BLOCK_SECONDS, any other call within the socket timeout.
@@ -61,7 +62,7 @@ class Manager:
         # Made in start(): its connection is opened at once, so only once Redis answered.
         self.acker: Acker | None = None
         self._work: queue.SimpleQueue[Fetched | None] = queue.SimpleQueue()
-        self._slots = threading.Semaphore(config.concurrency)
+        self._slots = FetchSlots(config.concurrency, config.prefetch)
         self._threads: list[threading.Thread] = []
         self.heartbeat = Heartbeat(self.registry, config, self.state, self.logger, self.signal)
         self.reconciler = Reconciler(self.store, self.registry, config, self.state, self.logger)
@@ -197,7 +198,7 @@ class Manager:
 
     def _process_loop(self, processor: Processor) -> None:
         while True:
-            fetched = self._work.get()
+            fetched = self._next_job()
             if fetched is None:
                 return
             try:
@@ -209,7 +210,15 @@ class Manager:
                 # progress, to be requeued at shutdown or recovered as an orphan.
                 self.logger.exception("processor error", extra={"identity": self.identity})
             finally:
-                self._slots.release()
+                self._slots.finished()
+
+    def _next_job(self) -> Fetched | None:
+        """The next fetched job (None: stop), telling the fetcher when the buffer ran dry."""
+        try:
+            return self._work.get_nowait()
+        except queue.Empty:
+            self._slots.starving()
+            return self._work.get()
 
     def _register(self) -> bool:
         backoff = Backoff("registering with Redis", self.logger, maximum=5.0)
