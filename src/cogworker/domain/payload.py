@@ -142,21 +142,25 @@ def _finite_float(text: str) -> float:
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
 
 
+_REQUIRED = (
+    ("class", PayloadProblem.NO_CLASS),
+    ("queue", PayloadProblem.NO_QUEUE),
+    ("jid", PayloadProblem.NO_JID),
+)
+
+
 def from_dict(obj: object) -> Result[JobRecord, PayloadError]:
     """The job a decoded payload holds, or what is wrong with it."""
     if not isinstance(obj, dict):
         return Failure(
             PayloadError(problem=PayloadProblem.NOT_AN_OBJECT, detail=type(obj).__name__)
         )
-    for key, problem in (
-        ("class", PayloadProblem.NO_CLASS),
-        ("queue", PayloadProblem.NO_QUEUE),
-        ("jid", PayloadProblem.NO_JID),
-    ):
-        if not isinstance(obj.get(key), str) or not obj[key]:
+    for key, problem in _REQUIRED:
+        value = obj.get(key)
+        if not value or not isinstance(value, str):
             return Failure(PayloadError(problem=problem))
     try:
-        return Success(converter.structure(obj, JobRecord))
+        return Success(_structure_job(obj, JobRecord))
     except TypeError as error:
         return Failure(PayloadError(problem=PayloadProblem.BAD_FIELD, detail=str(error)))
 

@@ -42,7 +42,13 @@ class RunRecord:
 
 def to_json(record: AttemptRecord | RunRecord) -> str:
     """The record as stored (compact JSON; a run also carries its duration)."""
-    fields = attrs.asdict(record, recurse=False)  # every field is a plain value
+    # Every field is a plain value: no need for attrs.asdict's generic walk.
+    fields = {name: getattr(record, name) for name in _NAMES[type(record)]}
     if isinstance(record, RunRecord):
         fields["duration"] = round(record.duration, 6)
     return compact_json(fields)
+
+
+_NAMES = {
+    kind: tuple(field.name for field in attrs.fields(kind)) for kind in (AttemptRecord, RunRecord)
+}

@@ -87,7 +87,7 @@ class Heartbeat:
             "concurrency": self.config.concurrency,
             "queues": json.dumps(self.config.queue_plan.entries),
             "fetch": self.config.fetch,
-            "busy": len(self.state.running()),
+            "busy": self.state.busy(),
             "quiet": "true" if self.state.quiet.is_set() else "false",
             "stopping": "true" if self.state.stopping.is_set() else "false",
             "version": VERSION,

@@ -27,7 +27,7 @@ from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import load_job_class
 from cogworker.app.middleware import RunContext, server_chain
 from cogworker.app.worker.acker import Acker
-from cogworker.app.worker.state import WorkerState
+from cogworker.app.worker.state import RunningJob, WorkerState
 from cogworker.domain import failure, payload, records, unique
 from cogworker.domain import status as job_status
 from cogworker.domain.job import JobRecord, with_failure
@@ -89,7 +89,11 @@ class Processor:
         thread = threading.current_thread().name
         running_lock = _text(job.extra.get("running_lock"))
         held = (running_lock, job.jid) if running_lock else None
-        self.state.started(thread, _work_json(job, fetched.queue, self.clock()), held)
+        self.state.started(
+            thread,
+            RunningJob(job.jid, job.class_name, fetched.queue, fetched.raw, self.clock()),
+            held,
+        )
         try:
             notice = self._run_and_settle(job, fetched)
         finally:
@@ -412,15 +416,3 @@ class Processor:
 def _text(value: object) -> str:
     """A payload field that should be a string, or "" when it isn't."""
     return value if isinstance(value, str) else ""
-
-
-def _work_json(job: JobRecord, queue: str, now: float) -> str:
-    return json.dumps(
-        {
-            "jid": job.jid,
-            "class": job.class_name,
-            "queue": queue,
-            "args": list(job.args),
-            "run_at": now,
-        }
-    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -45,6 +46,24 @@ class PendingSettlements:
             return len(self._pending)
 
 
+@attrs.frozen
+class RunningJob:
+    """What a thread runs, as the dashboard's live work shows it."""
+
+    jid: str
+    class_name: str
+    queue: str
+    #: The payload as fetched (immutable, unlike the arguments the job is handed).
+    payload: bytes
+    run_at: float
+
+    def to_json(self) -> str:
+        """The description the heartbeat records."""
+        args = json.loads(self.payload).get("args", [])
+        work = {"jid": self.jid, "class": self.class_name, "queue": self.queue, "args": args}
+        return json.dumps({**work, "run_at": self.run_at})
+
+
 @attrs.define
 class WorkerState:
     """Flags and tables every thread of a worker process reads or writes."""
@@ -56,7 +75,7 @@ class WorkerState:
     pending: PendingSettlements = attrs.field(factory=PendingSettlements)
     #: Since when Redis has answered without a break (None while it doesn't).
     healthy_since: float | None = None
-    _running: dict[str, str] = attrs.field(factory=dict)
+    _running: dict[str, RunningJob] = attrs.field(factory=dict)
     _running_lock: threading.Lock = attrs.field(factory=threading.Lock)
     _held_locks: dict[str, tuple[str, str]] = attrs.field(factory=dict)
     _deferred_releases: set[tuple[str, str]] = attrs.field(factory=set)
@@ -78,8 +97,10 @@ class WorkerState:
         with self._running_lock:
             return raw in self._held
 
-    def started(self, thread: str, work: str, held_lock: tuple[str, str] | None = None) -> None:
-        """Note that `thread` runs `work` (a JSON description), holding `held_lock` (lock, jid)."""
+    def started(
+        self, thread: str, work: RunningJob, held_lock: tuple[str, str] | None = None
+    ) -> None:
+        """Note that `thread` runs `work`, holding `held_lock` (lock, jid)."""
         with self._running_lock:
             self._running[thread] = work
             if held_lock is not None:
@@ -112,6 +133,16 @@ class WorkerState:
             return list(self._held_locks.values())
 
     def running(self) -> dict[str, str]:
-        """What each busy thread runs, by thread name."""
+        """What each busy thread runs, by thread name, as JSON.
+
+        Encoded here, at a heartbeat, rather than as each job starts: most
+        jobs start and end between two beats and are never shown.
+        """
         with self._running_lock:
-            return dict(self._running)
+            running = dict(self._running)
+        return {thread: work.to_json() for thread, work in running.items()}
+
+    def busy(self) -> int:
+        """How many threads run a job now."""
+        with self._running_lock:
+            return len(self._running)
