@@ -31,7 +31,6 @@ QUEUE = "bench"
 VARIANTS = {
     "p2c10": (2, 10, "reliable", 0),  # the default: Config() defaults (concurrency 10, reliable)
     "p2c10pf20": (2, 10, "reliable", 20),  # defaults + prefetch 20 (short jobs share round trips)
-    "p2c2pf20": (2, 2, "reliable", 20),  # few threads: less GIL hand-over per job
     "p2c10basic": (2, 10, "basic", 0),  # BRPOP, no in-progress list (lost if a process dies mid-job)
     "p2c25": (2, 25, "reliable", 0),  # more threads per process (tuning)
     "p2c50": (2, 50, "reliable", 0),

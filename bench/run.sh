@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cogworker in the shared peer benchmark harness, in one command.
 #
-#   bash bench/run.sh                       # cogworker + the peers' headline configs, 3 reps
+#   bash bench/run.sh                       # cogworker (2 configs) + the peers' headline configs, 3 reps
 #   bash bench/run.sh --quick               # cogworker only, 1 rep, N=5000: a fast look
 #   bash bench/run.sh --peers huey:process2,dramatiq:p2t8 --reps 1
 #   bash bench/run.sh --libs cogworker:all --reps 1 --n 10000   # every cogworker variant
@@ -10,7 +10,7 @@
 #   bash bench/run.sh --ref HEAD ...        # cogworker as committed, not the working tree
 #
 # Options: --quick | --peers LIST ("" = none) | --libs LIST (cogworker part, default
-# "cogworker" = its default variant) | --reps N (default 3) | --n N (jobs per
+# "cogworker:p2c10,cogworker:p2c10pf20"; --quick: p2c10 only) | --reps N (default 3) | --n N (jobs per
 # enqueue/drain; default the harness's 20,000) | --timeout S (per run.py call,
 # default 300) | --out DIR | --profile (instead of the harness: bench/profile_drain.py,
 # with --variant V, default p2c10, and --n, default 100,000) | --ref REV (measure
@@ -36,7 +36,9 @@ REPO=$(cd "$HERE/.." && pwd)
 # the best configuration of each peer library in the harness's RESULTS.md
 HEADLINE_PEERS="huey:process2,taskiq:stream,dramatiq:p2t8,saq:p2c10,arq:p2j100poll05,streaq:p2c16,celery:prefork2,rq:simple"
 PEERS=$HEADLINE_PEERS
-LIBS=cogworker
+# cogworker with Config defaults, and with prefetch 20 (see bench/README.md)
+LIBS=cogworker:p2c10,cogworker:p2c10pf20
+LIBS_GIVEN=""
 REPS=3
 N=""
 TIMEOUT=300
@@ -53,7 +55,7 @@ while [ $# -gt 0 ]; do
     --variant) VARIANT=$2; shift 2 ;;
     --ref) REF=$2; shift 2 ;;
     --peers) PEERS=$2; shift 2 ;;
-    --libs) LIBS=$2; shift 2 ;;
+    --libs) LIBS=$2; LIBS_GIVEN=$2; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
     --n) N=$2; shift 2 ;;
     --timeout) TIMEOUT=$2; shift 2 ;;
@@ -64,7 +66,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ "$QUICK" = 1 ]; then
-  PEERS=""; REPS=1; N=${N:-5000}
+  PEERS=""; REPS=1; N=${N:-5000}; LIBS=${LIBS_GIVEN:-cogworker}
 fi
 
 # --- the harness -----------------------------------------------------------
