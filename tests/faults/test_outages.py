@@ -120,6 +120,26 @@ def test_a_frozen_redis_is_ridden_through_without_duplicates(
     assert {jid for jid, count in starts.items() if count != 1} == set()
 
 
+def test_a_freeze_past_the_threshold_but_within_the_socket_timeout_recovers_no_live_process(
+    drain_through: DrainThrough, server: RedisServer
+) -> None:
+    """Redis frozen longer than the orphan threshold yet shorter than the socket timeout: no
+    call fails, so no process knows of an outage, and every heartbeat looks old at once when
+    Redis wakes.  Recovery waits for the beats to resume: every job runs exactly once."""
+    frozen: list[CogworkerProcess] = []
+
+    def freeze(workers: list[CogworkerProcess]) -> None:
+        server.pause()
+        # The fault itself, not a wait for something: a freeze of 1.5 thresholds.
+        time.sleep(1.5 * jobs.config.orphan_threshold)
+        server.resume()
+        frozen.extend(workers)
+
+    starts = drain_through(3000, freeze)
+    assert {jid for jid, count in starts.items() if count != 1} == set()
+    assert not any("is gone" in worker.log_text() for worker in frozen)
+
+
 def test_after_an_outage_longer_than_the_threshold_no_live_process_is_recovered(
     start_worker: StartWorker,
     client: cogworker.Client,

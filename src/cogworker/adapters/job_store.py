@@ -352,12 +352,20 @@ class JobStore:
         return [as_bytes(entry) for entry in self.client.lrange(keys.UNSETTLED, 0, -1)]
 
     def requeue(
-        self, identity: str, *, recovery: bool, threshold: float = 0.0, max_orphanings: int = 0
+        self,
+        identity: str,
+        *,
+        recovery: bool,
+        threshold: float = 0.0,
+        max_orphanings: int = 0,
+        beat_gap: float = 0.0,
     ) -> tuple[int, int] | None:
         """Put `identity`'s in-progress jobs back on their queues: (requeued, parked).
 
         With `recovery`, only if its heartbeat is older than `threshold`
-        seconds (None if it is alive), counting an orphaning for each job.
+        seconds while the other processes keep beating (no gap between
+        anyone's beats over `beat_gap` within the last threshold), counting an
+        orphaning for each job; None when it may not be judged gone.
         """
         requeued, parked = scripts.REQUEUE(
             self.client,
@@ -369,6 +377,7 @@ class JobStore:
                 keys.process(identity),
                 keys.workers(identity),
                 keys.memory_history(identity),
+                keys.BEATS,
             ),
             (
                 "1" if recovery else "0",
@@ -378,6 +387,7 @@ class JobStore:
                 keys.QUEUE_PREFIX,
                 keys.ORPHANINGS_PREFIX,
                 ORPHANINGS_TTL,
+                beat_gap,
             ),
         )
         return None if requeued == -1 else (int(requeued), int(parked))

@@ -37,6 +37,7 @@ def expected_types(queues: tuple[str, ...]) -> dict[str, str]:
         keys.DEAD: "zset",
         keys.UNSETTLED: "list",
         keys.REPEAT_ORPHANS: "list",
+        keys.BEATS: "hash",
         keys.PERIODIC_SCHEDULE: "hash",
     }
     expected.update({keys.queue(name): "list" for name in queues})

@@ -33,11 +33,14 @@ class ProcessRegistry:
         *,
         held_locks: Sequence[tuple[str, str]] = (),
         lock_ttl: float = 60.0,
+        beat_gap: float = 30.0,
     ) -> list[Signal]:
         """Record one heartbeat (and its RSS, if `fields` has `rss_kb`); the waiting signals.
 
         `held_locks` are the (lock, jid) of the periodic runs this process is
         running: each is renewed for `lock_ttl` seconds while the jid holds it.
+        A time since anyone's previous beat over `beat_gap` seconds is noted
+        as an outage (see `JobStore.requeue`).
         """
         pairs = [item for field, value in fields.items() for item in (field, value)]
         reply = scripts.BEAT(
@@ -48,6 +51,7 @@ class ProcessRegistry:
                 keys.workers(identity),
                 keys.signal(identity),
                 keys.memory_history(identity),
+                keys.BEATS,
             ),
             (
                 identity,
@@ -59,6 +63,7 @@ class ProcessRegistry:
                 memory.KEY_TTL,
                 json.dumps([list(held) for held in held_locks]),
                 int(lock_ttl * 1000),
+                beat_gap,
                 *pairs,
             ),
         )

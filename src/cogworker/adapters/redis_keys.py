@@ -14,6 +14,8 @@ DEAD = PREFIX + "dead"
 PROCESSES = PREFIX + "processes"
 UNSETTLED = PREFIX + "unsettled"
 REPEAT_ORPHANS = PREFIX + "repeat_orphans"
+#: When anyone last beat, and when beats resumed after a gap (Redis's clock).
+BEATS = PREFIX + "beats"
 QUEUE_PREFIX = PREFIX + "queue:"
 IN_PROGRESS_PREFIX = PREFIX + "inprogress:"
 ORPHANINGS_PREFIX = PREFIX + "orphanings:"

@@ -147,6 +147,19 @@ class Config:
             status_ttl=self.status_expiry,
         )
 
+    @property
+    def beat_gap(self) -> float:
+        """A gap between any two heartbeats longer than this means nobody could beat
+        (Redis frozen, down or restarted): halfway from the interval to the threshold."""
+        return (self.heartbeat_interval + self.orphan_threshold) / 2
+
+    def __attrs_post_init__(self) -> None:
+        if self.heartbeat_interval >= self.orphan_threshold:
+            raise ConfigError(
+                f"Config.heartbeat_interval ({self.heartbeat_interval!r}) must be below "
+                f"orphan_threshold ({self.orphan_threshold!r}), or every process looks gone"
+            )
+
     def resolved_redis_url(self) -> str:
         """The Redis URL to use: this config's, else `$COGWORKER_REDIS_URL`, else the default."""
         return self.redis_url or os.environ.get(REDIS_URL_ENV) or DEFAULT_REDIS_URL

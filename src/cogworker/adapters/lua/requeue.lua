@@ -14,12 +14,13 @@
 -- KEYS[1] the in-progress list     KEYS[2] the queue registry set
 -- KEYS[3] the repeat-orphans list  KEYS[4] the processes set
 -- KEYS[5] the process hash         KEYS[6] its workers hash
--- KEYS[7] its memory history
+-- KEYS[7] its memory history    KEYS[8] the beats hash (see beat.lua)
 -- ARGV[1] "1" recovery, "0" shutdown
 -- ARGV[2] heartbeat age (seconds) past which a process is gone
 -- ARGV[3] most orphanings a job may have     ARGV[4] the process's identity
 -- ARGV[5] queue key prefix    ARGV[6] orphanings key prefix
 -- ARGV[7] TTL of an orphanings counter, seconds
+-- ARGV[8] the beat gap (seconds) that means nobody could beat (see beat.lua)
 --
 -- Returns {requeued, parked}, or {-1, 0} if there is nothing to do: the process
 -- is alive after all, or (recovery) another reconciler has already done it.
@@ -29,9 +30,19 @@ if recovery then
   if redis.call("SISMEMBER", KEYS[4], ARGV[4]) == 0 and redis.call("EXISTS", KEYS[1]) == 0 then
     return {-1, 0}
   end
+  local time = redis.call("TIME")
+  local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
+  local threshold = tonumber(ARGV[2])
   local beat = tonumber(redis.call("HGET", KEYS[5], "beat"))
-  local now = redis.call("TIME")
-  if beat and (tonumber(now[1]) + tonumber(now[2]) / 1000000 - beat) < tonumber(ARGV[2]) then
+  if beat and now - beat < threshold then
+    return {-1, 0}
+  end
+  -- An old heartbeat proves a process gone only while the others keep
+  -- beating: not when nobody has beaten for a while (this call waited out a
+  -- frozen Redis), nor within a threshold of beats resuming after such a gap.
+  local beats = redis.call("HMGET", KEYS[8], "last", "resumed")
+  local last, resumed = tonumber(beats[1]), tonumber(beats[2])
+  if not last or now - last > tonumber(ARGV[8]) or (resumed and now - resumed < threshold) then
     return {-1, 0}
   end
 end

@@ -52,6 +52,7 @@ class Heartbeat:
             time.time(),
             held_locks=self.state.held_locks(),
             lock_ttl=self.config.periodic_lock_ttl,
+            beat_gap=self.config.beat_gap,
         )
         if self.state.healthy_since is None:
             self.state.healthy_since = time.time()

@@ -143,6 +143,7 @@ class Reconciler:
                 recovery=True,
                 threshold=self.config.orphan_threshold,
                 max_orphanings=self.config.max_orphanings,
+                beat_gap=self.config.beat_gap,
             )
             if result is not None:
                 requeued, parked = result
