@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cogworker.domain.json_values import JSON, first_non_json
+from cogworker.domain.json_values import JSON, first_non_json, is_json_native
 from tests.domain.strategies import json_values
 
 
@@ -17,6 +17,7 @@ from tests.domain.strategies import json_values
 def test_json_values_pass(value: JSON) -> None:
     """Anything made of JSON's own types passes, and survives a JSON round trip."""
     assert first_non_json(value, "args") is None
+    assert is_json_native(value)
     assert json.loads(json.dumps(value)) == value
 
 
@@ -39,6 +40,7 @@ def test_json_values_pass(value: JSON) -> None:
 def test_the_first_non_json_part_is_named(value: object, found: tuple[str, str]) -> None:
     """The path and type of what JSON can't carry are reported, for the enqueue error."""
     assert first_non_json(value, "args") == found
+    assert not is_json_native(value)
 
 
 @given(
@@ -56,6 +58,7 @@ def test_a_bad_part_anywhere_is_found(value: JSON, bad: object, route: list[int]
         container = inner
     container.append({"k": bad})
     assert first_non_json(holder, "args") is not None
+    assert not is_json_native(holder)
 
 
 @given(json_values)

@@ -21,7 +21,7 @@ from cogworker.app.job import Job
 from cogworker.app.middleware import client_chain
 from cogworker.domain import payload, unique
 from cogworker.domain.job import JobRecord
-from cogworker.domain.json_values import JSON, first_non_json
+from cogworker.domain.json_values import JSON, first_non_json, is_json_native
 from cogworker.exceptions import ConfigError, RedisUnavailableError
 
 #: Jobs per round trip in `enqueue_many`.
@@ -35,6 +35,8 @@ def new_jid() -> str:
 
 def check_args(args: Sequence[object]) -> None:
     """Raise TypeError naming the first argument JSON can't carry as is."""
+    if is_json_native(list(args)):
+        return
     found = first_non_json(list(args), "args")
     if found is not None:
         where, kind = found
@@ -214,7 +216,7 @@ class _Batch:
 
     def add(self, job: JobRecord, run_at: float | None, now: float, config: Config) -> None:
         """Sort in one job (`run_at` None: now)."""
-        text = payload.encode(job) if run_at is not None else _enqueued(job, now)
+        text = payload.encode(job, enqueued_at=None if run_at is not None else now)
         lock = job.extra.get("unique_lock")
         if isinstance(lock, str) and unique.locks_at_enqueue(str(job.extra.get("unique"))):
             ttl = unique.ttl_of(job.extra, config.unique_lock_ttl)
@@ -241,10 +243,6 @@ class _Batch:
         """The queue and payloads of a plain push."""
         ((queue, payloads),) = self.groups.items()
         return queue, payloads
-
-
-def _enqueued(job: JobRecord, now: float) -> str:
-    return payload.encode(attrs.evolve(job, enqueued_at=now))
 
 
 def _timestamp(at: float | dt.datetime) -> float:

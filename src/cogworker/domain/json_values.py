@@ -17,6 +17,23 @@ _COMPACT = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circul
 _SCALARS = (str, int, float, bool, type(None))
 
 
+def is_json_native(value: object) -> bool:
+    """Whether JSON carries `value` as is (see `first_non_json`, which says where it doesn't).
+
+    The quick check every enqueued argument list goes through: no path is
+    built unless something is wrong.
+    """
+    if type(value) is float:
+        return math.isfinite(value)
+    if type(value) in _SCALARS:
+        return True
+    if type(value) is list:
+        return all(is_json_native(item) for item in value)
+    if type(value) is dict:
+        return all(isinstance(key, str) and is_json_native(item) for key, item in value.items())
+    return False
+
+
 def first_non_json(value: object, path: str) -> tuple[str, str] | None:
     """The path and type of the first part of `value` that JSON can't carry as is.
 

@@ -105,9 +105,13 @@ converter.register_structure_hook(JobRecord, _structure_job)
 converter.register_unstructure_hook(JobRecord, _unstructure_job)
 
 
-def encode(job: JobRecord) -> str:
-    """The JSON payload stored in Redis for `job` (absent optional fields are left out)."""
-    return compact_json(converter.unstructure(job))
+def encode(job: JobRecord, *, enqueued_at: float | None = None) -> str:
+    """The JSON payload stored in Redis for `job` (absent optional fields are left out),
+    stamped `enqueued_at` if given (as it goes onto a queue)."""
+    obj: dict[str, JSON] = converter.unstructure(job)
+    if enqueued_at is not None:
+        obj["enqueued_at"] = enqueued_at
+    return compact_json(obj)
 
 
 def to_dict(job: JobRecord) -> dict[str, JSON]:

@@ -101,7 +101,7 @@ def _requeue(
 ) -> Outcome:
     movable = [view for view in views if view.job is not None]
     moves = [
-        (view.raw, view.job.queue, payload.encode(attrs.evolve(view.job, enqueued_at=now)))
+        (view.raw, view.job.queue, payload.encode(view.job, enqueued_at=now))
         for view in movable
         if view.job is not None
     ]

@@ -70,4 +70,4 @@ class Poller:
                 )
             return None
         job = decoded.unwrap()
-        return entry, job.queue, payload.encode(attrs.evolve(job, enqueued_at=now))
+        return entry, job.queue, payload.encode(job, enqueued_at=now)
