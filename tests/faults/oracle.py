@@ -18,7 +18,9 @@ def runs(path: Path) -> tuple[collections.Counter[str], collections.Counter[str]
     starts: collections.Counter[str] = collections.Counter()
     ends: collections.Counter[str] = collections.Counter()
     if path.exists():
-        for line in path.read_text().splitlines():
+        # A line still being appended may be read half-written: only whole lines count.
+        whole = path.read_text().split("\n")[:-1]
+        for line in whole:
             event, jid, _pid = line.split()
             (starts if event == "start" else ends)[jid] += 1
     return starts, ends
