@@ -24,9 +24,7 @@ def _beat(registry: ProcessRegistry, identity: str) -> None:
 
 
 def _recover(store: JobStore, identity: str) -> tuple[int, int] | None:
-    return store.requeue(
-        identity, recovery=True, threshold=THRESHOLD, max_orphanings=3, beat_gap=GAP
-    )
+    return store.recover(identity, threshold=THRESHOLD, max_orphanings=3, beat_gap=GAP)
 
 
 def test_a_silence_of_everyone_is_an_outage_not_deaths(rc: redis.Redis) -> None:

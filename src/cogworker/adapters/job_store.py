@@ -207,8 +207,10 @@ class JobStore:
         """
         pipe = self.client.pipeline(transaction=False)
         holder = keys.in_progress(identity or "")
-        plain = [i for i, done in enumerate(settlements) if done.outcome.is_plain_ack]
-        others = [i for i, done in enumerate(settlements) if not done.outcome.is_plain_ack]
+        plain: list[int] = []
+        others: list[int] = []
+        for i, done in enumerate(settlements):
+            (plain if done.outcome.is_plain_ack else others).append(i)
         if plain:
             acks = [settlements[i] for i in plain]
             self._queue_acks(pipe, holder, identity is not None, acks, now)
@@ -351,7 +353,31 @@ class JobStore:
         """The settlements stopped processes handed over, oldest first."""
         return [as_bytes(entry) for entry in self.client.lrange(keys.UNSETTLED, 0, -1)]
 
-    def requeue(
+    def requeue_own(self, identity: str) -> int:
+        """At shutdown: put `identity`'s own unfinished jobs back on their queues; how many."""
+        requeued, _ = self._requeue(identity, recovery=False)
+        return max(requeued, 0)
+
+    def recover(
+        self, identity: str, *, threshold: float, max_orphanings: int, beat_gap: float
+    ) -> tuple[int, int] | None:
+        """A gone process's jobs back on their queues: (requeued, parked), counting an
+        orphaning for each; None when it may not be judged gone.
+
+        Gone: its heartbeat is older than `threshold` seconds while the other
+        processes keep beating (no gap over `beat_gap` between anyone's beats
+        within the last threshold; see requeue.lua).
+        """
+        requeued, parked = self._requeue(
+            identity,
+            recovery=True,
+            threshold=threshold,
+            max_orphanings=max_orphanings,
+            beat_gap=beat_gap,
+        )
+        return None if requeued == -1 else (requeued, parked)
+
+    def _requeue(
         self,
         identity: str,
         *,
@@ -359,14 +385,8 @@ class JobStore:
         threshold: float = 0.0,
         max_orphanings: int = 0,
         beat_gap: float = 0.0,
-    ) -> tuple[int, int] | None:
-        """Put `identity`'s in-progress jobs back on their queues: (requeued, parked).
-
-        With `recovery`, only if its heartbeat is older than `threshold`
-        seconds while the other processes keep beating (no gap between
-        anyone's beats over `beat_gap` within the last threshold), counting an
-        orphaning for each job; None when it may not be judged gone.
-        """
+    ) -> tuple[int, int]:
+        # The judging arguments count only with `recovery` (see requeue.lua).
         requeued, parked = scripts.REQUEUE(
             self.client,
             (
@@ -390,7 +410,7 @@ class JobStore:
                 beat_gap,
             ),
         )
-        return None if requeued == -1 else (int(requeued), int(parked))
+        return int(requeued), int(parked)
 
     def due(self, sorted_set: str, now: float, limit: int) -> list[bytes]:
         """Entries of a scheduled or retry set whose time has come, oldest first."""

@@ -31,9 +31,9 @@ class ProcessRegistry:
         ttl: int,
         now: float,
         *,
+        beat_gap: float,
         held_locks: Sequence[tuple[str, str]] = (),
         lock_ttl: float = 60.0,
-        beat_gap: float = 30.0,
     ) -> list[Signal]:
         """Record one heartbeat (and its RSS, if `fields` has `rss_kb`); the waiting signals.
 

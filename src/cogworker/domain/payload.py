@@ -69,7 +69,8 @@ _TYPES: dict[str, tuple[type, ...]] = {
 converter = cattrs.Converter()
 
 
-def _structure_job(obj: dict[str, Any], _: type) -> JobRecord:
+def _record_of(obj: dict[str, Any]) -> JobRecord:
+    # Called directly, not through cattrs' dispatch: this runs for every job fetched.
     known: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for key, value in obj.items():
@@ -101,7 +102,6 @@ def _unstructure_job(job: JobRecord) -> dict[str, JSON]:
     return obj
 
 
-converter.register_structure_hook(JobRecord, _structure_job)
 converter.register_unstructure_hook(JobRecord, _unstructure_job)
 
 
@@ -164,7 +164,7 @@ def from_dict(obj: object) -> Result[JobRecord, PayloadError]:
         if not value or not isinstance(value, str):
             return Failure(PayloadError(problem=problem))
     try:
-        return Success(_structure_job(obj, JobRecord))
+        return Success(_record_of(obj))
     except TypeError as error:
         return Failure(PayloadError(problem=PayloadProblem.BAD_FIELD, detail=str(error)))
 

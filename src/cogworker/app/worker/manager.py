@@ -179,10 +179,10 @@ class Manager:
                 self.reconciler.release_deferred()
                 if self.config.fetch == "reliable":
                     self.reconciler.hand_over_pending()
-                    requeued = self.store.requeue(self.identity, recovery=False)
+                    requeued = self.store.requeue_own(self.identity)
                     self.logger.info(
                         "%d jobs back on their queues (%d still running)",
-                        requeued[0] if requeued else 0,
+                        requeued,
                         unfinished,
                     )
                 else:

@@ -138,9 +138,8 @@ class Reconciler:
         if self._passes % SCAN_EVERY == 1:
             identities |= self.registry.holders()
         for identity in sorted(identities - {self.state.identity}):
-            result = self.store.requeue(
+            result = self.store.recover(
                 identity,
-                recovery=True,
                 threshold=self.config.orphan_threshold,
                 max_orphanings=self.config.max_orphanings,
                 beat_gap=self.config.beat_gap,

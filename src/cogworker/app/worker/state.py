@@ -59,9 +59,15 @@ class RunningJob:
 
     def to_json(self) -> str:
         """The description the heartbeat records."""
-        args = json.loads(self.payload).get("args", [])
-        work = {"jid": self.jid, "class": self.class_name, "queue": self.queue, "args": args}
-        return json.dumps({**work, "run_at": self.run_at})
+        return json.dumps(
+            {
+                "jid": self.jid,
+                "class": self.class_name,
+                "queue": self.queue,
+                "args": json.loads(self.payload).get("args", []),
+                "run_at": self.run_at,
+            }
+        )
 
 
 @attrs.define
