@@ -178,6 +178,7 @@ class Manager:
             try:
                 self.reconciler.release_deferred()
                 if self.config.fetch == "reliable":
+                    self._settle_pending_now()
                     self.reconciler.hand_over_pending()
                     requeued = self.store.requeue_own(self.identity)
                     self.logger.info(
@@ -195,6 +196,16 @@ class Manager:
             "Redis stayed away at shutdown: this process's unfinished jobs will be "
             "recovered as orphans by another process"
         )
+
+    def _settle_pending_now(self) -> None:
+        """Write the outcomes that failed earlier while this process can: handed over
+        instead, they would wait for another process to file them."""
+        try:
+            self.reconciler.settle_pending()
+        except redis.RedisError as error:
+            self.logger.warning(
+                "couldn't write late outcomes at shutdown (%s); handing over", error
+            )
 
     def _process_loop(self, processor: Processor) -> None:
         while True:
