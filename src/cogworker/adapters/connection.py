@@ -9,6 +9,10 @@ decides when to try again (with back-off).
 
 from __future__ import annotations
 
+import os
+import threading
+from typing import Any
+
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
@@ -20,15 +24,53 @@ CONNECT_TIMEOUT = 2.0
 BLOCK_SECONDS = 1.0
 
 
+class PerThreadRedis(redis.Redis):
+    """A client whose single commands go over a connection kept for the calling thread.
+
+    A pooled client checks a connection out and back in around every command,
+    probing it for stray data each time: about 20 µs here, a sixth of an
+    enqueue.  A thread sends one command at a time, so it can keep one
+    connection instead.  Pipelines still take theirs from the shared pool.
+    A forked child opens its own (the pool notices the new pid).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pinned = threading.local()
+
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        """Run one command on this thread's own connection."""
+        return self._own_client().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+
+    def _own_client(self) -> redis.Redis:
+        pinned = self._pinned
+        if getattr(pinned, "pid", None) != os.getpid():
+            # Takes a connection out of the pool for good; a thread's client
+            # gives it back when the thread ends and the client is collected.
+            pinned.client = redis.Redis(
+                connection_pool=self.connection_pool, single_connection_client=True
+            )
+            pinned.pid = os.getpid()
+        client: redis.Redis = pinned.client
+        return client
+
+
 def connect(
-    url: str, *, max_connections: int | None = None, single_connection: bool = False
+    url: str,
+    *,
+    max_connections: int | None = None,
+    single_connection: bool = False,
+    per_thread: bool = False,
 ) -> redis.Redis:
     """A client for `url` that never re-sends a command and never waits forever.
 
     `single_connection`: one connection of its own, for one busy thread (no
     pool checkout, with its check for stray data, on every command).
+    `per_thread`: one such connection for each thread that sends commands
+    (see `PerThreadRedis`), for a client many threads share.
     """
-    return redis.Redis.from_url(
+    kind = PerThreadRedis if per_thread else redis.Redis
+    return kind.from_url(
         url,
         socket_timeout=SOCKET_TIMEOUT,
         socket_connect_timeout=CONNECT_TIMEOUT,

@@ -6,8 +6,7 @@ import datetime as dt
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 import redis
@@ -99,7 +98,7 @@ class Client:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.config = config
-        self.redis = client or connect(config.resolved_redis_url())
+        self.redis = client or connect(config.resolved_redis_url(), per_thread=True)
         self.store = JobStore(self.redis)
         self._clock = clock
 
@@ -136,7 +135,10 @@ class Client:
         mode = testing.current_mode()
         if mode is not None:
             return mode.push(job)
-        return client_chain(self.config.client_middleware, self._pusher(at))(job)
+        middleware = self.config.client_middleware
+        if not middleware:
+            return self._push_one(job, at)
+        return client_chain(middleware, lambda passed: self._push_one(passed, at))(job)
 
     def close(self) -> None:
         """Close this client's connections."""
@@ -145,15 +147,14 @@ class Client:
     def status(self, jid: str) -> str | None:
         """A tracked job's status (queued, working, retrying, complete, failed, dead,
         discarded), or None if it isn't tracked or has expired."""
-        with self._redis_errors():
+        try:
             return tracking.status(self.redis, jid)
+        except (redis.ConnectionError, redis.TimeoutError) as error:
+            raise self._unavailable("can't read a status", error) from error
 
-    def _pusher(self, at: float | None) -> Callable[[JobRecord], str | None]:
-        def push(job: JobRecord) -> str | None:
-            (pushed,) = self._write([(job, at)])
-            return job.jid if pushed else None
-
-        return push
+    def _push_one(self, job: JobRecord, at: float | None) -> str | None:
+        (pushed,) = self._write([(job, at)])
+        return job.jid if pushed else None
 
     def _push_batch(self, jobs: list[JobRecord]) -> list[str | None]:
         mode = testing.current_mode()
@@ -178,27 +179,23 @@ class Client:
         for job, at in jobs:
             batch.add(job, at if at is not None and at > now else None, now, self.config)
         tracked = [job.jid for job, _ in jobs if self._tracked(job)]
-        with self._redis_errors():
+        try:
             if batch.is_one_plain_push() and not tracked:
                 self.store.push(*batch.only_push())
                 return [True] * len(jobs)
             pushed = dict(zip(batch.unique_jids, self.store.push_unique(batch.unique), strict=True))
             queued = [jid for jid in tracked if pushed.get(jid, True)]
             self.store.push_all(batch.groups, batch.scheduled, queued=queued, now=now)
+        except (redis.ConnectionError, redis.TimeoutError) as error:
+            raise self._unavailable("can't enqueue", error) from error
         return [pushed.get(job.jid, True) for job, _ in jobs]
 
     def _tracked(self, job: JobRecord) -> bool:
         return self.config.track_status or job.extra.get("track_status") is True
 
-    @contextmanager
-    def _redis_errors(self) -> Iterator[None]:
-        try:
-            yield
-        except (redis.ConnectionError, redis.TimeoutError) as error:
-            url = describe(self.config.resolved_redis_url())
-            raise RedisUnavailableError(
-                f"can't enqueue: Redis at {url} is unavailable ({error})"
-            ) from error
+    def _unavailable(self, doing: str, error: redis.RedisError) -> RedisUnavailableError:
+        url = describe(self.config.resolved_redis_url())
+        return RedisUnavailableError(f"{doing}: Redis at {url} is unavailable ({error})")
 
 
 @attrs.define
