@@ -33,7 +33,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Literal, TypeAlias, get_args
 
 import attrs
-from croniter import CroniterBadDateError, croniter
 
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
@@ -63,6 +62,8 @@ def problem(expression: str) -> str | None:
             "expected 5 fields (minute hour day month weekday), "
             "6 with the seconds first, or an alias such as @hourly"
         )
+    from croniter import CroniterBadDateError  # see _ticks: imported on first use
+
     try:
         _ticks(expression, _REFERENCE.timestamp(), dt.UTC).__next__()
     except CroniterBadDateError:
@@ -142,6 +143,10 @@ def due_ticks(
 
 
 def _ticks(expression: str, after: float, tz: dt.tzinfo) -> Iterator[float]:
+    # Imported on first use: a worker without periodic jobs never loads
+    # croniter and dateutil (about 1 MiB and 7 ms of start-up per process).
+    from croniter import croniter
+
     # Ticks fall on whole seconds, so those after `after` are those after its
     # whole second; and a datetime would round 0.9999998 up to the next second.
     start = dt.datetime.fromtimestamp(math.floor(after), tz)
