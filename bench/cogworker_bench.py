@@ -6,8 +6,9 @@ top-level module `cogworker_bench`, in the driver and in every worker, so
 the job classes are `cogworker_bench.Noop` / `cogworker_bench.Lat` on both
 sides.
 
-Workers: one `cogworker work cogworker_bench:<config>` per OS process
-(cogworker has no multi-process supervisor), started through a tiny `-c`
+Workers: one `cogworker work cogworker_bench:<config>` per OS process (the
+harness starts and counts each process itself, as it does for the peers,
+rather than `--processes N`), started through a tiny `-c`
 bootstrap that puts this folder on sys.path first: the harness starts
 workers with cwd = its own folder and PYTHONPATH = its own folder, and
 `cogworker work` only adds the cwd.
@@ -30,11 +31,17 @@ QUEUE = "bench"
 # variant -> (worker processes, threads per process, fetch mode, prefetch)
 VARIANTS = {
     "p2c10": (2, 10, "reliable", 0),  # the default: Config() defaults (concurrency 10, reliable)
-    "p2c10pf20": (2, 10, "reliable", 20),  # defaults + prefetch 20 (short jobs share round trips)
+    # the best found (bench/README.md, tuning): 20 threads, prefetch 40 (short jobs share round trips)
+    "p2c20pf40": (2, 20, "reliable", 40),
+    "p2c10pf20": (2, 10, "reliable", 20),  # defaults + prefetch 20
     "p2c10basic": (2, 10, "basic", 0),  # BRPOP, no in-progress list (lost if a process dies mid-job)
-    "p2c25": (2, 25, "reliable", 0),  # more threads per process (tuning)
+    # tuning: fewer or more threads, with and without prefetch
+    "p2c2pf20": (2, 2, "reliable", 20),
+    "p2c4pf20": (2, 4, "reliable", 20),
+    "p2c50pf100": (2, 50, "reliable", 100),
+    "p2c25": (2, 25, "reliable", 0),
     "p2c50": (2, 50, "reliable", 0),
-    "p1c20": (1, 20, "reliable", 0),  # one process (tuning: is the second process worth it?)
+    "p1c20": (1, 20, "reliable", 0),  # one process: is the second process worth it?
 }
 
 

@@ -10,7 +10,7 @@
 #   bash bench/run.sh --ref HEAD ...        # cogworker as committed, not the working tree
 #
 # Options: --quick | --peers LIST ("" = none) | --libs LIST (cogworker part, default
-# "cogworker:p2c10,cogworker:p2c10pf20"; --quick: p2c10 only) | --reps N (default 3) | --n N (jobs per
+# "cogworker:p2c10,cogworker:p2c20pf40"; --quick: p2c10 only) | --reps N (default 3) | --n N (jobs per
 # enqueue/drain; default the harness's 20,000) | --timeout S (per run.py call,
 # default 300) | --out DIR | --profile (instead of the harness: bench/profile_drain.py,
 # with --variant V, default p2c10, and --n, default 100,000) | --ref REV (measure
@@ -36,8 +36,8 @@ REPO=$(cd "$HERE/.." && pwd)
 # the best configuration of each peer library in the harness's RESULTS.md
 HEADLINE_PEERS="huey:process2,taskiq:stream,dramatiq:p2t8,saq:p2c10,arq:p2j100poll05,streaq:p2c16,celery:prefork2,rq:simple"
 PEERS=$HEADLINE_PEERS
-# cogworker with Config defaults, and with prefetch 20 (see bench/README.md)
-LIBS=cogworker:p2c10,cogworker:p2c10pf20
+# cogworker with Config defaults, and its best configuration found (see bench/README.md)
+LIBS=cogworker:p2c10,cogworker:p2c20pf40
 LIBS_GIVEN=""
 REPS=3
 N=""
