@@ -31,10 +31,10 @@ QUEUE = "bench"
 # variant -> (worker processes, threads per process, fetch mode, prefetch)
 VARIANTS = {
     "p2c10": (2, 10, "reliable", 0),  # the default: Config() defaults (concurrency 10, reliable)
-    # the best found (bench/README.md, tuning): 20 threads, prefetch 40 (short jobs share round trips)
+    # the best found (bench/README.md, tuning): short jobs share round trips
     "p2c20pf40": (2, 20, "reliable", 40),
     "p2c10pf20": (2, 10, "reliable", 20),  # defaults + prefetch 20
-    "p2c10basic": (2, 10, "basic", 0),  # BRPOP, no in-progress list (lost if a process dies mid-job)
+    "p2c10basic": (2, 10, "basic", 0),  # BRPOP, no in-progress list: lost if a process dies
     # tuning: fewer or more threads, with and without prefetch
     "p2c2pf20": (2, 2, "reliable", 20),
     "p2c4pf20": (2, 4, "reliable", 20),
