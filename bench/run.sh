@@ -126,6 +126,10 @@ if [ -n "$REF" ]; then
   COGWORKER_SRC=$OUT/cogworker-src/src
 fi
 export PYTHONPATH=$HERE${COGWORKER_SRC:+:$COGWORKER_SRC}${PYTHONPATH:+:$PYTHONPATH}
+# Byte-compiled as pip compiles an installed package (the peers' packages
+# are): with an editable install and PYTHONDONTWRITEBYTECODE set, every
+# worker would otherwise compile each cogworker module at start-up.
+"$PY" -m compileall -q "${COGWORKER_SRC:-$REPO/src}" >/dev/null
 "$PY" -c 'import cogworker, os; print("== cogworker from", os.path.dirname(cogworker.__file__))' >&2
 "$REDIS_SERVER" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no \
   --dir "$OUT/logs" --logfile "$OUT/logs/redis.log" --daemonize no &
