@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
+import cattrs
 import redis
 from litestar import Request, get
 from litestar.response import Response, Template
@@ -58,10 +58,7 @@ def stats(request: Request[Any, Any, Any]) -> dict[str, Any]:
     """The stat cards' numbers and every queue's size and latency, as JSON."""
     store = dashboard(request).store
     loads = tracking.queues(store.client, store.now())
-    return {
-        "stats": attrs.asdict(store.counts()),
-        "queues": [attrs.asdict(load) for load in loads],
-    }
+    return {"stats": cattrs.unstructure(store.counts()), "queues": cattrs.unstructure(loads)}
 
 
 @get("/health", name="health")
