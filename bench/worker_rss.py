@@ -5,8 +5,8 @@
 
 Starts a private redis-server on a free port, enqueues N no-op jobs with the
 bulk API, drains them with ONE `cogworker work` process and samples its RSS
-(/proc/<pid>/status) and the processed counter every 0.25 s.  Prints the RSS
-at each tenth of the run and the least-squares slope of RSS against jobs
+(as the heartbeat reads it) and the processed counter every 0.25 s.  Prints
+the RSS at each tenth of the run and the least-squares slope of RSS against jobs
 done after the first tenth (warm-up: caches, allocator arenas, connections).
 `--track` turns status tracking on, so every job also writes a status and
 its own history.
@@ -27,6 +27,7 @@ import redis
 
 import cogworker
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.process_memory import rss_kib
 
 ROOT = Path(__file__).resolve().parents[1]
 QUEUE = "rss"
@@ -38,14 +39,6 @@ class Noop(cogworker.Job, queue=QUEUE):
 
     def perform(self, number: int) -> None:
         """Nothing."""
-
-
-def rss_kib(pid: int) -> int:
-    """The process's resident set size in KiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no VmRSS for pid {pid}")
 
 
 def sample(url: str, total: int, command: list[str]) -> list[tuple[int, int]]:
@@ -60,7 +53,9 @@ def sample(url: str, total: int, command: list[str]) -> list[tuple[int, int]]:
             if time.monotonic() > deadline or worker.poll() is not None:
                 raise SystemExit("the worker stopped, or the drain took over 30 minutes")
             processed = int(client.get(keys.stat("processed")) or 0)
-            samples.append((processed, rss_kib(worker.pid)))
+            rss = rss_kib(worker.pid)
+            if rss is not None:
+                samples.append((processed, rss))
             time.sleep(SAMPLE_EVERY)
     finally:
         worker.send_signal(signal.SIGTERM)

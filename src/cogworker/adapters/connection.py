@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from typing import Any, Literal
 
 import redis
 from redis.backoff import NoBackoff
@@ -55,21 +55,18 @@ class PerThreadRedis(redis.Redis):
         return client
 
 
-def connect(
-    url: str,
-    *,
-    max_connections: int | None = None,
-    single_connection: bool = False,
-    per_thread: bool = False,
-) -> redis.Redis:
-    """A client for `url` that never re-sends a command and never waits forever.
+#: How a client's commands get their connection: checked out of a pool for
+#: each command; one connection of its own, for one busy thread (no checkout,
+#: with its check for stray data, per command); or one kept for each thread
+#: that sends commands (`PerThreadRedis`), for a client many threads share.
+Connections = Literal["pooled", "single", "per-thread"]
 
-    `single_connection`: one connection of its own, for one busy thread (no
-    pool checkout, with its check for stray data, on every command).
-    `per_thread`: one such connection for each thread that sends commands
-    (see `PerThreadRedis`), for a client many threads share.
-    """
-    kind = PerThreadRedis if per_thread else redis.Redis
+
+def connect(
+    url: str, *, max_connections: int | None = None, connections: Connections = "pooled"
+) -> redis.Redis:
+    """A client for `url` that never re-sends a command and never waits forever."""
+    kind = PerThreadRedis if connections == "per-thread" else redis.Redis
     return kind.from_url(
         url,
         socket_timeout=SOCKET_TIMEOUT,
@@ -79,7 +76,7 @@ def connect(
         health_check_interval=30,
         max_connections=max_connections,
         decode_responses=False,
-        single_connection_client=single_connection,
+        single_connection_client=connections == "single",
     )
 
 

@@ -98,7 +98,7 @@ class Client:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.config = config
-        self.redis = client or connect(config.resolved_redis_url(), per_thread=True)
+        self.redis = client or connect(config.resolved_redis_url(), connections="per-thread")
         self.store = JobStore(self.redis)
         self._clock = clock
 
@@ -136,8 +136,6 @@ class Client:
         if mode is not None:
             return mode.push(job)
         middleware = self.config.client_middleware
-        if not middleware:
-            return self._push_one(job, at)
         return client_chain(middleware, lambda passed: self._push_one(passed, at))(job)
 
     def close(self) -> None:
@@ -153,15 +151,6 @@ class Client:
             raise self._unavailable("can't read a status", error) from error
 
     def _push_one(self, job: JobRecord, at: float | None) -> str | None:
-        if at is None and not job.extra and not self.config.track_status:
-            # The common case, no lock, status or time to handle: the push script
-            # straight away (each step less counts: an enqueue is one round trip).
-            text = payload.encode(job, enqueued_at=self._clock())
-            try:
-                self.store.push(job.queue, (text,))
-            except (redis.ConnectionError, redis.TimeoutError) as error:
-                raise self._unavailable("can't enqueue", error) from error
-            return job.jid
         (pushed,) = self._write([(job, at)])
         return job.jid if pushed else None
 

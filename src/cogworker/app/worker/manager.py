@@ -77,7 +77,7 @@ class Manager:
         busy worker's time); if Redis went away just now, the pool will do.
         """
         try:
-            client = connect(self.config.resolved_redis_url(), single_connection=True)
+            client = connect(self.config.resolved_redis_url(), connections="single")
         except redis.RedisError:
             return self.store
         return JobStore(client, retention=self.config.retention)
