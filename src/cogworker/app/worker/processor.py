@@ -12,7 +12,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, assert_never
 
 import attrs
@@ -140,8 +140,12 @@ class Processor:
     def _lock_ttl(self, job: JobRecord) -> float:
         return unique.ttl_of(job.extra, self.config.unique_lock_ttl)
 
-    def _locks(self, job: JobRecord, kind: OutcomeKind, score: float, now: float) -> dict[str, Any]:
+    def _locks(
+        self, job: JobRecord, kind: OutcomeKind, score: float, now: float
+    ) -> Mapping[str, Any]:
         """What the settlement does with the job's locks (see `Outcome`)."""
+        if "unique_lock" not in job.extra and "running_lock" not in job.extra:
+            return _NO_LOCKS
         mode, lock = _text(job.extra.get("unique")), _text(job.extra.get("unique_lock"))
         action, ttl = "", 0.0
         if lock and unique.held_until_done(mode):
@@ -157,16 +161,17 @@ class Processor:
         }
 
     def _run_and_settle(self, job: JobRecord, fetched: Fetched) -> DeathNotice | None:
-        fields = {"jid": job.jid, "class": job.class_name, "queue": fetched.queue}
-        self.logger.info("start", extra=fields)
+        # The fields of a line at INFO are built only when INFO is on: two lines per job.
+        if self.logger.isEnabledFor(logging.INFO):
+            self.logger.info("start", extra=_log_fields(job, fetched.queue))
         self._mark_working(job)
         attempt = self._run(job, fetched.queue)
-        fields["duration"] = f"{attempt.ended_at - attempt.started_at:.6f}"
         if attempt.error is None:
             self._settle_success(job, fetched, attempt)
-            self.logger.info("done", extra=fields)
+            if self.logger.isEnabledFor(logging.INFO):
+                self.logger.info("done", extra=_log_fields(job, fetched.queue, attempt))
             return None
-        return self._settle_failure(job, fetched, attempt, fields)
+        return self._settle_failure(job, fetched, attempt)
 
     def _run(self, job: JobRecord, queue: str) -> Attempt:
         job_class: type | None
@@ -244,7 +249,7 @@ class Processor:
         self._settled(fetched, job, owned)
 
     def _settle_failure(
-        self, job: JobRecord, fetched: Fetched, attempt: Attempt, fields: dict[str, str]
+        self, job: JobRecord, fetched: Fetched, attempt: Attempt
     ) -> DeathNotice | None:
         assert attempt.error is not None
         error = attempt.error
@@ -263,7 +268,7 @@ class Processor:
         self.logger.warning(
             "fail",
             extra={
-                **fields,
+                **_log_fields(job, fetched.queue, attempt),
                 "error": f"{type(error).__name__}: {error}",
                 "reason": failure.attempt_outcome(decision),
             },
@@ -411,6 +416,23 @@ class Processor:
             "nothing written for this run",
             extra={"jid": job.jid, "class": job.class_name, "reason": "lost-ownership"},
         )
+
+
+#: The settlement of a job that holds no lock: nothing to release or extend.
+_NO_LOCKS: Mapping[str, Any] = {
+    "unique_lock": "",
+    "unique_action": "",
+    "lock_ttl": 0.0,
+    "running_lock": "",
+}
+
+
+def _log_fields(job: JobRecord, queue: str, attempt: Attempt | None = None) -> dict[str, str]:
+    """What a job's log lines carry: which job, and once it ran, how long it took."""
+    fields = {"jid": job.jid, "class": job.class_name, "queue": queue}
+    if attempt is not None:
+        fields["duration"] = f"{attempt.ended_at - attempt.started_at:.6f}"
+    return fields
 
 
 def _text(value: object) -> str:
