@@ -99,3 +99,21 @@ def test_sigtstp_quiets_the_process(
         10.0,
         message=lambda: f"never ran after resume; log:\n{worker.log_tail()}",
     )
+
+
+def test_a_worker_started_with_quiet_takes_no_job_until_resumed(
+    rc: redis.Redis, client: cogworker.Client, workers: Workers
+) -> None:
+    """`cogworker work --quiet`: the process registers as quiet, leaves jobs queued, and runs
+    them once resumed (the dashboard's way)."""
+    worker = workers.start(extra_args=["--quiet"])
+    [identity] = wait_for_processes(rc, 1, worker)
+    assert process_hash(rc, identity)["quiet"] == "true"
+    jid = assert_stays_queued(rc, client, identity, worker)
+
+    ProcessRegistry(rc).send(identity, "resume")
+    wait_until(
+        lambda: runs(rc, jid) == 1,
+        10.0,
+        message=lambda: f"never ran after resume; log:\n{worker.log_tail()}",
+    )

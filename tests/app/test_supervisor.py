@@ -8,6 +8,7 @@ starts, its children are found through the identities they register
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import os
 import signal
 import threading
@@ -18,7 +19,15 @@ import pytest
 import redis
 
 import cogworker
-from tests.app.helpers import Workers, identities, logs, process_hash, queue_payloads
+from cogworker.app.supervisor import STOP_GRACE
+from tests.app.helpers import (
+    Workers,
+    identities,
+    logs,
+    process_hash,
+    queue_payloads,
+    wait_for_beats_over,
+)
 from tests.app.jobs import Count, Gate, Sleeper
 from tests.support.processes import CogworkerProcess, wait_until
 
@@ -192,6 +201,70 @@ def test_sigtstp_to_the_supervisor_quiets_every_child(rc: redis.Redis, workers: 
     assert supervisor.is_running
     assert children(rc, supervisor) == found
     assert_clean_exit(rc, supervisor, list(found.values()))
+
+
+def test_a_child_started_after_sigtstp_starts_quiet(
+    rc: redis.Redis, client: cogworker.Client, workers: Workers
+) -> None:
+    """After SIGTSTP, a child that dies is replaced by a quiet one: the fleet stays quiet and
+    a job enqueued then stays on its queue."""
+    supervisor = start_supervisor(workers, "--processes", "2")
+    before = wait_for_children(rc, supervisor, 2)
+    supervisor.send_signal(signal.SIGTSTP)
+    wait_until(
+        lambda: all(process_hash(rc, identity).get("quiet") == "true" for identity in before),
+        10.0,
+        message=lambda: f"not every child is quiet; log:\n{supervisor.log_tail()}",
+    )
+    victim = min(before.values())
+
+    os.kill(victim, signal.SIGKILL)
+
+    def replacement() -> str | None:
+        new = set(children(rc, supervisor)) - set(before)
+        return new.pop() if new else None
+
+    identity = wait_until(
+        replacement, 15.0, message=lambda: f"no replacement child; log:\n{supervisor.log_tail()}"
+    )
+    assert process_hash(rc, identity)["quiet"] == "true"
+    jid = client.enqueue(Count, 1)
+    assert jid is not None
+    wait_for_beats_over(rc, identity, 1.0, supervisor)
+    assert rc.llen("cogworker:queue:default") == 1
+    assert not rc.sismember("count:jids", jid)
+    assert supervisor.terminate(15.0) == 0
+
+
+def test_a_child_hung_at_stop_is_killed_and_its_job_is_kept_for_recovery(
+    rc: redis.Redis, client: cogworker.Client, workers: Workers
+) -> None:
+    """SIGTERM to the supervisor while one child is frozen (SIGSTOP) with a job: the other
+    child stops cleanly; the frozen one is killed once shutdown_timeout (2 s) + STOP_GRACE
+    have passed, the supervisor exits, and the job is still on the dead child's in-progress
+    list, where orphan recovery finds it: nothing is lost."""
+    supervisor = start_supervisor(workers, "--processes", "2")
+    found = wait_for_children(rc, supervisor, 2)
+    jid = client.enqueue(Sleeper, 60.0)
+    assert jid is not None
+    wait_until(
+        lambda: rc.scard("started") == 1,
+        15.0,
+        message=lambda: f"the job never started; log:\n{supervisor.log_tail()}",
+    )
+    [holder] = [i for i in found if rc.llen(f"cogworker:inprogress:{i}") == 1]
+    os.kill(found[holder], signal.SIGSTOP)
+
+    supervisor.send_signal(signal.SIGTERM)
+
+    assert supervisor.wait_for_exit(2.0 + STOP_GRACE + 15.0) == 0
+    text = supervisor.log_text()
+    assert f"worker process {found[holder]} still running" in text
+    assert f"worker process {found[holder]} exited (signal SIGKILL)" in text
+    assert all(parent_of(pid) is None for pid in found.values())
+    assert identities(rc) == [holder]  # the dead child's presence expires; it never unregistered
+    [held] = rc.lrange(f"cogworker:inprogress:{holder}", 0, -1)
+    assert json.loads(held)["jid"] == jid
 
 
 def test_children_drain_and_exit_when_the_supervisor_is_killed(

@@ -103,8 +103,18 @@ def main() -> None:
     help="Recycle (SIGTERM, drain, replace) a worker process whose RSS goes above MIB; "
     "runs the supervisor even with --processes 1.",
 )  # fmt: skip
+@click.option(
+    "--quiet", is_flag=True,
+    help="Start quiet: register and show on the dashboard, but take no job until resumed "
+    "(the dashboard's Resume).",
+)  # fmt: skip
 def work(
-    app: str, config_file: Path | None, processes: int, max_memory: int | None, **flags: Any
+    app: str,
+    config_file: Path | None,
+    processes: int,
+    max_memory: int | None,
+    quiet: bool,
+    **flags: Any,
 ) -> None:
     """Run a worker process for APP (`module` or `module:attr` holding a Config)."""
     try:
@@ -119,15 +129,21 @@ def work(
     logger = logs.setup(config.log_level, config.log_format)
     if processes > 1 or max_memory is not None:
         # APP, config and Redis were checked above, once, before any child exists.
-        from cogworker.app.supervisor import Supervisor, worker_arguments
+        from cogworker.app.supervisor import STOP_GRACE, Supervisor, worker_arguments
 
         arguments = worker_arguments(click.get_current_context(), ("processes", "max_memory"))
         command = [sys.executable, "-m", "cogworker", *arguments]
-        Supervisor(command, processes, max_memory_mib=max_memory, logger=logger).run()
+        Supervisor(
+            command,
+            processes,
+            max_memory_mib=max_memory,
+            kill_after=config.shutdown_timeout + STOP_GRACE,
+            logger=logger,
+        ).run()
         return
     from cogworker.app.worker.manager import Manager
 
-    Manager(config, logger=logger).run()
+    Manager(config, logger=logger, quiet=quiet).run()
 
 
 @main.command()

@@ -11,7 +11,13 @@ as if started by hand.  The supervisor
   child drains as on any stop), and a new child once it has exited;
 * turns SIGTERM/SIGINT into SIGTERM for every child, waits for them all to
   exit, then returns; forwards SIGTSTP (quiet), the one other signal a
-  worker handles;
+  worker handles, and starts any later child quiet too (`--quiet`: a restart
+  after SIGTSTP must not take jobs; it knows nothing of a Resume from the
+  dashboard, where such a child shows as quiet and can be resumed);
+* kills (SIGKILL) a child still there `kill_after` seconds after its
+  SIGTERM: a worker's stop is bounded (its shutdown_timeout, then short
+  waits), so such a child is hung.  Its unfinished jobs stay on its
+  in-progress list, and the other workers recover them as orphans;
 * on Linux has each child receive SIGTERM if the supervisor itself dies
   (`PR_SET_PDEATHSIG`), so a `kill -9` of it leaves no orphans behind.
 """
@@ -42,6 +48,11 @@ MEMORY_CHECK_INTERVAL = 2.0
 IDLE_WAKEUP = 1.0
 #: The signals the supervisor acts on.  SIGCHLD only wakes the loop up.
 HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGTSTP, signal.SIGCHLD)
+
+#: Seconds beyond a child's shutdown_timeout before a SIGTERMed child is killed: its
+#: fetcher, acker and housekeeping threads get a few seconds each to end, then it
+#: writes its hand-over (retried for a while if Redis is away).
+STOP_GRACE = 15.0
 
 _PR_SET_PDEATHSIG = 1
 
@@ -103,14 +114,18 @@ class _Slot:
     delay: float | None = None
     #: When (monotonic) a new child is due in this empty slot; None: none is due.
     due_at: float | None = None
+    #: When (monotonic) the child was sent SIGTERM; None: it wasn't (or was killed since).
+    terminated_at: float | None = None
 
 
 class Supervisor:
     """Keeps `processes` children of `command` running until told to stop.
 
     `command` is the child's full argv.  `max_memory_mib`, if given, is the
-    RSS above which a child is recycled.  `run()` blocks until every child
-    has exited after a SIGTERM or SIGINT; it must be called from the main thread.
+    RSS above which a child is recycled; `kill_after`, the seconds a child
+    may take to exit after SIGTERM before it is killed.  `run()` blocks until
+    every child has exited after a SIGTERM or SIGINT; it must be called from
+    the main thread.
     """
 
     def __init__(
@@ -119,12 +134,16 @@ class Supervisor:
         processes: int,
         *,
         max_memory_mib: int | None = None,
+        kill_after: float,
         logger: logging.Logger | None = None,
     ) -> None:
         self.command = list(command)
         self.max_memory_mib = max_memory_mib
+        self.kill_after = kill_after
         self.logger = logger or logging.getLogger("cogworker")
         self.stopping = False
+        #: Told SIGTSTP: children started from now on start quiet.
+        self.quiet = False
         self._slots = [_Slot(index) for index in range(processes)]
         self._prctl = _load_prctl()
         self._pid = os.getpid()
@@ -153,6 +172,7 @@ class Supervisor:
                     break
                 self._start_due(now)
                 self._check_memory(now)
+                self._kill_overdue(now)
                 select.select([wakeup], [], [], self._timeout(time.monotonic()))
         self.logger.info("supervisor %d: all worker processes have exited", os.getpid())
 
@@ -190,16 +210,40 @@ class Supervisor:
                     len(self._live()),
                 )
             self.stopping = True
+            now = time.monotonic()
             for slot in self._slots:
                 slot.due_at = None  # no restarts during shutdown
-            self._send_all(signal.SIGTERM)
+                self._terminate(slot, now)
         elif signum == signal.SIGTSTP:
             self.logger.info("supervisor: SIGTSTP, quieting %d worker processes", len(self._live()))
+            self.quiet = True
             self._send_all(signal.SIGTSTP)
 
     def _send_all(self, signum: signal.Signals) -> None:
         for slot in self._slots:
             self._send(slot, signum)
+
+    def _terminate(self, slot: _Slot, now: float) -> None:
+        """SIGTERM (a graceful stop), the first one's time noted for `_kill_overdue`."""
+        if slot.process is not None:
+            if slot.terminated_at is None:
+                slot.terminated_at = now
+            self._send(slot, signal.SIGTERM)
+
+    def _kill_overdue(self, now: float) -> None:
+        for slot in self._live():
+            if slot.process is None or slot.terminated_at is None:
+                continue
+            if now - slot.terminated_at < self.kill_after:
+                continue
+            self.logger.error(
+                "supervisor: worker process %d still running %.0fs after SIGTERM: killed "
+                "(SIGKILL); the other workers recover its unfinished jobs as orphans",
+                slot.process.pid,
+                now - slot.terminated_at,
+            )
+            slot.terminated_at = None
+            self._send(slot, signal.SIGKILL)
 
     @staticmethod
     def _send(slot: _Slot, signum: signal.Signals) -> None:
@@ -217,9 +261,11 @@ class Supervisor:
     def _start(self, slot: _Slot, now: float) -> None:
         slot.due_at = None
         slot.recycling = False
+        slot.terminated_at = None
+        quiet = ["--quiet"] if self.quiet and "--quiet" not in self.command else []
         try:
             slot.process = subprocess.Popen(
-                self.command,
+                [*self.command, *quiet],
                 stdin=subprocess.DEVNULL,
                 # Only between fork and exec; the supervisor has no other threads.
                 preexec_fn=self._prepare_child,
@@ -306,11 +352,16 @@ class Supervisor:
                 self.max_memory_mib,
             )
             slot.recycling = True
-            self._send(slot, signal.SIGTERM)
+            self._terminate(slot, now)
 
     def _timeout(self, now: float) -> float:
         """Seconds until the loop has something to do unprompted (a restart, a memory check)."""
         due = [slot.due_at for slot in self._slots if slot.due_at is not None]
+        due += [
+            slot.terminated_at + self.kill_after
+            for slot in self._live()
+            if slot.terminated_at is not None
+        ]
         if self.max_memory_mib is not None:
             due.append(self._next_memory_check)
         return max(0.0, min([now + IDLE_WAKEUP, *due]) - now)

@@ -51,11 +51,16 @@ def new_identity() -> str:
 class Manager:
     """Runs one worker process: `run()` blocks until the process has stopped cleanly."""
 
-    def __init__(self, config: Config, *, logger: logging.Logger | None = None) -> None:
+    def __init__(
+        self, config: Config, *, logger: logging.Logger | None = None, quiet: bool = False
+    ) -> None:
+        """`quiet`: start quiet, taking no job until resumed (as after SIGTSTP)."""
         self.config = config
         self.logger = logger or logging.getLogger("cogworker")
         self.redis = connect(config.resolved_redis_url(), max_connections=config.concurrency + 8)
         self.state = WorkerState(identity=new_identity())
+        if quiet:
+            self.state.quiet.set()
         self.store = JobStore(self.redis, retention=config.retention)
         self.registry = ProcessRegistry(self.redis)
         self._stop_requested = threading.Event()
