@@ -101,6 +101,16 @@ def assert_clean_exit(rc: redis.Redis, supervisor: CogworkerProcess, pids: list[
     assert list(rc.scan_iter(match="cogworker:inprogress:*")) == []
 
 
+def quiet_every_child(rc: redis.Redis, supervisor: CogworkerProcess, found: dict[str, int]) -> None:
+    """SIGTSTP to the supervisor; wait until each child in `found` says it is quiet."""
+    supervisor.send_signal(signal.SIGTSTP)
+    wait_until(
+        lambda: all(process_hash(rc, identity).get("quiet") == "true" for identity in found),
+        10.0,
+        message=lambda: f"not every child is quiet; log:\n{supervisor.log_tail()}",
+    )
+
+
 # --- real supervisors --------------------------------------------------------------
 
 
@@ -191,13 +201,8 @@ def test_sigtstp_to_the_supervisor_quiets_every_child(rc: redis.Redis, workers: 
     supervisor = start_supervisor(workers, "--processes", "2")
     found = wait_for_children(rc, supervisor, 2)
 
-    supervisor.send_signal(signal.SIGTSTP)
+    quiet_every_child(rc, supervisor, found)
 
-    wait_until(
-        lambda: all(process_hash(rc, identity).get("quiet") == "true" for identity in found),
-        10.0,
-        message=lambda: f"not every child is quiet; log:\n{supervisor.log_tail()}",
-    )
     assert supervisor.is_running
     assert children(rc, supervisor) == found
     assert_clean_exit(rc, supervisor, list(found.values()))
@@ -210,12 +215,7 @@ def test_a_child_started_after_sigtstp_starts_quiet(
     a job enqueued then stays on its queue."""
     supervisor = start_supervisor(workers, "--processes", "2")
     before = wait_for_children(rc, supervisor, 2)
-    supervisor.send_signal(signal.SIGTSTP)
-    wait_until(
-        lambda: all(process_hash(rc, identity).get("quiet") == "true" for identity in before),
-        10.0,
-        message=lambda: f"not every child is quiet; log:\n{supervisor.log_tail()}",
-    )
+    quiet_every_child(rc, supervisor, before)
     victim = min(before.values())
 
     os.kill(victim, signal.SIGKILL)
