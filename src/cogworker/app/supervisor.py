@@ -231,6 +231,7 @@ class Supervisor:
             self._send(slot, signal.SIGTERM)
 
     def _kill_overdue(self, now: float) -> None:
+        """SIGKILL each child still there `kill_after` seconds after its first SIGTERM."""
         for slot in self._live():
             if slot.process is None or slot.terminated_at is None:
                 continue
@@ -355,7 +356,8 @@ class Supervisor:
             self._terminate(slot, now)
 
     def _timeout(self, now: float) -> float:
-        """Seconds until the loop has something to do unprompted (a restart, a memory check)."""
+        """Seconds until the loop has something to do unprompted (a restart, a memory check,
+        a kill)."""
         due = [slot.due_at for slot in self._slots if slot.due_at is not None]
         due += [
             slot.terminated_at + self.kill_after
