@@ -176,8 +176,14 @@ class JobStore:
 
     def fetch_blocking(self, identity: str, queue: str, timeout: float) -> Fetched | None:
         """Wait up to `timeout` seconds for a job on `queue`, taken into the in-progress list."""
+        # The same ends as the fetch script: the oldest job (queues are LPUSHed), onto
+        # the list's left.  redis-py's defaults (LEFT to RIGHT) would take the newest.
         raw = self.client.blmove(
-            keys.queue(queue), keys.in_progress(identity), max(1, round(timeout))
+            keys.queue(queue),
+            keys.in_progress(identity),
+            max(1, round(timeout)),
+            src="RIGHT",
+            dest="LEFT",
         )
         return None if raw is None else Fetched(queue=queue, raw=as_bytes(raw))
 
