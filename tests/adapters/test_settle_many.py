@@ -94,3 +94,33 @@ def test_basic_fetch_acks_have_no_list_to_check(rc: redis.Redis) -> None:
     rc.delete(keys.in_progress(IDENTITY))
     assert store.settle_many(None, batch, NOW) == [True, True]
     assert rc.get(keys.stat("processed")) == b"2"
+
+
+def test_working_marks_go_first_and_leave_each_outcome_at_its_place(rc: redis.Redis) -> None:
+    """Marks of jobs still running are written with their start; the outcomes' replies stay."""
+    store = JobStore(rc, Retention(status_ttl=600))
+    plain, tracked = _held(rc, "j0"), _held(rc, "j1")
+    tracked = Settlement(
+        fetched=tracked.fetched, outcome=Outcome(kind="ack", jid="j1", status="complete")
+    )
+    started = NOW - 5
+
+    written = store.settle_many(
+        IDENTITY, [plain, tracked], NOW, working={"running": started, "other": started + 1}
+    )
+
+    assert written == [True, True]
+    assert rc.hgetall(keys.status("running")) == {
+        b"status": b"working",
+        b"update_time": repr(started).encode(),
+    }
+    assert 0 < rc.ttl(keys.status("running")) <= 600
+    assert rc.hget(keys.status("other"), "status") == b"working"
+    assert rc.hget(keys.status("j1"), "status") == b"complete"
+
+
+def test_a_batch_of_marks_only_writes_them(rc: redis.Redis) -> None:
+    """A long job's mark goes out even when no job finished meanwhile."""
+    store = JobStore(rc)
+    assert store.settle_many(IDENTITY, [], NOW, working={"long": NOW}) == []
+    assert rc.hget(keys.status("long"), "status") == b"working"

@@ -85,6 +85,10 @@ class WaitsForFile(cogworker.Job):
             time.sleep(0.02)
 
 
+class TrackedWaitsForFile(WaitsForFile, track_status=True):
+    """Runs until a file exists; tracked (to be seen working)."""
+
+
 class KillsProcess(cogworker.Job):
     """Kills its own process (a crash mid-run)."""
 

@@ -46,6 +46,34 @@ def test_a_tracked_job_goes_queued_then_complete(
     assert client.status(untracked) is None
 
 
+def test_a_tracked_job_reads_working_while_it_runs(
+    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, tmp_path: Path
+) -> None:
+    """working (stamped with when it started) while it runs, complete once it has."""
+    gate = tmp_path / "gate"
+    before = time.time()
+    jid = client.enqueue(jobs.TrackedWaitsForFile, str(gate), "tracked")
+    assert jid is not None
+    wait_until(lambda: settled(rc, jid, "working"), 20, message=worker.log_tail)
+    started = float(rc.hget(keys.status(jid), "update_time") or 0)
+    assert before <= started <= time.time()
+    assert 0 < rc.ttl(keys.status(jid)) <= jobs.config.status_expiry
+    gate.touch()
+    wait_until(lambda: settled(rc, jid, "complete"), 20, message=worker.log_tail)
+
+
+def test_jobs_failing_at_once_end_in_their_failure_status_never_working(
+    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess
+) -> None:
+    """A "working" mark written late would hide the final status: every one reads dead."""
+    jids = [client.enqueue(jobs.Killed) for _ in range(60)]
+
+    def statuses() -> set[str | None]:
+        return {tracking.status(rc, str(jid)) for jid in jids}
+
+    wait_until(lambda: statuses() == {"dead"}, 30, message=lambda: f"{statuses()}")
+
+
 def test_failures_are_tracked_as_retrying_dead_and_discarded(
     client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, tmp_path: Path
 ) -> None:

@@ -204,14 +204,23 @@ class JobStore:
         return self._settle(holder, job.raw, identity is not None, outcome, now)
 
     def settle_many(
-        self, identity: str | None, settlements: Sequence[Settlement], now: float
+        self,
+        identity: str | None,
+        settlements: Sequence[Settlement],
+        now: float,
+        *,
+        working: Mapping[str, float] | None = None,
     ) -> list[bool]:
         """Write many outcomes in one round trip; see `settle`.
 
         Plain acks share one script call (its counters and history lists
         written once per call); every other outcome is a `settle` of its own.
+        `working`: tracked jobs that started (jid: when), marked working first.
         """
         pipe = self.client.pipeline(transaction=False)
+        marks = working or {}
+        for jid, started_at in marks.items():
+            self._mark_one(pipe, jid, "working", started_at)
         holder = keys.in_progress(identity or "")
         plain: list[int] = []
         others: list[int] = []
@@ -229,7 +238,8 @@ class JobStore:
                 now,
             )
             scripts.SETTLE.queue(pipe, settle_keys, settle_args)
-        replies = iter(scripts.run_pipeline(self.client, pipe))
+        # The marks' replies (an HSET's and an EXPIRE's each) come first.
+        replies = iter(scripts.run_pipeline(self.client, pipe)[2 * len(marks) :])
         written = [False] * len(settlements)
         for i, flag in zip(plain, next(replies) if plain else (), strict=True):
             written[i] = bool(flag)
@@ -336,8 +346,11 @@ class JobStore:
         self, pipe: redis.client.Pipeline, jids: Sequence[str], status: str, now: float
     ) -> None:
         for jid in jids:
-            pipe.hset(keys.status(jid), mapping={"status": status, "update_time": now})
-            pipe.expire(keys.status(jid), int(self.retention.status_ttl))
+            self._mark_one(pipe, jid, status, now)
+
+    def _mark_one(self, pipe: redis.client.Pipeline, jid: str, status: str, at: float) -> None:
+        pipe.hset(keys.status(jid), mapping={"status": status, "update_time": at})
+        pipe.expire(keys.status(jid), int(self.retention.status_ttl))
 
     def requeue_one(self, identity: str, job: Fetched) -> bool:
         """Put one job of `identity`'s in-progress list back at the front of its queue."""

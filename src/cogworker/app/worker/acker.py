@@ -6,6 +6,7 @@ written, so a crash meanwhile means it runs again (at least once), never
 that it is lost.  Once an ack arrives the acker lets others gather for
 `LINGER` seconds, then writes all of them: under load a round trip carries
 many acks, and the thread is woken once per batch instead of once per job.
+Tracked jobs' "working" marks go in the same round trips (see `StatusMarks`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from collections.abc import Callable
 import attrs
 import redis
 
+from cogworker.adapters.connection import SOCKET_TIMEOUT
 from cogworker.adapters.job_store import JobStore, Settlement
 from cogworker.app.worker.state import WorkerState
+from cogworker.app.worker.status_marks import StatusMarks
 
 #: Most acks written in one round trip.
 BATCH = 200
@@ -40,12 +43,25 @@ class Acker:
     owner: str | None
     clock: Callable[[], float] = time.time
     _waiting: collections.deque[Settlement] = attrs.field(factory=collections.deque)
+    _marks: StatusMarks = attrs.field(factory=StatusMarks)
     _arrived: threading.Event = attrs.field(factory=threading.Event)
     _stopping: bool = False
 
     def submit(self, settlement: Settlement) -> None:
         """Hand over a finished job's ack."""
         self._waiting.append(settlement)
+        self._wake()
+
+    def mark_working(self, jid: str, started_at: float) -> None:
+        """Hand over a tracked job's "working" status, as it starts."""
+        self._marks.add(jid, started_at)
+        self._wake()
+
+    def withdraw_mark(self, jid: str) -> None:
+        """Before a job's final status is written elsewhere: its mark can't land after it."""
+        self._marks.withdraw(jid, timeout=SOCKET_TIMEOUT + 1.0)
+
+    def _wake(self) -> None:
         if not self._arrived.is_set():  # wake the acker only if it may be waiting
             self._arrived.set()
 
@@ -56,14 +72,14 @@ class Acker:
 
     def run(self) -> None:
         """The thread's loop."""
-        while self._waiting or not self._stopping:
-            if not self._waiting:
+        while self._waiting or self._marks or not self._stopping:
+            if not (self._waiting or self._marks):
                 self._arrived.wait()
             # Cleared before taking acks: one handed over after this sets it again.
             self._arrived.clear()
             if not self._stopping:
                 time.sleep(LINGER)
-            while self._waiting:
+            while self._waiting or self._marks:
                 self._write(self._take())
 
     def _take(self) -> list[Settlement]:
@@ -73,19 +89,15 @@ class Acker:
         return batch
 
     def _write(self, batch: list[Settlement]) -> None:
+        # Acks first, then marks: a mark is never taken after its job's ack (see StatusMarks).
+        working = self._marks.take({done.outcome.jid for done in batch}) if self._marks else {}
         try:
-            owned = self.store.settle_many(self.owner, batch, self.clock())
+            owned = self.store.settle_many(self.owner, batch, self.clock(), working=working)
         except redis.RedisError as error:
-            for settlement in batch:
-                self.state.pending.remember(settlement)
-            self.logger.error(
-                "couldn't acknowledge %d finished jobs (%s); will ack them later, "
-                "they won't run again",
-                len(batch),
-                error,
-                extra={"reason": "ack-interrupted"},
-            )
+            self._write_failed(batch, len(working), error)
             return
+        finally:
+            self._marks.written()
         for settlement, written in zip(batch, owned, strict=True):
             self.state.release(settlement.fetched.raw)
             if not written:
@@ -94,3 +106,18 @@ class Acker:
                     "nothing written for this run",
                     extra={"jid": settlement.outcome.jid, "reason": "lost-ownership"},
                 )
+
+    def _write_failed(self, batch: list[Settlement], marks: int, error: redis.RedisError) -> None:
+        for settlement in batch:
+            self.state.pending.remember(settlement)
+        if batch:
+            self.logger.error(
+                "couldn't acknowledge %d finished jobs (%s); will ack them later, "
+                "they won't run again",
+                len(batch),
+                error,
+                extra={"reason": "ack-interrupted"},
+            )
+        elif marks:
+            # Informational only: each job's outcome sets its status again.
+            self.logger.warning("couldn't mark %d tracked jobs working (%s)", marks, error)

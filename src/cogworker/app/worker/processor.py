@@ -258,6 +258,8 @@ class Processor:
         run = FailedRun(job=job, fetched=fetched, attempt=attempt, failed=failed, decision=decision)
         kind, score = self._placement(decision, failed, attempt.ended_at)
         outcome = self._failure_outcome(run, kind, score, failure.attempt_outcome(decision))
+        if self.acker is not None and outcome.status:
+            self.acker.withdraw_mark(job.jid)  # "working" can't land after this status
         try:
             written = self.store.settle(self._owner, fetched, outcome, self.clock())
         except redis.RedisError as write_error:
@@ -383,6 +385,9 @@ class Processor:
 
     def _mark_working(self, job: JobRecord) -> None:
         if not self._tracks_status(job):
+            return
+        if self.acker is not None:  # written with the next batch of acks
+            self.acker.mark_working(job.jid, self.clock())
             return
         try:
             self.store.set_status(job.jid, "working", self.clock())
