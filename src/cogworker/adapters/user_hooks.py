@@ -18,12 +18,12 @@ from __future__ import annotations
 import copy
 import inspect
 import logging
-import traceback
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 from returns.result import Failure, Result, Success
 
+from cogworker.adapters.backtrace import backtrace
 from cogworker.domain.failure import HookRaised, HookReturned
 from cogworker.domain.job import ErrorRecord
 from cogworker.domain.json_values import JSON
@@ -123,7 +123,7 @@ def error_record(exc: BaseException) -> ErrorRecord:
     return ErrorRecord(
         class_name=type_name(type(exc)),
         message=_message(exc),
-        backtrace="".join(traceback.format_exception(exc)),
+        backtrace=backtrace(exc),
     )
 
 

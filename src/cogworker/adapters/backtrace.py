@@ -1,0 +1,51 @@
+"""A failed job's traceback as stored with it: the classic layout, without 3.11's carets.
+
+Python 3.11 marks the failing expression of each frame (`^^^^`), and finds
+it by parsing each frame's source line again: about half of a failing
+job's cost in a worker.  The stored text keeps everything else the stdlib
+prints: every frame with its source line, the exceptions it was raised
+from or while handling, and notes.  Exception groups, whose nested layout
+this doesn't draw, get the stdlib's text.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Iterator
+
+_CAUSE = "\nThe above exception was the direct cause of the following exception:\n\n"
+_CONTEXT = "\nDuring handling of the above exception, another exception occurred:\n\n"
+
+
+def backtrace(exc: BaseException) -> str:
+    """The traceback text of `exc`, the exceptions it was raised from first."""
+    chain = list(_chain(exc))
+    if any(isinstance(link, BaseExceptionGroup) for link, _ in chain):
+        return "".join(traceback.format_exception(exc))
+    return "".join(_one(link) + joint for link, joint in reversed(chain))
+
+
+def _chain(exc: BaseException) -> Iterator[tuple[BaseException, str]]:
+    """`exc`, then what it was raised from, and so on: each with the text
+    that goes between it and the exception raised from it (newest first)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    joint = ""
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current, joint
+        if current.__cause__ is not None:
+            current, joint = current.__cause__, _CAUSE
+        elif current.__context__ is not None and not current.__suppress_context__:
+            current, joint = current.__context__, _CONTEXT
+        else:
+            current = None
+
+
+def _one(exc: BaseException) -> str:
+    frames = ""
+    if exc.__traceback__ is not None:
+        # Frames walked without column positions: formatted without carets.
+        stack = traceback.StackSummary.extract(traceback.walk_tb(exc.__traceback__))
+        frames = "Traceback (most recent call last):\n" + "".join(stack.format())
+    return frames + "".join(traceback.format_exception_only(exc))
