@@ -1,0 +1,101 @@
+"""Every code block of the README and docs/ runs as written (see markdown_blocks.py).
+
+Each Markdown file gets a sandbox folder and the test's own Redis
+(`$COGWORKER_REDIS_URL`, which the documented configs fall back to); its
+blocks run in order, so a file block is there for the blocks after it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from tests.docs.markdown_blocks import Block, blocks_of
+from tests.support.processes import REPO_ROOT, log_tail, reap, spawn, wait_until
+
+DOCS = sorted(
+    [REPO_ROOT / "README.md", REPO_ROOT / "CONTRIBUTING.md", *(REPO_ROOT / "docs").glob("*.md")]
+)
+#: A long-running command gets this long to show what it was started for, then to stop.
+UNTIL_TIMEOUT = 90.0
+STOP_TIMEOUT = 40.0
+#: A block that runs to its end (an install, a script) gets this long.
+RUN_TIMEOUT = 300.0
+
+
+def sandbox_environment(redis_url: str) -> dict[str, str]:
+    """The shell a reader would have: the project's interpreter first on PATH, their Redis."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COGWORKER_")}
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["COGWORKER_REDIS_URL"] = redis_url
+    # A terminal shows a job's print() at once; a pipe would hold it until exit.
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def run_to_end(block: Block, command: list[str], cwd: Path, env: Mapping[str, str]) -> None:
+    """Run `command` (given the block on stdin) and require it to succeed."""
+    done = subprocess.run(
+        command,
+        input=block.code.encode(),
+        cwd=cwd,
+        env=dict(env),
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    output = (done.stdout + done.stderr).decode(errors="replace")
+    assert done.returncode == 0, f"{block.where} exited {done.returncode}:\n{output[-3000:]}"
+
+
+def run_until(block: Block, text: str, cwd: Path, env: Mapping[str, str]) -> None:
+    """Start the block's command, wait for `text` in its output, stop it with SIGTERM."""
+    log = cwd / f"block-{block.line}.log"
+    process = spawn(["bash", "-c", block.code], log_path=log, cwd=cwd, env=env)
+    try:
+        wait_until(
+            lambda: text in log.read_text(errors="replace"),
+            UNTIL_TIMEOUT,
+            interval=0.2,
+            message=lambda: f"{block.where} never printed {text!r}:\n{log_tail(log)}",
+        )
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(STOP_TIMEOUT)
+    finally:
+        reap(process)
+
+
+def run_block(block: Block, sandbox: Path, env: Mapping[str, str]) -> None:
+    """Do what the block's check comment says."""
+    match block.check:
+        case ("file", relative):
+            target = sandbox / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(block.code + "\n")
+        case ("python",):
+            run_to_end(block, [sys.executable, "-"], sandbox, env)
+        case ("sh",):
+            run_to_end(block, ["bash", "-euo", "pipefail"], sandbox, env)
+        case ("sh", "in", "checkout"):
+            run_to_end(block, ["bash", "-euo", "pipefail"], REPO_ROOT, env)
+        case ("sh", "until", text):
+            run_until(block, text, sandbox, env)
+        case ("two-commands",):
+            pass  # tests/docs/test_two_commands.py runs them
+        case _:
+            pytest.fail(f"{block.where}: unknown check {' '.join(block.check)!r}")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda path: path.name)
+def test_every_block_runs_as_written(doc: Path, redis_url: str, tmp_path: Path) -> None:
+    """The blocks of one Markdown file, in order, each do what the page says they do."""
+    env = sandbox_environment(redis_url)
+    blocks = list(blocks_of(doc))
+    for block in blocks:
+        run_block(block, tmp_path, env)

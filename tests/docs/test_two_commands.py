@@ -1,0 +1,49 @@
+"""The README's two commands: the example worker runs demo jobs, and CI runs the test command."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import redis
+
+from tests.docs.markdown_blocks import blocks_of
+from tests.docs.test_code_blocks import STOP_TIMEOUT, UNTIL_TIMEOUT, sandbox_environment
+from tests.support.processes import REPO_ROOT, log_tail, reap, spawn, wait_until
+
+
+def two_commands() -> list[str]:
+    """The commands of the README block announced as the two commands, comments cut."""
+    (block,) = [b for b in blocks_of(REPO_ROOT / "README.md") if b.check == ("two-commands",)]
+    return [line.split("#")[0].strip() for line in block.code.splitlines()]
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    """The README's second command is what .ci/run runs."""
+    run, test = two_commands()
+    assert run == "bash scripts/run-example.sh"
+    assert test == "bash scripts/test.sh"
+    ci = (REPO_ROOT / ".ci" / "run").read_text()
+    assert "exec bash scripts/test.sh" in ci
+
+
+def test_run_example_works_demo_jobs_on_the_given_redis(
+    redis_url: str, rc: redis.Redis, tmp_path: Path
+) -> None:
+    """`bash scripts/run-example.sh` runs the demo's jobs on $COGWORKER_REDIS_URL, then stops."""
+    log = tmp_path / "run-example.log"
+    env = sandbox_environment(redis_url)
+    process = spawn(["bash", "scripts/run-example.sh"], log_path=log, cwd=REPO_ROOT, env=env)
+    try:
+        wait_until(
+            lambda: int(rc.get("cogworker:stat:processed") or 0) > 0,
+            UNTIL_TIMEOUT,
+            interval=0.2,
+            message=lambda: f"no demo job was processed:\n{log_tail(log)}",
+        )
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(STOP_TIMEOUT)
+    finally:
+        reap(process)
+    assert "demo: round 1 enqueued" in log.read_text()
