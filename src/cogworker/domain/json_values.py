@@ -72,7 +72,10 @@ def first_non_json(value: object, path: str, depth: int = 0) -> tuple[str, str] 
     if isinstance(value, float) and not math.isfinite(value):
         return path, f"float {value!r}"
     if isinstance(value, str) and not is_utf8(value):
-        return path, "a str with a lone surrogate (not valid Unicode: decode it, or send bytes as text)"
+        return (
+            path,
+            "a str with a lone surrogate (not valid Unicode: decode it, or send bytes as text)",
+        )
     if type(value) in _SCALARS:
         return None  # exact types: an IntEnum or str subclass would come back as a plain one
     if type(value) in (list, dict) and depth >= MAX_DEPTH:

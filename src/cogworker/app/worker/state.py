@@ -82,13 +82,17 @@ class RunningJob:
 
 def args_preview(raw: bytes) -> tuple[list[JSON], bool]:
     """A payload's arguments, or (when their JSON is longer than ARGS_PREVIEW_CHARS)
-    one string holding its start and saying how long it is; and whether it was cut."""
+    one string saying so, then their start; and whether they were cut.
+
+    The note comes first: a table row shows only the start of the text.
+    """
     decoded = payload.decode(raw)
     args: list[JSON] = list(decoded.unwrap().args) if is_successful(decoded) else []
     text = json.dumps(args, ensure_ascii=False)
     if len(text) <= ARGS_PREVIEW_CHARS:
         return args, False
-    return [f"{text[:ARGS_PREVIEW_CHARS]}… (cut: {len(text):,} characters in all)"], True
+    note = f"(cut: the first {ARGS_PREVIEW_CHARS:,} of {len(text):,} characters)"
+    return [f"{note} {text[:ARGS_PREVIEW_CHARS]}…"], True
 
 
 @attrs.define
