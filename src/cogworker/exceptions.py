@@ -8,6 +8,7 @@
     ├── WrongKeyTypeError        a cogworker key holds another Redis type
     ├── UnknownJobClassError     a job's class can't be imported (renamed, removed)
     ├── JobOrphanedError         its process kept dying while running it
+    ├── JobHandedBackError       its worker kept stopping while running it
     └── JobFailedError           a failure filed later, from its stored record
 """
 
@@ -36,6 +37,11 @@ class UnknownJobClassError(CogworkerError):
 
 class JobOrphanedError(CogworkerError):
     """Handed to death hooks for a job buried because its process kept dying while running it."""
+
+
+class JobHandedBackError(CogworkerError):
+    """Handed to death hooks for a job buried because it was still running at more
+    worker stops than `Config.max_handbacks` (each time put back unfinished)."""
 
 
 class JobFailedError(CogworkerError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import pytest
 from hypothesis import given
@@ -35,7 +36,12 @@ from cogworker.domain.failure import (
     retry_delay,
 )
 from cogworker.domain.job import ErrorRecord, JobRecord
-from cogworker.domain.retries import default_backoff, is_last_failure, is_terminal_failure
+from cogworker.domain.retries import (
+    LONGEST_DELAY,
+    default_backoff,
+    is_last_failure,
+    is_terminal_failure,
+)
 from tests.domain.strategies import (
     error_records,
     hook_answers,
@@ -65,28 +71,44 @@ def test_every_input_gives_exactly_one_decision(job: JobRecord, answer: HookAnsw
     assert outcome_of(decided.decision) in {"retry", "dead", "discard"}
 
 
-@given(jobs_with_retries_left(), valid_delays, jitters, retry_numbers)
-def test_a_valid_delay_is_used_exactly_without_jitter(
+#: Delays up to "park it" idioms (1e300, sys.maxsize), past what Redis can hold.
+any_delays = st.one_of(
+    valid_delays,
+    st.floats(min_value=1e12, max_value=1e308),
+    st.integers(min_value=10**12, max_value=sys.maxsize),
+)
+
+
+@given(jobs_with_retries_left(), any_delays, jitters, retry_numbers)
+def test_a_valid_delay_is_used_exactly_without_jitter_up_to_the_cap(
     job: JobRecord, value: float, jitter: float, count: int
 ) -> None:
-    """An int or float >= 0 the hook returns is the delay, whatever the jitter."""
+    """An int or float >= 0 the hook returns is the delay, whatever the jitter, capped at
+    LONGEST_DELAY (what Redis can still add to its clock)."""
     decision = decide(job, HookReturned(value=value)).decision
-    assert decision == Retry(delay=float(value), hooked=True)
-    assert retry_delay(decision, count, jitter) == float(value)
+    assert decision == Retry(delay=min(float(value), LONGEST_DELAY), hooked=True)
+    assert retry_delay(decision, count, jitter) == min(float(value), LONGEST_DELAY)
 
 
-@given(jobs_with_retries_left(), valid_delays)
+@given(jobs_with_retries_left(), any_delays)
 def test_only_a_delay_over_a_year_is_warned_about(job: JobRecord, value: float) -> None:
-    """A delay is never capped; one over a year comes with a warning saying it is used as given."""
+    """A delay over a year comes with a warning saying whether it is used as given or capped."""
     note = decide(job, HookReturned(value=value)).note
     if value > LONG_DELAY:
         assert note is not None
         assert note.level == "warning"
         assert "over a year" in note.text
-        assert "using it as given" in note.text
+        used = "using it as given" if value <= LONGEST_DELAY else "capped at"
+        assert used in note.text
         assert job.jid in note.text
     else:
         assert note is None
+
+
+@given(retry_numbers, jitters)
+def test_the_default_backoff_is_capped_too(count: int, jitter: float) -> None:
+    """However many retries, the default backoff stays within LONGEST_DELAY."""
+    assert 0 <= retry_delay(Retry(), count, jitter) <= LONGEST_DELAY
 
 
 @given(jobs_with_retries_left(), invalid_hook_values)

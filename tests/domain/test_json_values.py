@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cogworker.domain.json_values import JSON, first_non_json, is_json_native
+from cogworker.domain.json_values import JSON, MAX_DEPTH, first_non_json, is_json_native
 from tests.domain.strategies import json_values
 
 
@@ -66,3 +67,43 @@ def test_the_path_points_at_the_bad_part(value: JSON) -> None:
     """The reported path leads to the offending value, whatever valid JSON comes before it."""
     holder = [value, {"x": [(1, 2)]}]
     assert first_non_json(holder, "args") == ("args[1]['x'][0]", "tuple")
+
+
+SURROGATE = "report-\udcff.csv"
+
+
+@pytest.mark.parametrize(
+    ("value", "where"),
+    [
+        ([SURROGATE], "args[0]"),
+        ([{SURROGATE: 1}], "args[0] key 'report-\\udcff.csv'"),
+        ([{"k": ["ok", SURROGATE]}], "args[0]['k'][1]"),
+    ],
+)
+def test_a_lone_surrogate_is_refused_where_it_is(value: list[object], where: str) -> None:
+    """A str that isn't valid Unicode (a key too) isn't JSON-native, and its path is named."""
+    assert not is_json_native(value)
+    found = first_non_json(value, "args")
+    assert found is not None
+    assert found[0] == where
+    assert "lone surrogate" in found[1]
+
+
+@pytest.mark.parametrize("wrap", [lambda inner: [inner], lambda inner: {"k": inner}])
+def test_nesting_past_the_limit_is_refused(wrap: Callable[[object], object]) -> None:
+    """MAX_DEPTH levels below the argument list pass; one more is refused, by path."""
+    value: object = 1
+    for _ in range(MAX_DEPTH - 1):
+        value = wrap(value)
+    assert is_json_native([value])
+    assert first_non_json([value], "args") is None
+    deeper = [wrap(value)]
+    assert not is_json_native(deeper)
+    found = first_non_json(deeper, "args")
+    assert found is not None
+    assert f"nested more than {MAX_DEPTH} levels deep" in found[1]
+
+
+def test_non_ascii_text_that_is_valid_unicode_passes() -> None:
+    """Accents and emoji are fine: only lone surrogates are refused."""
+    assert is_json_native(["é", {"ключ": "🎉"}])

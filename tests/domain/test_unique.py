@@ -7,6 +7,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from cogworker.domain import unique
+from cogworker.domain.retries import LONGEST_DELAY
 
 args_lists = st.lists(st.one_of(st.integers(), st.text(), st.none()), max_size=4)
 positive = st.floats(min_value=0.001, max_value=1e9, allow_nan=False)
@@ -63,3 +64,14 @@ def test_a_payloads_ttl_is_used_only_when_it_is_a_positive_number(value: object)
     valid = isinstance(value, float) and value > 0
     assert got == (value if valid else 42.0)
     assert unique.ttl_of({}, 42.0) == 42.0
+
+
+@given(
+    st.floats(min_value=0.001, max_value=1e300),
+    st.floats(min_value=0, max_value=1e300),
+    st.floats(min_value=0, max_value=2e9),
+)
+def test_a_lock_ttl_never_exceeds_what_redis_can_hold(ttl: float, wait: float, now: float) -> None:
+    """However far off the retry or run (a `retry_in` of 1e300), a lock TTL is capped."""
+    assert unique.retry_ttl(ttl, now + wait, now) <= LONGEST_DELAY
+    assert unique.enqueue_ttl(ttl, now + wait, now) <= LONGEST_DELAY

@@ -8,15 +8,18 @@ where comes from the caller.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Literal, cast
 
 import attrs
 import redis
+from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
+from cogworker.domain.payload import decode as decode_payload
 from cogworker.domain.stats import day_of
 
 #: Day counters are kept this long (the dashboard charts up to 90 days).
@@ -123,6 +126,39 @@ class UniquePush:
     ttl: float
     #: When to run it (scheduled), or None for now.
     at: float | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Judgment:
+    """The limits a requeue judges by (see requeue.lua): when a process is gone, and how
+    many orphanings and unfinished hand-backs a job may have before it is parked."""
+
+    threshold: float = 0.0
+    beat_gap: float = 0.0
+    max_orphanings: int = 0
+    max_handbacks: int = 0
+
+
+def _told_entries(entries: Iterable[bytes], running: Collection[bytes]) -> list[str]:
+    """Per readable entry (SHA1, queue, jid, "1" if still running), as requeue.lua takes them.
+
+    Payloads are read here, not in Lua: Redis's cjson refuses some that
+    Python wrote (a lone surrogate, deep nesting).  An unreadable one is
+    left out, and the script parks it.
+    """
+    told: list[str] = []
+    for raw in set(entries):
+        decoded = decode_payload(raw)
+        if is_successful(decoded):
+            job = decoded.unwrap()
+            running_now = "1" if raw in running else "0"
+            told += (
+                hashlib.sha1(raw, usedforsecurity=False).hexdigest(),
+                job.queue,
+                job.jid,
+                running_now,
+            )
+    return told
 
 
 def _fetched(queues: Sequence[str], reply: list[Any]) -> list[Fetched]:
@@ -266,6 +302,7 @@ class JobStore:
         for ack in acks:
             ack_keys += (
                 keys.orphanings(ack.outcome.jid),
+                keys.handbacks(ack.outcome.jid),
                 keys.class_history(ack.outcome.class_name),
             )
             ack_args += (ack.fetched.raw, ack.outcome.history)
@@ -297,6 +334,7 @@ class JobStore:
             keys.status(outcome.jid),
             outcome.unique_lock or keys.NO_LOCK,
             outcome.running_lock or keys.NO_LOCK,
+            keys.handbacks(outcome.jid),
         )
         settle_args = (
             entry, "1" if owned else "0", outcome.kind, outcome.score, outcome.payload,
@@ -372,9 +410,18 @@ class JobStore:
         """The settlements stopped processes handed over, oldest first."""
         return [as_bytes(entry) for entry in self.client.lrange(keys.UNSETTLED, 0, -1)]
 
-    def requeue_own(self, identity: str) -> int:
-        """At shutdown: put `identity`'s own unfinished jobs back on their queues; how many."""
-        requeued, _ = self._requeue(identity, recovery=False)
+    def requeue_own(
+        self, identity: str, *, running: Collection[bytes] = (), max_handbacks: int
+    ) -> int:
+        """At shutdown: put `identity`'s own unfinished jobs back on their queues; how many.
+
+        The `running` payloads are handed back unfinished: each counts a
+        hand-back, and one handed back more than `max_handbacks` times is
+        parked for the reconciler to file in dead instead.
+        """
+        requeued, _ = self._requeue(
+            identity, Judgment(max_handbacks=max_handbacks), running=running
+        )
         return max(requeued, 0)
 
     def recover(
@@ -387,23 +434,17 @@ class JobStore:
         processes keep beating (no gap over `beat_gap` between anyone's beats
         within the last threshold; see requeue.lua).
         """
-        requeued, parked = self._requeue(
-            identity,
-            recovery=True,
-            threshold=threshold,
-            max_orphanings=max_orphanings,
-            beat_gap=beat_gap,
-        )
+        judgment = Judgment(threshold=threshold, beat_gap=beat_gap, max_orphanings=max_orphanings)
+        requeued, parked = self._requeue(identity, judgment, recovery=True)
         return None if requeued == -1 else (requeued, parked)
 
     def _requeue(
         self,
         identity: str,
+        judgment: Judgment,
         *,
-        recovery: bool,
-        threshold: float = 0.0,
-        max_orphanings: int = 0,
-        beat_gap: float = 0.0,
+        recovery: bool = False,
+        running: Collection[bytes] = (),
     ) -> tuple[int, int]:
         # The judging arguments count only with `recovery` (see requeue.lua).
         requeued, parked = scripts.REQUEUE(
@@ -417,16 +458,20 @@ class JobStore:
                 keys.workers(identity),
                 keys.memory_history(identity),
                 keys.BEATS,
+                keys.REPEAT_HANDBACKS,
             ),
             (
                 "1" if recovery else "0",
-                threshold,
-                max_orphanings,
+                judgment.threshold,
+                judgment.max_orphanings,
                 identity,
                 keys.QUEUE_PREFIX,
                 keys.ORPHANINGS_PREFIX,
                 ORPHANINGS_TTL,
-                beat_gap,
+                judgment.beat_gap,
+                judgment.max_handbacks,
+                keys.HANDBACKS_PREFIX,
+                *_told_entries(self.in_progress(identity), running),
             ),
         )
         return int(requeued), int(parked)
@@ -460,11 +505,13 @@ class JobStore:
     ) -> bool:
         """File `entry` of `source` in dead as `payload`; True if this call did.
 
-        With `jid`, the job's orphanings counter goes too (a buried repeat orphan).
+        With `jid`, the job's orphanings and hand-backs counters go too (a
+        buried repeat orphan or hand-back).
         """
+        counters = [keys.orphanings(jid), keys.handbacks(jid)] if jid else []
         filed = scripts.BURY(
             self.client,
-            (source, keys.DEAD, *([keys.orphanings(jid)] if jid else [])),
+            (source, keys.DEAD, *counters),
             (kind, entry, now, payload, *self._dead_trim(now)),
         )
         return bool(filed)
@@ -476,6 +523,7 @@ class JobStore:
         """The payloads on `identity`'s in-progress list."""
         return [as_bytes(entry) for entry in self.client.lrange(keys.in_progress(identity), 0, -1)]
 
-    def parked_orphans(self) -> list[bytes]:
-        """The repeat orphans waiting to be filed in dead."""
-        return [as_bytes(entry) for entry in self.client.lrange(keys.REPEAT_ORPHANS, 0, -1)]
+    def parked(self, parked: str) -> list[bytes]:
+        """The entries of a parking list (repeat orphans or hand-backs) waiting to be
+        filed in dead."""
+        return [as_bytes(entry) for entry in self.client.lrange(parked, 0, -1)]

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 import redis
@@ -14,6 +13,7 @@ from cogworker.adapters.job_store import as_bytes
 from cogworker.domain import memory
 
 Signal = str  # "quiet", "resume" or "stop"
+Pair = tuple[str, str | int | float]
 SIGNALS = ("quiet", "resume", "stop")
 
 
@@ -40,9 +40,10 @@ class ProcessRegistry:
         `held_locks` are the (lock, jid) of the periodic runs this process is
         running: each is renewed for `lock_ttl` seconds while the jid holds it.
         A time since anyone's previous beat over `beat_gap` seconds is noted
-        as an outage (see `JobStore.requeue`).
+        as an outage (see `JobStore.requeue`).  The RSS is recorded
+        best-effort: if its history key can't be written, the beat still
+        lands and the process hash's `memory_error` says why.
         """
-        pairs = [item for field, value in fields.items() for item in (field, value)]
         reply = scripts.BEAT(
             self.client,
             (
@@ -56,15 +57,15 @@ class ProcessRegistry:
             (
                 identity,
                 ttl,
-                json.dumps(dict(running)),
                 memory.slot_of(now),
                 fields.get("rss_kb", ""),
                 memory.first_slot(now),
                 memory.KEY_TTL,
-                json.dumps([list(held) for held in held_locks]),
                 int(lock_ttl * 1000),
                 beat_gap,
-                *pairs,
+                *_counted_pairs(running.items()),
+                *_counted_pairs(held_locks),
+                *_flat(fields.items()),
             ),
         )
         return [signal.decode() if isinstance(signal, bytes) else signal for signal in reply]
@@ -102,3 +103,13 @@ class ProcessRegistry:
         )
         pipe.srem(keys.PROCESSES, identity)
         pipe.execute()
+
+
+def _flat(pairs: Iterable[Pair]) -> list[str | int | float]:
+    return [item for pair in pairs for item in pair]
+
+
+def _counted_pairs(pairs: Iterable[Pair]) -> list[str | int | float]:
+    """Pairs as the beat script reads a list of them: how many, then each flat."""
+    flat = _flat(pairs)
+    return [len(flat) // 2, *flat]

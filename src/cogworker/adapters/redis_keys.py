@@ -14,11 +14,14 @@ DEAD = PREFIX + "dead"
 PROCESSES = PREFIX + "processes"
 UNSETTLED = PREFIX + "unsettled"
 REPEAT_ORPHANS = PREFIX + "repeat_orphans"
+#: Jobs handed back unfinished at too many stops, waiting to be filed in dead.
+REPEAT_HANDBACKS = PREFIX + "repeat_handbacks"
 #: When anyone last beat, and when beats resumed after a gap (Redis's clock).
 BEATS = PREFIX + "beats"
 QUEUE_PREFIX = PREFIX + "queue:"
 IN_PROGRESS_PREFIX = PREFIX + "inprogress:"
 ORPHANINGS_PREFIX = PREFIX + "orphanings:"
+HANDBACKS_PREFIX = PREFIX + "handbacks:"
 STAT_PREFIX = PREFIX + "stat:"
 
 #: A key name never written: a script's placeholder for a lock a job doesn't have.
@@ -61,6 +64,11 @@ def signal(identity: str) -> str:
 def orphanings(jid: str) -> str:
     """How many times a job's process died while running it."""
     return ORPHANINGS_PREFIX + jid
+
+
+def handbacks(jid: str) -> str:
+    """How many times a stopping process handed a job back while it still ran."""
+    return HANDBACKS_PREFIX + jid
 
 
 def job_attempts(jid: str) -> str:

@@ -5,6 +5,9 @@ one more round trip per batch on the hottest paths.  Here a script is sent
 by SHA and loaded only when Redis answers NOSCRIPT (after a restart or a
 `SCRIPT FLUSH`).  A NOSCRIPT answer means the script did not run, so sending
 it again can't apply it twice.
+
+Every script is sent with `lua/_checks.lua` in front of it: the argument
+checks each one runs before its first write (Lua doesn't roll back).
 """
 
 from __future__ import annotations
@@ -20,12 +23,19 @@ from redis.exceptions import NoScriptError
 KeyOrArg = str | bytes | int | float
 
 
+def _source_of(name: str) -> str:
+    return resources.files("cogworker.adapters").joinpath(f"lua/{name}.lua").read_text()
+
+
+_CHECKS = _source_of("_checks")
+
+
 class LuaScript:
     """One script of `lua/NAME.lua`, callable on a client or queued on a pipeline."""
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.source = resources.files("cogworker.adapters").joinpath(f"lua/{name}.lua").read_text()
+        self.source = _CHECKS + _source_of(name)
         self.sha = hashlib.sha1(self.source.encode()).hexdigest()
 
     def __call__(

@@ -85,6 +85,11 @@ class Config:
     orphan_threshold: float = attrs.field(default=60.0, validator=_positive)
     #: A job whose process died under it more often than this goes to dead.
     max_orphanings: int = attrs.field(default=3, validator=_positive)
+    #: A job still running when its worker stopped (handed back unfinished,
+    #: run again from the start) more often than this goes to dead: a hung
+    #: job can't block a queue across restarts forever.  Generous, because
+    #: deploys restart workers while legit long jobs run.
+    max_handbacks: int = attrs.field(default=10, validator=_positive)
     #: On stop, how long running jobs get to finish before they are requeued.
     shutdown_timeout: float = attrs.field(default=25.0, validator=_positive)
     #: With several queues, the longest pause between looks when all are empty.
@@ -180,6 +185,7 @@ FILE_FIELDS = (
     "heartbeat_interval",
     "orphan_threshold",
     "max_orphanings",
+    "max_handbacks",
     "shutdown_timeout",
     "fetch_idle_max_interval",
     "dead_max_jobs",

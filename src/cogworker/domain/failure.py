@@ -15,8 +15,8 @@ The rules (README "Retries and Dead", "Custom delay", "Death hooks"):
   hook answer                  decision
   ===========================  ===============================================
   int / float >= 0, finite     `Retry(delay=value)`: used as given, no jitter,
-                               never capped (over a year is logged as a
-                               likely unit mix-up)
+                               capped at a hundred years (`LONGEST_DELAY`;
+                               over a year is logged as a likely unit mix-up)
   `None`                       `Retry(delay=None)`: the default backoff
   `KILL`                       `Dead(killed=True)`: the death hooks run
   `DISCARD`                    `Discard()`: neither retry nor dead, no hooks
@@ -40,10 +40,10 @@ from typing import Literal, TypeAlias, assert_never
 import attrs
 
 from cogworker.domain.job import ErrorRecord, JobRecord
-from cogworker.domain.retries import default_backoff, is_last_failure
+from cogworker.domain.retries import LONGEST_DELAY, default_backoff, is_last_failure
 
-#: Used as given, never capped; but a delay past this is most likely a unit
-#: mix-up (ms for s), and it keeps an `until_executed` lock that long.
+#: Used as given (up to LONGEST_DELAY); but a delay past this is most likely
+#: a unit mix-up (ms for s), and it keeps an `until_executed` lock that long.
 LONG_DELAY = 365 * 24 * 60 * 60
 #: An interrupted job is retried after INTERRUPT_DELAY * its interruptions...
 INTERRUPT_DELAY = 30.0
@@ -190,12 +190,13 @@ def _from_value(job: JobRecord, value: object) -> Decided:
         return Decided(decision=Retry(hooked=True), note=Note(level="warning", text=text))
     note = None
     if delay > LONG_DELAY:
+        used = "as given" if delay <= LONGEST_DELAY else f"capped at {LONGEST_DELAY}s (100 years)"
         text = (
-            f"retry_in of {job.class_name} returned {value!r}s (over a year) "
-            f"for jid={job.jid}; using it as given"
+            f"retry_in of {job.class_name} returned {_quote(value)}s (over a year) "
+            f"for jid={job.jid}; using it {used}"
         )
         note = Note(level="warning", text=text)
-    return Decided(decision=Retry(delay=delay, hooked=True), note=note)
+    return Decided(decision=Retry(delay=min(delay, LONGEST_DELAY), hooked=True), note=note)
 
 
 def as_delay(value: object) -> float | None:
@@ -283,8 +284,8 @@ def retry_delay(decision: Retry, count: int, jitter: float) -> float:
     is used exactly.
     """
     if decision.delay is not None:
-        return decision.delay
-    return default_backoff(count, jitter)
+        return min(decision.delay, LONGEST_DELAY)
+    return min(default_backoff(count, jitter), LONGEST_DELAY)
 
 
 def interrupt_outcome(

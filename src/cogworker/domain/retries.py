@@ -8,6 +8,11 @@ from cogworker.domain.job import JobRecord
 DEFAULT_MAX_RETRIES = 25
 #: The default backoff's jitter is drawn from [0, JITTER_SPAN).
 JITTER_SPAN = 30
+#: The longest delay (and lock TTL) written: a hundred years.  Longer ones
+#: ("park it": 1e300, sys.maxsize) are capped to it: it still means "not in
+#: this system's lifetime", and Redis can add it to its millisecond clock
+#: (it refuses TTLs past about 9.2e15 s).  The Lua scripts check the same bound.
+LONGEST_DELAY = 3_155_760_000
 
 
 def max_retries(retry: bool | int) -> int:

@@ -17,6 +17,8 @@ import json
 from collections.abc import Mapping
 from typing import Literal, get_args
 
+from cogworker.domain.retries import LONGEST_DELAY
+
 UniqueMode = Literal["until_executed", "until_executing", "while_executing"]
 MODES: tuple[str, ...] = get_args(UniqueMode)
 LOCK_PREFIX = "cogworker:unique:"
@@ -61,9 +63,9 @@ def ttl_of(extra: Mapping[str, object], default: float) -> float:
 
 def enqueue_ttl(ttl: float, run_at: float | None, now: float) -> float:
     """How long a lock taken at enqueue lasts: its TTL, plus the wait of a scheduled job."""
-    return ttl + max(0.0, (run_at or now) - now)
+    return min(ttl + max(0.0, (run_at or now) - now), LONGEST_DELAY)
 
 
 def retry_ttl(ttl: float, retry_at: float, now: float) -> float:
     """How long an `until_executed` lock must last once its job waits in the retry set."""
-    return ttl + max(0.0, retry_at - now)
+    return min(ttl + max(0.0, retry_at - now), LONGEST_DELAY)

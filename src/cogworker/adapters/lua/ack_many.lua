@@ -6,25 +6,39 @@
 --
 -- KEYS[1]  the list holding the entries
 -- KEYS[2]  processed, in total    KEYS[3]  processed, today
--- KEYS[4], KEYS[5], ...  per entry: the job's orphanings counter, its class's history list
+-- KEYS[4], KEYS[5], KEYS[6], ...  per entry: the job's orphanings counter, its
+--          hand-backs counter, its class's history list
 -- ARGV[1]  "1" to require each entry on KEYS[1], "0" for basic fetch (no list)
 -- ARGV[2]  TTL of a day's counter
 -- ARGV[3]  history kept per class   ARGV[4]  history TTL
 -- ARGV[5], ARGV[6], ...  per entry: the entry on KEYS[1], its history record (or "")
 --
 -- Returns per entry 1, or 0 if it was no longer on the list.
+need_choice(1, "0", "1")
+need_int(2, 0, LONGEST_SECONDS)
+need_int(3, 1, MOST)
+need_int(4, 0, LONGEST_SECONDS)
+need_groups(5, 2)
+for i = 5, #ARGV, 2 do
+  need_text(i)
+  need_text(i + 1)
+end
+if #KEYS ~= 3 + 3 * (#ARGV - 4) / 2 then
+  error({err = "ERR cogworker: " .. #KEYS .. " keys for " .. (#ARGV - 4) / 2 .. " entries"})
+end
+
 local written = {}
 local acked = 0
 local histories, seen = {}, {}
 for i = 5, #ARGV, 2 do
   local n = (i - 5) / 2
-  local orphanings, history = KEYS[4 + 2 * n], KEYS[5 + 2 * n]
+  local orphanings, handbacks, history = KEYS[4 + 3 * n], KEYS[5 + 3 * n], KEYS[6 + 3 * n]
   if ARGV[1] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[i]) == 0 then
     written[#written + 1] = 0
   else
     written[#written + 1] = 1
     acked = acked + 1
-    redis.call("DEL", orphanings)
+    redis.call("DEL", orphanings, handbacks)
     if ARGV[i + 1] ~= "" then
       redis.call("LPUSH", history, ARGV[i + 1])
       if not seen[history] then

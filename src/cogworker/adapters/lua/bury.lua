@@ -3,11 +3,19 @@
 -- error). At most once: only the caller that removed it files it.
 --
 -- KEYS[1] where it is now   KEYS[2] the dead set
--- KEYS[3] (optional) the job's orphanings counter, deleted with the move
+-- KEYS[3], KEYS[4] (optional) the job's orphanings and hand-backs counters,
+--         deleted with the move
 -- ARGV[1] "zset" or "list"   ARGV[2] the entry as stored   ARGV[3] the score
 -- ARGV[4] the payload to file   ARGV[5] trim below this score   ARGV[6] most entries kept
 --
 -- Returns 1 if this call filed it, 0 if it was already gone.
+need_choice(1, "zset", "list")
+need_text(2)
+need_number(3)
+need_text(4)
+need_number(5)
+need_int(6, 1, MOST)
+
 local removed
 if ARGV[1] == "zset" then
   removed = redis.call("ZREM", KEYS[1], ARGV[2])
@@ -21,6 +29,6 @@ redis.call("ZADD", KEYS[2], ARGV[3], ARGV[4])
 redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", "(" .. ARGV[5])
 redis.call("ZREMRANGEBYRANK", KEYS[2], 0, -(tonumber(ARGV[6]) + 1))
 if KEYS[3] then
-  redis.call("DEL", KEYS[3])
+  redis.call("DEL", unpack(KEYS, 3))
 end
 return 1

@@ -6,6 +6,8 @@
 -- ARGV[1] the queue name
 --
 -- Returns how many jobs were deleted (0 if the queue was already empty or gone).
+need_name(1)
+
 local size = redis.call("LLEN", KEYS[1])
 redis.call("DEL", KEYS[1])
 redis.call("SREM", KEYS[2], ARGV[1])

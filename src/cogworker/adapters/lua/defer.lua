@@ -6,6 +6,9 @@
 -- ARGV[1] the payload as fetched   ARGV[2] when to look again
 --
 -- Returns 1, or 0 if the job was no longer on the list.
+need_text(1)
+need_number(2)
+
 if redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end

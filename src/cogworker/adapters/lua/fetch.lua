@@ -7,6 +7,8 @@
 -- ARGV[1]    how many jobs at most
 --
 -- Returns a flat array: queue position (1 = KEYS[2]), payload, position, payload, ...
+need_int(1, 0, MOST)
+
 local wanted = tonumber(ARGV[1]) * 2
 local taken = {}
 for i = 2, #KEYS do

@@ -7,6 +7,9 @@
 -- ARGV[1] the payload as fetched   ARGV[2] the record (JSON)
 --
 -- Returns 1 if handed over, 0 if the job was no longer on the list.
+need_text(1)
+need_text(2)
+
 if redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end

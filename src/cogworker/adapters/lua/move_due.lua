@@ -6,6 +6,10 @@
 -- ARGV[1] the entry as stored   ARGV[2] the payload to push   ARGV[3] the queue name
 --
 -- Returns 1 if this call moved it, 0 if someone else did first.
+need_text(1)
+need_text(2)
+need_name(3)
+
 if redis.call("ZREM", KEYS[1], ARGV[1]) == 0 then
   return 0
 end

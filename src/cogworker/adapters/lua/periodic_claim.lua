@@ -20,6 +20,17 @@
 -- Returns "stale" (the entry changed: read it again), "dropped", "taken" (the
 -- tick was claimed already), "busy" (a catch-up tick waits: nothing written),
 -- "skipped" (the previous run still runs) or "enqueued".
+need_name(1)
+for i = 2, 4 do
+  need_text(i)
+end
+need_choice(5, "run", "catch_up", "drop")
+need_text(6)
+need_text(7)
+need_text(8)
+need_int(9, 0, LONGEST_MS)
+need_int(10, 0, LONGEST_MS)
+
 if redis.call("HGET", KEYS[1], ARGV[1]) ~= ARGV[2] then
   return "stale"
 end

@@ -9,6 +9,12 @@
 -- then the names to delete, to the end of ARGV
 --
 -- Returns 1 if applied, 0 if the schedule had changed.
+do
+  local pairs_at = 2 + 2 * need_int(1, 0, MOST)
+  local writes_at = pairs_at + 1
+  need_int(pairs_at, 0, (#ARGV - writes_at + 1) / 2)
+end
+
 local n = tonumber(ARGV[1])
 local seen = {}
 for i = 2, 2 * n, 2 do

@@ -6,6 +6,8 @@
 -- ARGV[1]    how many jobs at most
 --
 -- Returns a flat array: queue position (1 = KEYS[1]), payload, ...
+need_int(1, 0, MOST)
+
 local wanted = tonumber(ARGV[1])
 local taken = {}
 for i = 1, #KEYS do

@@ -9,6 +9,14 @@
 -- ARGV[5] "" to push onto the queue, or the score to schedule it at
 --
 -- Returns 1 if pushed, 0 if the lock is held (a duplicate: nothing pushed).
+need_name(1)
+need_text(2)
+need_name(3)
+need_int(4, 1, LONGEST_MS)
+if need_text(5) ~= "" then
+  need_number(5)
+end
+
 if not redis.call("SET", KEYS[3], ARGV[3], "NX", "PX", ARGV[4]) then
   return 0
 end

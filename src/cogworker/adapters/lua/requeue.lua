@@ -1,6 +1,12 @@
 -- requeue: put every job of a process's in-progress list back at the front
 -- (right end) of its own queue, oldest-taken nearest the front.
 --
+-- Nothing here decodes a payload (Redis's cjson refuses some that Python
+-- wrote: a lone surrogate, deep nesting).  The caller read the list and
+-- passes, per entry it could read, the SHA1 of the entry, its queue and jid;
+-- this script stays the one that judges and moves.  An entry on the list it
+-- was not told about is parked, never dropped.
+--
 -- Two uses:
 -- * recovery (ARGV[1] = "1"): the process is gone. Only if its heartbeat is
 --   older than ARGV[2] seconds by Redis's own clock (so clock skew between
@@ -9,30 +15,54 @@
 --   process, the others find it gone. Each job's orphanings counter goes up;
 --   a job orphaned more than ARGV[3] times is parked on the repeat-orphans
 --   list instead, to be filed in dead. The process's presence keys go too.
--- * shutdown (ARGV[1] = "0"): the process's own unfinished jobs, no counting.
+-- * shutdown (ARGV[1] = "0"): the process's own unfinished jobs.  A job
+--   still running (handed back unfinished) counts a hand-back; one handed
+--   back more than ARGV[9] times is parked on the repeat-hand-backs list, to
+--   be filed in dead.  A job fetched but not started is not counted.
 --
 -- KEYS[1] the in-progress list     KEYS[2] the queue registry set
 -- KEYS[3] the repeat-orphans list  KEYS[4] the processes set
 -- KEYS[5] the process hash         KEYS[6] its workers hash
 -- KEYS[7] its memory history    KEYS[8] the beats hash (see beat.lua)
+-- KEYS[9] the repeat-hand-backs list
 -- ARGV[1] "1" recovery, "0" shutdown
 -- ARGV[2] heartbeat age (seconds) past which a process is gone
 -- ARGV[3] most orphanings a job may have     ARGV[4] the process's identity
 -- ARGV[5] queue key prefix    ARGV[6] orphanings key prefix
--- ARGV[7] TTL of an orphanings counter, seconds
+-- ARGV[7] TTL of an orphanings or hand-backs counter, seconds
 -- ARGV[8] the beat gap (seconds) that means nobody could beat (see beat.lua)
+-- ARGV[9] most hand-backs a job may have   ARGV[10] hand-backs key prefix
+-- ARGV[11..] per entry: its SHA1, its queue, its jid, "1" if it is still
+--            running (a hand-back, at shutdown) else "0"
 --
 -- Returns {requeued, parked}, or {-1, 0} if there is nothing to do: the process
 -- is alive after all, or (recovery) another reconciler has already done it.
--- A payload with no readable queue or jid is parked too: nothing is dropped.
-local recovery = ARGV[1] == "1"
+local recovery = need_choice(1, "0", "1") == "1"
+local threshold = need_number(2)
+local most_orphanings = need_int(3, 0, MOST)
+need_name(4)
+need_name(5)
+need_name(6)
+need_int(7, 1, LONGEST_SECONDS)
+local gap = need_number(8)
+local most_handbacks = need_int(9, 0, MOST)
+need_name(10)
+need_groups(11, 4)
+local told = {}
+for i = 11, #ARGV, 4 do
+  need_name(i)
+  need_name(i + 1)
+  need_name(i + 2)
+  need_choice(i + 3, "0", "1")
+  told[ARGV[i]] = i
+end
+
 if recovery then
   if redis.call("SISMEMBER", KEYS[4], ARGV[4]) == 0 and redis.call("EXISTS", KEYS[1]) == 0 then
     return {-1, 0}
   end
   local time = redis.call("TIME")
   local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
-  local threshold = tonumber(ARGV[2])
   local beat = tonumber(redis.call("HGET", KEYS[5], "beat"))
   if beat and now - beat < threshold then
     return {-1, 0}
@@ -42,28 +72,34 @@ if recovery then
   -- frozen Redis), nor within a threshold of beats resuming after such a gap.
   local beats = redis.call("HMGET", KEYS[8], "last", "resumed")
   local last, resumed = tonumber(beats[1]), tonumber(beats[2])
-  if not last or now - last > tonumber(ARGV[8]) or (resumed and now - resumed < threshold) then
+  if not last or now - last > gap or (resumed and now - resumed < threshold) then
     return {-1, 0}
   end
 end
+
+-- Counts one more of `prefix`'s for `jid`: whether that is more than `most`.
+local function too_many(prefix, jid, most)
+  local key = prefix .. jid
+  local count = redis.call("INCR", key)
+  redis.call("EXPIRE", key, ARGV[7])
+  return count > most
+end
+
 local requeued, parked = 0, 0
 for _, raw in ipairs(redis.call("LRANGE", KEYS[1], 0, -1)) do
-  local ok, job = pcall(cjson.decode, raw)
-  local readable = ok and type(job) == "table" and type(job.queue) == "string"
-    and type(job.jid) == "string"
-  local park = not readable
-  if readable and recovery then
-    local key = ARGV[6] .. job.jid
-    local count = redis.call("INCR", key)
-    redis.call("EXPIRE", key, ARGV[7])
-    park = count > tonumber(ARGV[3])
+  local i = told[redis.sha1hex(raw)]
+  local park_on = i == nil and KEYS[3] or nil
+  if i and recovery then
+    park_on = too_many(ARGV[6], ARGV[i + 2], most_orphanings) and KEYS[3] or nil
+  elseif i and ARGV[i + 3] == "1" then
+    park_on = too_many(ARGV[10], ARGV[i + 2], most_handbacks) and KEYS[9] or nil
   end
-  if park then
-    redis.call("RPUSH", KEYS[3], raw)
+  if park_on then
+    redis.call("RPUSH", park_on, raw)
     parked = parked + 1
   else
-    redis.call("RPUSH", ARGV[5] .. job.queue, raw)
-    redis.call("SADD", KEYS[2], job.queue)
+    redis.call("RPUSH", ARGV[5] .. ARGV[i + 1], raw)
+    redis.call("SADD", KEYS[2], ARGV[i + 1])
     requeued = requeued + 1
   end
 end

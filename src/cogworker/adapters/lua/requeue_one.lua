@@ -6,6 +6,9 @@
 -- ARGV[1] the payload   ARGV[2] the queue name
 --
 -- Returns 1 if it was on the list and moved, 0 if not there.
+need_text(1)
+need_name(2)
+
 if redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end

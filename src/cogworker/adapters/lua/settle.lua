@@ -10,6 +10,7 @@
 -- KEYS[3]  processed, in total    KEYS[4]  processed, today
 -- KEYS[5]  failed, in total       KEYS[6]  failed, today
 -- KEYS[7]  the job's orphanings counter   KEYS[8] its attempts list
+-- KEYS[14] its hand-backs counter (see requeue.lua; like KEYS[7], it starts over)
 -- KEYS[9]  its history list       KEYS[10] its class's history list
 -- KEYS[11] its status hash
 -- KEYS[12] its unique lock (or any unused name)   KEYS[13] its periodic running lock (likewise)
@@ -29,6 +30,30 @@
 -- ARGV[23] "1" to keep the history record in the job's own list too (else the class's only)
 --
 -- Returns 1, or 0 if the entry was no longer on the list.
+need_text(1)
+need_choice(2, "0", "1")
+need_choice(3, "ack", "retry", "dead", "discard")
+need_number(4)
+need_text(5)
+need_int(6, 0, LONGEST_SECONDS)
+need_number(7)
+need_int(8, 1, MOST)
+need_text(9)
+need_int(10, 1, MOST)
+need_int(11, 0, LONGEST_SECONDS)
+need_text(12)
+need_int(13, 1, MOST)
+need_int(14, 1, MOST)
+need_int(15, 0, LONGEST_SECONDS)
+need_text(16)
+need_int(17, 0, LONGEST_SECONDS)
+need_number(18)
+need_text(19)
+need_choice(20, "release", "extend", "")
+need_int(21, ARGV[20] == "extend" and 1 or 0, LONGEST_MS)
+need_choice(22, "release", "")
+need_choice(23, "0", "1")
+
 if ARGV[2] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
   return 0
 end
@@ -59,7 +84,7 @@ if kind == "dead" then
   redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", "(" .. ARGV[7])
   redis.call("ZREMRANGEBYRANK", KEYS[2], 0, -(tonumber(ARGV[8]) + 1))
 end
-redis.call("DEL", KEYS[7])
+redis.call("DEL", KEYS[7], KEYS[14])
 if ARGV[9] ~= "" then
   keep(KEYS[8], ARGV[9], ARGV[10], ARGV[11])
 end

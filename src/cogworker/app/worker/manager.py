@@ -185,7 +185,7 @@ class Manager:
                 if self.config.fetch == "reliable":
                     self._settle_pending_now()
                     self.reconciler.hand_over_pending()
-                    requeued = self.store.requeue_own(self.identity)
+                    requeued = self.reconciler.hand_back_unfinished()
                     self.logger.info(
                         "%d jobs back on their queues (%d still running)",
                         requeued,

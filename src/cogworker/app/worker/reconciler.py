@@ -33,7 +33,12 @@ from cogworker.app.worker.backoff import repeat
 from cogworker.app.worker.state import WorkerState
 from cogworker.domain import payload
 from cogworker.domain.job import JobRecord
-from cogworker.exceptions import JobFailedError, JobOrphanedError, UnknownJobClassError
+from cogworker.exceptions import (
+    JobFailedError,
+    JobHandedBackError,
+    JobOrphanedError,
+    UnknownJobClassError,
+)
 
 #: Every this many passes, also scan for in-progress lists of unregistered processes.
 SCAN_EVERY = 20
@@ -156,23 +161,42 @@ class Reconciler:
                 )
         return total
 
+    def hand_back_unfinished(self) -> int:
+        """At shutdown: this process's unfinished jobs back on their queues; how many.
+
+        Those still running are handed back unfinished: each counts toward
+        `max_handbacks`, past which it is parked for `bury_repeat_orphans`.
+        """
+        return self.store.requeue_own(
+            self.state.identity,
+            running=self.state.running_payloads(),
+            max_handbacks=self.config.max_handbacks,
+        )
+
     def bury_repeat_orphans(self) -> int:
-        """File parked repeat orphans in dead with a JobOrphanedError; how many this call did."""
+        """File parked repeat orphans (JobOrphanedError) and repeat hand-backs
+        (JobHandedBackError) in dead; how many this call did."""
+        orphaned = JobOrphanedError(f"orphaned more than {self.config.max_orphanings} times")
+        handed_back = JobHandedBackError(
+            f"still running at more than {self.config.max_handbacks} worker stops"
+        )
+        return self._bury_parked(keys.REPEAT_ORPHANS, orphaned) + self._bury_parked(
+            keys.REPEAT_HANDBACKS, handed_back
+        )
+
+    def _bury_parked(self, parked: str, error: Exception) -> int:
         buried = 0
-        for entry in self.store.parked_orphans():
+        for entry in self.store.parked(parked):
             now = self.clock()
             decoded = payload.decode(entry)
             if not is_successful(decoded):
                 dead = payload.unparseable_entry(entry, decoded.failure(), jid=new_jid(), now=now)
-                buried += self.store.bury(keys.REPEAT_ORPHANS, "list", entry, dead, now)
+                buried += self.store.bury(parked, "list", entry, dead, now)
                 continue
-            error = JobOrphanedError(f"orphaned more than {self.config.max_orphanings} times")
             job = _with_error(decoded.unwrap(), error, now)
-            if self.store.bury(
-                keys.REPEAT_ORPHANS, "list", entry, payload.encode(job), now, jid=job.jid
-            ):
+            if self.store.bury(parked, "list", entry, payload.encode(job), now, jid=job.jid):
                 buried += 1
-                self.logger.error("orphaned too often, moved to dead", extra={"jid": job.jid})
+                self.logger.error("moved to dead: %s", error, extra={"jid": job.jid})
                 self._release_locks(job)
                 # The hooks get the entry as stored in dead, error and all.
                 notify(self._notice(job, error), self.config.death_handlers, self.logger)

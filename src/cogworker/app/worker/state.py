@@ -7,8 +7,11 @@ import threading
 import time
 
 import attrs
+from returns.pipeline import is_successful
 
 from cogworker.adapters.job_store import Settlement
+from cogworker.domain import payload
+from cogworker.domain.json_values import JSON
 
 
 @attrs.define
@@ -46,6 +49,11 @@ class PendingSettlements:
             return len(self._pending)
 
 
+#: Characters of a running job's arguments (as JSON) its live-work record
+#: carries: the dashboard shows a preview, and every heartbeat sends it again.
+ARGS_PREVIEW_CHARS = 1_000
+
+
 @attrs.frozen
 class RunningJob:
     """What a thread runs, as the dashboard's live work shows it."""
@@ -58,16 +66,33 @@ class RunningJob:
     run_at: float
 
     def to_json(self) -> str:
-        """The description the heartbeat records."""
-        return json.dumps(
-            {
-                "jid": self.jid,
-                "class": self.class_name,
-                "queue": self.queue,
-                "args": json.loads(self.payload).get("args", []),
-                "run_at": self.run_at,
-            }
-        )
+        """The description the heartbeat records, its arguments cut to a preview."""
+        args, cut = args_preview(self.payload)
+        record: dict[str, object] = {
+            "jid": self.jid,
+            "class": self.class_name,
+            "queue": self.queue,
+            "args": args,
+            "run_at": self.run_at,
+        }
+        if cut:
+            record["args_cut"] = True
+        return json.dumps(record)
+
+
+def args_preview(raw: bytes) -> tuple[list[JSON], bool]:
+    """A payload's arguments, or (when their JSON is longer than ARGS_PREVIEW_CHARS)
+    one string saying so, then their start; and whether they were cut.
+
+    The note comes first: a table row shows only the start of the text.
+    """
+    decoded = payload.decode(raw)
+    args: list[JSON] = list(decoded.unwrap().args) if is_successful(decoded) else []
+    text = json.dumps(args, ensure_ascii=False)
+    if len(text) <= ARGS_PREVIEW_CHARS:
+        return args, False
+    note = f"(cut: the first {ARGS_PREVIEW_CHARS:,} of {len(text):,} characters)"
+    return [f"{note} {text[:ARGS_PREVIEW_CHARS]}…"], True
 
 
 @attrs.define
@@ -87,6 +112,8 @@ class WorkerState:
     _deferred_releases: set[tuple[str, str]] = attrs.field(factory=set)
     #: Payloads this process knows it holds (fetched and not yet settled).
     _held: set[bytes] = attrs.field(factory=set)
+    #: What `running` last encoded, by thread: a job is encoded once, not at every beat.
+    _shown: dict[str, tuple[RunningJob, str]] = attrs.field(factory=dict)
 
     def hold(self, raw: bytes) -> None:
         """Note a fetched job as this process's until `release`."""
@@ -142,11 +169,22 @@ class WorkerState:
         """What each busy thread runs, by thread name, as JSON.
 
         Encoded here, at a heartbeat, rather than as each job starts: most
-        jobs start and end between two beats and are never shown.
+        jobs start and end between two beats and are never shown.  Only the
+        heartbeat thread calls it, so the cache needs no lock of its own.
         """
         with self._running_lock:
             running = dict(self._running)
-        return {thread: work.to_json() for thread, work in running.items()}
+        shown = {}
+        for thread, work in running.items():
+            cached = self._shown.get(thread)
+            shown[thread] = cached if cached and cached[0] is work else (work, work.to_json())
+        self._shown = shown
+        return {thread: text for thread, (_, text) in shown.items()}
+
+    def running_payloads(self) -> set[bytes]:
+        """The payloads of the jobs running now (as fetched)."""
+        with self._running_lock:
+            return {work.payload for work in self._running.values()}
 
     def busy(self) -> int:
         """How many threads run a job now."""

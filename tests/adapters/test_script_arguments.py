@@ -1,0 +1,186 @@
+"""Every Lua script, fed extreme arguments against a real Redis, either succeeds or writes
+nothing: it checks its arguments before its first write (Lua doesn't roll back)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import attrs
+import redis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters import scripts
+
+ENTRY = '{"class":"a.B","args":[],"jid":"j1","queue":"default"}'
+SHA = "1f7a5f5f3f0f0b0d31ba8d3fa3c8cb3e1b0c6b2e"  # not the entry's: parked, a write too
+
+
+@attrs.frozen
+class Call:
+    """A script with arguments that make it write, and the data that makes it write."""
+
+    script: scripts.LuaScript
+    keys: tuple[str, ...]
+    args: tuple[str, ...]
+    setup: Callable[[redis.Redis], object] = lambda rc: None
+
+
+def _on_list(name: str) -> Callable[[redis.Redis], object]:
+    return lambda rc: rc.lpush(name, ENTRY)
+
+
+LIST = keys.in_progress("p1")
+SETTLE_KEYS = (
+    LIST,
+    keys.RETRY,
+    "s1",
+    "s2",
+    "s3",
+    "s4",
+    "o",
+    "a",
+    "h",
+    "ch",
+    "st",
+    "lk",
+    "rl",
+    "hb",
+)
+CALLS = {
+    "settle": Call(
+        scripts.SETTLE,
+        SETTLE_KEYS,
+        (ENTRY, "1", "retry", "1700000000.5", ENTRY, "86400", "1690000000", "10", "{}", "5",
+         "600", "{}", "5", "5", "600", "retrying", "600", "1700000000", "j1", "extend", "60000",
+         "release", "1"),
+        lambda rc: (rc.lpush(LIST, ENTRY), rc.set("lk", "j1")),
+    ),
+    "ack_many": Call(
+        scripts.ACK_MANY,
+        (LIST, "s1", "s2", "o", "hb", "ch"),
+        ("1", "86400", "5", "600", ENTRY, "{}"),
+        _on_list(LIST),
+    ),
+    "requeue": Call(
+        scripts.REQUEUE,
+        (LIST, keys.QUEUES, keys.REPEAT_ORPHANS, keys.PROCESSES, "ph", "pw", "pm", keys.BEATS,
+         keys.REPEAT_HANDBACKS),
+        ("0", "2", "3", "p1", keys.QUEUE_PREFIX, keys.ORPHANINGS_PREFIX, "600", "5", "10",
+         keys.HANDBACKS_PREFIX, SHA, "default", "j1", "1"),
+        _on_list(LIST),
+    ),
+    "bury": Call(
+        scripts.BURY,
+        (LIST, keys.DEAD, "o", "hb"),
+        ("list", ENTRY, "1700000000", ENTRY, "0", "10"),
+        _on_list(LIST),
+    ),
+    "beat": Call(
+        scripts.BEAT,
+        (keys.PROCESSES, "ph", "pw", "sig", "mem", keys.BEATS),
+        ("p1", "60", "1699999200", "2048", "1699914600", "90000", "60000", "30", "1", "t1", "{}",
+         "1", "lock", "j1", "pid", "7"),
+        lambda rc: rc.set("lock", "j1"),
+    ),
+    "push_unique": Call(
+        scripts.PUSH_UNIQUE,
+        (keys.SCHEDULE, keys.QUEUES, "lk"),
+        ("default", ENTRY, "j1", "60000", "1700000000"),
+    ),
+    "defer": Call(scripts.DEFER, (LIST, keys.SCHEDULE), (ENTRY, "1700000000"), _on_list(LIST)),
+    "periodic_claim": Call(
+        scripts.PERIODIC_CLAIM,
+        ("sched", "claim", "running", keys.queue("default"), keys.QUEUES),
+        ("job", "old", "new", "handled", "run", ENTRY, "j1", "default", "60000", "60000"),
+        lambda rc: rc.hset("sched", "job", "old"),
+    ),
+    "periodic_load": Call(scripts.PERIODIC_LOAD, ("sched",), ("0", "1", "job", "entry", "gone")),
+    "move_due": Call(
+        scripts.MOVE_DUE,
+        (keys.RETRY, keys.queue("default"), keys.QUEUES),
+        (ENTRY, ENTRY, "default"),
+        lambda rc: rc.zadd(keys.RETRY, {ENTRY: 1}),
+    ),
+    "push": Call(scripts.PUSH, (keys.queue("default"), keys.QUEUES), ("default", ENTRY)),
+    "fetch": Call(
+        scripts.FETCH, (LIST, keys.queue("default")), ("2",), _on_list(keys.queue("default"))
+    ),
+}  # fmt: skip
+
+extreme_values = st.one_of(
+    st.sampled_from(
+        [
+            "",
+            "nan",
+            "-nan",
+            "inf",
+            "-inf",
+            "1e300",
+            "-1e300",
+            "1e16",
+            str(sys.maxsize),
+            str(2**70),
+            "-1",
+            "0",
+            "1.5",
+            "0x10",
+            " 5",
+            "abc",
+            "release",
+            "1",
+        ]
+    ),
+    st.text(max_size=20),
+    st.floats().map(repr),
+    st.integers().map(str),
+)
+
+
+def _refusal(rc: redis.Redis, call: Call, args: tuple[str, ...]) -> str | None:
+    """The error a call ended with, or None if it succeeded."""
+    try:
+        call.script(rc, call.keys, args)
+    except redis.ResponseError as error:
+        return str(error)
+    return None
+
+
+def _writes(rc: redis.Redis) -> int:
+    return int(rc.info("persistence")["rdb_changes_since_last_save"])
+
+
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(name=st.sampled_from(sorted(CALLS)), data=st.data(), value=extreme_values)
+def test_a_script_given_an_extreme_argument_succeeds_or_writes_nothing(
+    rc: redis.Redis, name: str, data: st.DataObject, value: str
+) -> None:
+    """One argument replaced by an extreme value: an error leaves Redis untouched."""
+    call = CALLS[name]
+    rc.flushall()
+    call.setup(rc)
+    index = data.draw(st.integers(min_value=0, max_value=len(call.args) - 1), label="index")
+    args = (*call.args[:index], value, *call.args[index + 1 :])
+    before = _writes(rc)
+    refused = _refusal(rc, call, args)
+    assert refused is None or _writes(rc) == before, f"{name} wrote, then: {refused}"
+
+
+@settings(
+    max_examples=len(CALLS) * 3,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(name=st.sampled_from(sorted(CALLS)))
+def test_each_baseline_call_writes(rc: redis.Redis, name: str) -> None:
+    """The baselines are worth probing: unchanged, each call writes something."""
+    call = CALLS[name]
+    rc.flushall()
+    call.setup(rc)
+    before = _writes(rc)
+    call.script(rc, call.keys, call.args)
+    assert _writes(rc) > before
