@@ -20,10 +20,13 @@ import redis
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.job_store import as_bytes
+from cogworker.adapters.scripts import LuaScript
 from cogworker.domain.cron import ScheduleEntry, TickAction
 
 ClaimResult = Literal["enqueued", "skipped", "busy", "taken", "stale", "dropped"]
 CLAIM_RESULTS: tuple[str, ...] = ("enqueued", "skipped", "busy", "taken", "stale", "dropped")
+
+PERIODIC_RESTORE = LuaScript("periodic_restore")
 
 #: A tick's claim key outlives any look that could still see the tick as due.
 TICK_CLAIM_TTL = 600.0
@@ -99,6 +102,18 @@ class Claim:
     lock_ttl: float = 60.0
 
 
+@attrs.frozen(kw_only=True)
+class Restored:
+    """What `PeriodicStore.restore` found and did."""
+
+    #: Whether this call found the epoch missing (the first to notice a loss of data).
+    created: bool
+    #: The epoch stored now.
+    epoch: str
+    #: How many entries it put back.
+    added: int
+
+
 @attrs.define
 class PeriodicStore:
     """The periodic schedule on one Redis."""
@@ -109,6 +124,33 @@ class PeriodicStore:
         """Every entry as stored: name -> entry JSON."""
         stored = self.client.hgetall(keys.PERIODIC_SCHEDULE)
         return {as_bytes(name).decode(): as_bytes(raw) for name, raw in stored.items()}
+
+    def schedule_and_epoch(self) -> tuple[dict[str, bytes], str | None]:
+        """Every entry as stored, and the schedule's epoch (None: missing), in one round trip."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hgetall(keys.PERIODIC_SCHEDULE)
+        pipe.get(keys.PERIODIC_EPOCH)
+        stored, epoch = pipe.execute()
+        schedule = {as_bytes(name).decode(): as_bytes(raw) for name, raw in stored.items()}
+        return schedule, None if epoch is None else as_bytes(epoch).decode()
+
+    def restore(self, token: str, entries: Mapping[str, str]) -> Restored:
+        """Add `entries` where their name is missing, and the epoch (`token`) if it is missing
+        (see `lua/periodic_restore.lua`)."""
+        args: list[str] = [token]
+        for name, text in entries.items():
+            args += [name, text]
+        created, epoch, added = PERIODIC_RESTORE(
+            self.client, (keys.PERIODIC_SCHEDULE, keys.PERIODIC_EPOCH), args
+        )
+        return Restored(created=bool(created), epoch=as_bytes(epoch).decode(), added=int(added))
+
+    def run_id(self) -> str | None:
+        """The Redis server's run id (new at every start), or None if it can't be read."""
+        try:
+            return str(self.client.info("server").get("run_id")) or None
+        except redis.ResponseError:  # INFO refused (an ACL without it, a managed service)
+            return None
 
     def change(
         self, read: Mapping[str, bytes], writes: Mapping[str, str], deletes: Iterable[str]

@@ -39,6 +39,7 @@ from cogworker.app.client import new_jid
 from cogworker.app.config import Config
 from cogworker.app.middleware import client_chain
 from cogworker.app.worker.backoff import repeat
+from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.domain import cron, payload
 from cogworker.domain.cron import DROP, Due, ScheduleEntry
 from cogworker.domain.job import JobRecord
@@ -65,6 +66,14 @@ class PeriodicManager:
     _loaded: bool = False
     #: Stored entries already reported as unusable (reported once each).
     _unusable: set[bytes] = attrs.field(factory=set)
+    #: Notices Redis losing the schedule, and puts this config's part back.
+    _watch: EpochWatch = attrs.field(
+        init=False,
+        default=attrs.Factory(
+            lambda self: EpochWatch(self.store, self.config, self.logger, self.clock),
+            takes_self=True,
+        ),
+    )
 
     def load(self) -> bool:
         """Apply this config's periodic jobs to the stored schedule; whether it is done.
@@ -78,6 +87,7 @@ class PeriodicManager:
             return True
         for _ in range(LOAD_ATTEMPTS):
             if self._load_once():
+                self._watch.mark()
                 self._loaded = True
                 return True
         return False
@@ -115,12 +125,16 @@ class PeriodicManager:
     def tend(self) -> float:
         """One look at the schedule: claim every entry's due ticks; the pause until the next look.
 
-        Nothing is claimed before this config's start-up change is applied (`load`).
+        Nothing is claimed before this config's start-up change is applied (`load`), and
+        this config's entries are put back first if Redis lost the schedule.
         """
         if not self.load():
             return RECHECK
+        schedule, epoch = self.store.schedule_and_epoch()
+        if self._watch.lost(epoch):
+            schedule = self.store.schedule()
         now = self.clock()
-        pauses = [self._tend_entry(raw, now) for raw in self.store.schedule().values()]
+        pauses = [self._tend_entry(raw, now) for raw in schedule.values()]
         return max(0.0, min([MAX_PAUSE, *pauses]))
 
     def _tend_entry(self, raw: bytes, now: float) -> float:
