@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 import attrs
 import redis
@@ -23,11 +23,17 @@ from cogworker.adapters.job_store import as_bytes
 from cogworker.adapters.scripts import LuaScript
 from cogworker.domain.cron import ScheduleEntry, TickAction
 
-ClaimResult = Literal["enqueued", "skipped", "busy", "taken", "stale", "dropped"]
-CLAIM_RESULTS: tuple[str, ...] = ("enqueued", "skipped", "busy", "taken", "stale", "dropped")
+ClaimAction = TickAction | Literal["now"]
+#: A claim that is no tick: a run enqueued outside the schedule (the dashboard's "Enqueue now").
+NOW: ClaimAction = "now"
+
+ClaimResult = Literal["enqueued", "skipped", "duplicate", "busy", "taken", "stale", "dropped"]
+CLAIM_RESULTS: tuple[str, ...] = get_args(ClaimResult)
 
 PERIODIC_RESTORE = LuaScript("periodic_restore")
 
+#: The longest TTL handed to Redis (a century): a larger one would overflow its clock.
+MAX_TTL = 100 * 365 * 86400.0
 #: A tick's claim key outlives any look that could still see the tick as due.
 TICK_CLAIM_TTL = 600.0
 
@@ -57,6 +63,7 @@ def decode_entry(raw: bytes | str) -> ScheduleEntry | None:
             last_run=_optional_number(data.get("last_run")),
             last_jid=_optional_text(data.get("last_jid")),
             next_run=_optional_number(data.get("next_run")),
+            options=_typed(data, "options", dict) if "options" in data else {},
         )
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
@@ -83,13 +90,18 @@ def _optional_number(value: object) -> float | None:
     return float(value)
 
 
+def _milliseconds(seconds: float) -> int:
+    """A TTL for Redis: at least a millisecond, at most `MAX_TTL`."""
+    return max(1, round(min(seconds, MAX_TTL) * 1000))
+
+
 @attrs.frozen(kw_only=True)
 class Claim:
     """One tick to handle: the entry as read, what it becomes, and the run to enqueue."""
 
     name: str
     at: float
-    action: TickAction
+    action: ClaimAction
     #: The entry as the caller read it (the claim is refused if it changed).
     expected: bytes
     #: The entry to store if the run is enqueued, and if the tick is handled without one.
@@ -100,6 +112,13 @@ class Claim:
     jid: str = ""
     #: The running lock's TTL, seconds.
     lock_ttl: float = 60.0
+    #: The unique lock the run takes at enqueue ("" for none), and its TTL, seconds.
+    unique_lock: str = ""
+    unique_ttl: float = 0.0
+    #: How long a tracked run's status is kept, seconds (0: the run isn't tracked).
+    status_ttl: float = 0.0
+    #: The time the status is stamped with.
+    now: float = 0.0
 
 
 @attrs.frozen(kw_only=True)
@@ -178,6 +197,8 @@ class PeriodicStore:
                 keys.periodic_running(claim.name),
                 keys.queue(claim.queue) if claim.queue else keys.NO_LOCK,
                 keys.QUEUES,
+                claim.unique_lock or keys.NO_LOCK,
+                keys.status(claim.jid) if claim.status_ttl and claim.jid else keys.NO_LOCK,
             ),
             (
                 claim.name,
@@ -188,8 +209,11 @@ class PeriodicStore:
                 claim.payload,
                 claim.jid,
                 claim.queue,
-                max(1, round(claim.lock_ttl * 1000)),
-                round(TICK_CLAIM_TTL * 1000),
+                _milliseconds(claim.lock_ttl),
+                _milliseconds(TICK_CLAIM_TTL),
+                _milliseconds(claim.unique_ttl) if claim.unique_lock else 0,
+                max(1, round(min(claim.status_ttl, MAX_TTL))) if claim.status_ttl else 0,
+                repr(claim.now),
             ),
         )
         result = as_bytes(reply).decode()

@@ -22,6 +22,7 @@ import attrs
 
 from cogworker.adapters.periodic_store import PeriodicStore, Restored, encode_entry
 from cogworker.app.config import Config
+from cogworker.app.periodic_runs import scheduled_entry
 
 
 @attrs.define
@@ -46,7 +47,10 @@ class EpochWatch:
         if not self.config.periodic or epoch == self._epoch:
             return False
         now = self.clock()
-        entries = {job.name: encode_entry(job.entry(now)) for job in self.config.periodic}
+        entries = {
+            job.name: encode_entry(scheduled_entry(job, self.config, now))
+            for job in self.config.periodic
+        }
         restored = self.store.restore(secrets.token_hex(8), entries)
         self._epoch = restored.epoch
         self._report(restored)
