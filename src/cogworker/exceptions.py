@@ -8,7 +8,8 @@
     ├── WrongKeyTypeError        a cogworker key holds another Redis type
     ├── UnknownJobClassError     a job's class can't be imported (renamed, removed)
     ├── JobOrphanedError         its process kept dying while running it
-    └── JobFailedError           a failure filed later, from its stored record
+    ├── JobFailedError           a failure filed later, from its stored record
+    └── JobKilledError           killed by hand (the dashboard's Kill)
 """
 
 from __future__ import annotations
@@ -44,3 +45,7 @@ class JobFailedError(CogworkerError):
     The message is the original one; the original class name is in
     `job["error_class"]`.
     """
+
+
+class JobKilledError(CogworkerError):
+    """Handed to death handlers for a job killed by hand (the dashboard's Kill)."""
