@@ -9,7 +9,8 @@
     ├── UnknownJobClassError     a job's class can't be imported (renamed, removed)
     ├── JobOrphanedError         its process kept dying while running it
     ├── JobHandedBackError       its worker kept stopping while running it
-    └── JobFailedError           a failure filed later, from its stored record
+    ├── JobFailedError           a failure filed later, from its stored record
+    └── JobKilledError           killed by hand (the dashboard's Kill)
 """
 
 from __future__ import annotations
@@ -50,3 +51,7 @@ class JobFailedError(CogworkerError):
     The message is the original one; the original class name is in
     `job["error_class"]`.
     """
+
+
+class JobKilledError(CogworkerError):
+    """Handed to death handlers for a job killed by hand (the dashboard's Kill)."""

@@ -93,8 +93,9 @@ CALLS = {
     "defer": Call(scripts.DEFER, (LIST, keys.SCHEDULE), (ENTRY, "1700000000"), _on_list(LIST)),
     "periodic_claim": Call(
         scripts.PERIODIC_CLAIM,
-        ("sched", "claim", "running", keys.queue("default"), keys.QUEUES),
-        ("job", "old", "new", "handled", "run", ENTRY, "j1", "default", "60000", "60000"),
+        ("sched", "claim", "running", keys.queue("default"), keys.QUEUES, "lk", "st"),
+        ("job", "old", "new", "handled", "run", ENTRY, "j1", "default", "60000", "60000",
+         "60000", "600", "1700000000.5"),
         lambda rc: rc.hset("sched", "job", "old"),
     ),
     "periodic_load": Call(scripts.PERIODIC_LOAD, ("sched",), ("0", "1", "job", "entry", "gone")),

@@ -2,12 +2,13 @@
 
 Reads are a fixed number of round trips per page, whatever the sizes of
 the sets: pages of a sorted set are walked from a cursor with `LIMIT`, and
-every walk is given a budget of entries it may look at.  Actions reuse the
-engine's at-most-once scripts (`move_due` to put an entry back on its
-queue, `bury` to kill one) or are single commands (`ZREM`, `LREM`), so an
-entry someone else already moved is simply not acted on twice: the caller
-gets False and says so.  The store decides nothing: what to move where
-comes from the caller.
+every walk is given a budget of entries it may look at.  Actions are
+at-most-once scripts (the engine's `move_due` to put an entry back on its
+queue; `dashboard_remove` to delete or kill entries, letting go of their
+jobs' locks in the same step), so an entry someone else already moved is
+simply not acted on twice: the caller gets False and says so.  The store
+decides nothing: what to move where, and which locks a job holds, comes
+from the caller.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ import redis
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.job_store import JobStore, as_bytes
 from cogworker.adapters.process_registry import ProcessRegistry
-from cogworker.adapters.scripts import BURY, LuaScript, run_pipeline
+from cogworker.adapters.scripts import LuaScript
 
-CLEAR_QUEUE = LuaScript("dashboard_clear_queue")
 FIND_IN_LIST = LuaScript("dashboard_find")
+REMOVE = LuaScript("dashboard_remove")
 
 #: Entries fetched per round trip while walking a sorted set.
 WALK_BATCH = 250
@@ -40,6 +41,16 @@ class Entry:
 
     member: bytes
     score: float
+
+
+@attrs.frozen(kw_only=True)
+class Removal:
+    """An entry to take away, and the locks its job may hold (released only if they name `jid`)."""
+
+    entry: bytes
+    jid: str = ""
+    unique_lock: str = ""
+    running_lock: str = ""
 
 
 @attrs.frozen(kw_only=True)
@@ -227,28 +238,43 @@ class DashboardStore:
         """Put (entry, queue, payload) triples on their queues; True where this call did."""
         return self.jobs.move_due(sorted_set, moves) if moves else []
 
-    def kill(self, sorted_set: str, entries: Sequence[bytes], now: float) -> list[bool]:
+    def queue_tail(self, queue: str, count: int) -> list[bytes]:
+        """The `count` jobs of a queue that run next, the next one first."""
+        return [
+            as_bytes(entry) for entry in reversed(self.client.lrange(keys.queue(queue), -count, -1))
+        ]
+
+    def kill(self, sorted_set: str, removals: Sequence[Removal], now: float) -> list[bool]:
         """File entries in dead byte for byte as they are; False where one was already gone."""
         kept = self.jobs.retention
         trim = (now - kept.dead_max_age, kept.dead_max_jobs)
-        pipe = self.client.pipeline(transaction=False)
-        for entry in entries:
-            # Not `JobStore.bury`: it takes the payload as text, and an entry
-            # that isn't UTF-8 must keep its bytes.
-            BURY.queue(pipe, (sorted_set, keys.DEAD), ("zset", entry, now, entry, *trim))
-        return [bool(reply) for reply in run_pipeline(self.client, pipe)] if entries else []
+        return self._remove((sorted_set, keys.DEAD), ("zset", "kill", now, *trim), removals)
 
-    def delete(self, sorted_set: str, entries: Sequence[bytes]) -> int:
+    def delete(self, sorted_set: str, removals: Sequence[Removal]) -> int:
         """Remove entries from a sorted set (no hooks run); how many were still there."""
-        return int(self.client.zrem(sorted_set, *entries)) if entries else 0
+        return sum(self._remove((sorted_set, keys.NO_LOCK), ("zset", "delete", "", 0, 0), removals))
 
-    def delete_from_queue(self, queue: str, entry: bytes) -> bool:
-        """Remove one job from a queue; False if it was no longer there."""
-        return bool(self.client.lrem(keys.queue(queue), 1, entry))  # type: ignore[arg-type]  # bytes are fine
+    def delete_from_queue(
+        self, queue: str, removals: Sequence[Removal], *, clearing: bool
+    ) -> list[bool]:
+        """Remove jobs from a queue; False where one was no longer there.  `clearing`: the
+        queue is unregistered once it is empty."""
+        args = ("list", "delete", queue if clearing else "", 0, 0)
+        return self._remove((keys.queue(queue), keys.QUEUES), args, removals)
 
-    def clear_queue(self, queue: str) -> int:
-        """Delete a queue and unregister it; how many jobs it held."""
-        return int(CLEAR_QUEUE(self.client, (keys.queue(queue), keys.QUEUES), (queue,)))
+    def _remove(
+        self, where: tuple[str, str], head: Sequence[str | float | int], removals: Sequence[Removal]
+    ) -> list[bool]:
+        """Run `dashboard_remove` on `removals` (see its header)."""
+        locks: list[str] = []
+        entries: list[bytes | str] = []
+        for removal in removals:
+            locks += [removal.unique_lock or keys.NO_LOCK, removal.running_lock or keys.NO_LOCK]
+            entries += [removal.entry, removal.jid]
+        if not removals and head[0] == "zset":
+            return []
+        replies = REMOVE(self.client, (*where, *locks), (*head, *entries))
+        return [bool(reply) for reply in replies]
 
     def signal(self, identity: str, signal: str) -> bool:
         """Ask a registered process to quiet, resume or stop; False if it isn't registered."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 import attrs
 import redis
@@ -20,11 +20,20 @@ import redis
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.job_store import as_bytes
+from cogworker.adapters.scripts import LuaScript
 from cogworker.domain.cron import ScheduleEntry, TickAction
 
-ClaimResult = Literal["enqueued", "skipped", "busy", "taken", "stale", "dropped"]
-CLAIM_RESULTS: tuple[str, ...] = ("enqueued", "skipped", "busy", "taken", "stale", "dropped")
+ClaimAction = TickAction | Literal["now"]
+#: A claim that is no tick: a run enqueued outside the schedule (the dashboard's "Enqueue now").
+NOW: ClaimAction = "now"
 
+ClaimResult = Literal["enqueued", "skipped", "duplicate", "busy", "taken", "stale", "dropped"]
+CLAIM_RESULTS: tuple[str, ...] = get_args(ClaimResult)
+
+PERIODIC_RESTORE = LuaScript("periodic_restore")
+
+#: The longest TTL handed to Redis (a century): a larger one would overflow its clock.
+MAX_TTL = 100 * 365 * 86400.0
 #: A tick's claim key outlives any look that could still see the tick as due.
 TICK_CLAIM_TTL = 600.0
 
@@ -54,6 +63,7 @@ def decode_entry(raw: bytes | str) -> ScheduleEntry | None:
             last_run=_optional_number(data.get("last_run")),
             last_jid=_optional_text(data.get("last_jid")),
             next_run=_optional_number(data.get("next_run")),
+            options=_typed(data, "options", dict) if "options" in data else {},
         )
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
@@ -80,13 +90,18 @@ def _optional_number(value: object) -> float | None:
     return float(value)
 
 
+def _milliseconds(seconds: float) -> int:
+    """A TTL for Redis: at least a millisecond, at most `MAX_TTL`."""
+    return max(1, round(min(seconds, MAX_TTL) * 1000))
+
+
 @attrs.frozen(kw_only=True)
 class Claim:
     """One tick to handle: the entry as read, what it becomes, and the run to enqueue."""
 
     name: str
     at: float
-    action: TickAction
+    action: ClaimAction
     #: The entry as the caller read it (the claim is refused if it changed).
     expected: bytes
     #: The entry to store if the run is enqueued, and if the tick is handled without one.
@@ -97,6 +112,25 @@ class Claim:
     jid: str = ""
     #: The running lock's TTL, seconds.
     lock_ttl: float = 60.0
+    #: The unique lock the run takes at enqueue ("" for none), and its TTL, seconds.
+    unique_lock: str = ""
+    unique_ttl: float = 0.0
+    #: How long a tracked run's status is kept, seconds (0: the run isn't tracked).
+    status_ttl: float = 0.0
+    #: The time the status is stamped with.
+    now: float = 0.0
+
+
+@attrs.frozen(kw_only=True)
+class Restored:
+    """What `PeriodicStore.restore` found and did."""
+
+    #: Whether this call found the epoch missing (the first to notice a loss of data).
+    created: bool
+    #: The epoch stored now.
+    epoch: str
+    #: How many entries it put back.
+    added: int
 
 
 @attrs.define
@@ -109,6 +143,33 @@ class PeriodicStore:
         """Every entry as stored: name -> entry JSON."""
         stored = self.client.hgetall(keys.PERIODIC_SCHEDULE)
         return {as_bytes(name).decode(): as_bytes(raw) for name, raw in stored.items()}
+
+    def schedule_and_epoch(self) -> tuple[dict[str, bytes], str | None]:
+        """Every entry as stored, and the schedule's epoch (None: missing), in one round trip."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hgetall(keys.PERIODIC_SCHEDULE)
+        pipe.get(keys.PERIODIC_EPOCH)
+        stored, epoch = pipe.execute()
+        schedule = {as_bytes(name).decode(): as_bytes(raw) for name, raw in stored.items()}
+        return schedule, None if epoch is None else as_bytes(epoch).decode()
+
+    def restore(self, token: str, entries: Mapping[str, str]) -> Restored:
+        """Add `entries` where their name is missing, and the epoch (`token`) if it is missing
+        (see `lua/periodic_restore.lua`)."""
+        args: list[str] = [token]
+        for name, text in entries.items():
+            args += [name, text]
+        created, epoch, added = PERIODIC_RESTORE(
+            self.client, (keys.PERIODIC_SCHEDULE, keys.PERIODIC_EPOCH), args
+        )
+        return Restored(created=bool(created), epoch=as_bytes(epoch).decode(), added=int(added))
+
+    def run_id(self) -> str | None:
+        """The Redis server's run id (new at every start), or None if it can't be read."""
+        try:
+            return str(self.client.info("server").get("run_id")) or None
+        except redis.ResponseError:  # INFO refused (an ACL without it, a managed service)
+            return None
 
     def change(
         self, read: Mapping[str, bytes], writes: Mapping[str, str], deletes: Iterable[str]
@@ -136,6 +197,8 @@ class PeriodicStore:
                 keys.periodic_running(claim.name),
                 keys.queue(claim.queue) if claim.queue else keys.NO_LOCK,
                 keys.QUEUES,
+                claim.unique_lock or keys.NO_LOCK,
+                keys.status(claim.jid) if claim.status_ttl and claim.jid else keys.NO_LOCK,
             ),
             (
                 claim.name,
@@ -146,8 +209,11 @@ class PeriodicStore:
                 claim.payload,
                 claim.jid,
                 claim.queue,
-                max(1, round(claim.lock_ttl * 1000)),
-                round(TICK_CLAIM_TTL * 1000),
+                _milliseconds(claim.lock_ttl),
+                _milliseconds(TICK_CLAIM_TTL),
+                _milliseconds(claim.unique_ttl) if claim.unique_lock else 0,
+                max(1, round(min(claim.status_ttl, MAX_TTL))) if claim.status_ttl else 0,
+                repr(claim.now),
             ),
         )
         result = as_bytes(reply).decode()

@@ -101,6 +101,8 @@ def stat(name: str, day: str | None = None) -> str:
 #: The schedule: periodic job name -> JSON of its entry (`domain.cron.ScheduleEntry`):
 #: name, cron, tz, class, queue, retry, args, added_at, last_tick, last_run, last_jid, next_run.
 PERIODIC_SCHEDULE = PREFIX + "periodic:schedule"
+#: A token written when the schedule is first stored: Redis losing its data loses it too.
+PERIODIC_EPOCH = PREFIX + "periodic:epoch"
 
 
 def periodic_running(name: str) -> str:

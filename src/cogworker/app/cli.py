@@ -147,6 +147,7 @@ def work(
 
 
 @main.command()
+@click.argument("app", required=False)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=7433, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--redis-url", help="Redis to show (else $COGWORKER_REDIS_URL, else the default).")
@@ -160,9 +161,18 @@ def work(
 )  # fmt: skip
 @click.option("--read-only", is_flag=True, help="Show everything, change nothing.")
 def serve(
-    host: str, port: int, redis_url: str | None, root_path: str, auth: str | None, read_only: bool
+    app: str | None,
+    host: str,
+    port: int,
+    redis_url: str | None,
+    root_path: str,
+    auth: str | None,
+    read_only: bool,
 ) -> None:
-    """Run the dashboard (on 127.0.0.1 unless told otherwise, and then only with --auth)."""
+    """Run the dashboard (on 127.0.0.1 unless told otherwise, and then only with --auth).
+
+    APP (optional, as for `work`): its Config's death handlers run on Kill, its client
+    middleware on Enqueue now."""
     import uvicorn
 
     from cogworker.app.web import BasicAuth, create_app, is_loopback
@@ -173,11 +183,16 @@ def serve(
             "$COGWORKER_DASHBOARD_AUTH): anyone who can reach it could retry, delete and stop"
         )
     try:
+        config = load_app(app) if app else Config()
+        config = with_overrides(config, {"redis_url": redis_url}) if redis_url else config
+    except CogworkerError as error:
+        raise click.ClickException(str(error)) from None
+    try:
         credentials = BasicAuth.parse(auth) if auth else None
-        app = create_app(
-            Config(redis_url=redis_url), auth=credentials, read_only=read_only, root_path=root_path
-        )
+        dashboard = create_app(config, auth=credentials, read_only=read_only, root_path=root_path)
     except ValueError as error:
         raise click.BadParameter(str(error)) from None
-    click.echo(f"cogworker: dashboard on http://{host}:{port}{app.root_path or '/'}", err=True)
-    uvicorn.run(app, host=host, port=port, server_header=False, proxy_headers=False)
+    click.echo(
+        f"cogworker: dashboard on http://{host}:{port}{dashboard.root_path or '/'}", err=True
+    )
+    uvicorn.run(dashboard, host=host, port=port, server_header=False, proxy_headers=False)

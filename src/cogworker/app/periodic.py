@@ -9,9 +9,11 @@
     ))
 
 Every worker process runs the schedule; each tick is enqueued by exactly one
-of them, and not while the job's previous run is still running (that tick
-is skipped).  A bad entry is a `ConfigError` naming it when the `Config` is
-built, so `cogworker work` stops before anything is enqueued.
+of them, and not while the job's previous run is still queued or running
+(that tick is skipped).  A run carries its class's options (unique lock,
+status tracking) as a client enqueue does.  A bad entry is a `ConfigError`
+naming it when the `Config` is built, so `cogworker work` stops before
+anything is enqueued.
 """
 
 from __future__ import annotations

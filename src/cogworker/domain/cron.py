@@ -179,6 +179,8 @@ class ScheduleEntry:
     last_jid: str | None = None
     #: The next tick, as of the latest look.
     next_run: float | None = None
+    #: Payload keys its job class's options add to every run (unique lock, status tracking).
+    options: Mapping[str, JSON] = attrs.field(factory=dict)
 
     @property
     def since(self) -> float:
@@ -195,7 +197,7 @@ class ScheduleEntry:
             retry=self.retry,
             created_at=now,
             enqueued_at=now,
-            extra=dict(extra or {}),
+            extra={**self.options, **(extra or {})},
         )
 
 

@@ -22,7 +22,13 @@ ACTIONS = {
     "stop": ("Asked to stop", "process"),
     "none": ("Selected", "job"),
 }
-KEYS = ("done", "n", "gone", "skipped")
+#: Why "Enqueue now" enqueued nothing, by the key that says so.
+_REFUSALS = {
+    "held": "Not enqueued: its previous run is still queued or running, "
+    "or a job with its unique lock is.",
+    "stopped": "Not enqueued: a client middleware stopped it.",
+}
+KEYS = ("done", "n", "gone", "skipped", *_REFUSALS)
 _LIMIT = 10_000_000
 
 
@@ -51,4 +57,5 @@ def sentence(values: Mapping[str, Sequence[str]]) -> str | None:
         parts.append(f"{_plural(gone, noun)} {already}.")
     if skipped:
         parts.append(f"{_plural(skipped, 'entry')} skipped: not a job payload with a queue.")
+    parts += [text for key, text in _REFUSALS.items() if params.integer(values, key, 0, 1, 0)]
     return " ".join(parts)

@@ -1,8 +1,9 @@
 """The Scheduled, Retries and Dead pages' sets, and what their actions do to entries.
 
-Actions go through the engine's at-most-once moves: an entry someone else
-moved first counts as "already gone".  No user hook runs: deleting or
-retrying from the dashboard is an operator's decision, not a death.
+Actions go through at-most-once moves: an entry someone else moved first
+counts as "already gone".  Deleting and killing let go of the jobs' locks
+(`app.web.removal`); a kill runs the death handlers, deleting or retrying no hook:
+those are an operator's decision, not a death.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.config import Config
 from cogworker.app.web.entries import JobView, key_of
 from cogworker.app.web.params import Cursor
+from cogworker.app.web.removal import announce_kills, removals
 from cogworker.domain import payload, status
 
 Action = Literal["retry", "enqueue", "kill", "delete"]
@@ -88,12 +90,12 @@ def apply(
     """Do `action` to the entries of `kind`'s set (the caller checked it is one of its actions)."""
     if action in ("retry", "enqueue"):
         return _requeue(store, config, kind, views, now)
-    raws = [view.raw for view in views]
     if action == "kill":
-        killed = store.kill(kind.key, raws, now)
+        killed = store.kill(kind.key, removals(views), now)
+        announce_kills(config, [view for view, done in zip(views, killed, strict=True) if done])
         return Outcome(done=sum(killed), gone=len(killed) - sum(killed))
-    deleted = store.delete(kind.key, raws)
-    return Outcome(done=deleted, gone=len(raws) - deleted)
+    deleted = store.delete(kind.key, removals(views))
+    return Outcome(done=deleted, gone=len(views) - deleted)
 
 
 def _requeue(

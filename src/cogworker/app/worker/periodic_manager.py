@@ -4,11 +4,13 @@ gather → decide → apply, for each entry of the schedule: read the schedule,
 ask `cron.due_ticks` which ticks to handle, and claim each, oldest first,
 with one script that enqueues the run.  Of all the processes trying a tick
 exactly one handles it; the others find the entry changed ("stale") and look
-again.  A run is enqueued only while the job's running lock is free: an
-on-time tick whose previous run still runs is skipped, a catch-up tick waits
-for it.  The processor releases the lock on the run's terminal attempt, the
-heartbeat keeps it alive while the run goes on; a run that dies with its
-process lets go when the lock's TTL (`Config.periodic_lock_ttl`) is up.
+again.  A run is enqueued only while the job's running lock (and a unique
+job's lock) is free: an on-time tick whose previous run is still queued or
+running is skipped, a catch-up tick waits for it.  The lock lasts while the
+run waits in its queue (`periodic_runs.queued_lock_ttl`); the heartbeat keeps
+it alive while the run goes on, and the processor releases it on the run's
+terminal attempt; a run that dies with its process lets go when the lock's
+TTL (`Config.periodic_lock_ttl`) is up.
 
 What runs is the schedule in Redis: a process tends every stored entry, its
 own config's and those others merged in.  Its config changes the schedule
@@ -27,7 +29,6 @@ from collections.abc import Callable
 import attrs
 import redis
 
-from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.periodic_store import (
     Claim,
     ClaimResult,
@@ -35,13 +36,12 @@ from cogworker.adapters.periodic_store import (
     decode_entry,
     encode_entry,
 )
-from cogworker.app.client import new_jid
 from cogworker.app.config import Config
-from cogworker.app.middleware import client_chain
+from cogworker.app.periodic_runs import push_run, queued_lock_ttl, run_of, scheduled_entry
 from cogworker.app.worker.backoff import repeat
-from cogworker.domain import cron, payload
+from cogworker.app.worker.periodic_watch import EpochWatch
+from cogworker.domain import cron
 from cogworker.domain.cron import DROP, Due, ScheduleEntry
-from cogworker.domain.job import JobRecord
 
 #: The longest pause between looks at the schedule (another process may change it).
 MAX_PAUSE = 5.0
@@ -51,6 +51,8 @@ RECHECK = 0.25
 MARGIN = 0.002
 #: Start-up changes tried in a row before the thread tries again later.
 LOAD_ATTEMPTS = 10
+#: Why a tick was skipped when a duplicate holds the run's unique lock.
+_DUPLICATE = "a job with the same unique lock is queued or running"
 
 
 @attrs.define
@@ -65,6 +67,14 @@ class PeriodicManager:
     _loaded: bool = False
     #: Stored entries already reported as unusable (reported once each).
     _unusable: set[bytes] = attrs.field(factory=set)
+    #: Notices Redis losing the schedule, and puts this config's part back.
+    _watch: EpochWatch = attrs.field(
+        init=False,
+        default=attrs.Factory(
+            lambda self: EpochWatch(self.store, self.config, self.logger, self.clock),
+            takes_self=True,
+        ),
+    )
 
     def load(self) -> bool:
         """Apply this config's periodic jobs to the stored schedule; whether it is done.
@@ -78,6 +88,7 @@ class PeriodicManager:
             return True
         for _ in range(LOAD_ATTEMPTS):
             if self._load_once():
+                self._watch.mark()
                 self._loaded = True
                 return True
         return False
@@ -96,7 +107,7 @@ class PeriodicManager:
         read = self.store.schedule()
         now = self.clock()
         stored = {name: entry for name, raw in read.items() if (entry := decode_entry(raw))}
-        configured = [periodic.entry(now) for periodic in self.config.periodic]
+        configured = [scheduled_entry(job, self.config, now) for job in self.config.periodic]
         replace = self.config.periodic_replace
         schedule = cron.merged(stored, configured, replace=replace)
         texts = {entry.name: encode_entry(schedule[entry.name]) for entry in configured}
@@ -115,12 +126,16 @@ class PeriodicManager:
     def tend(self) -> float:
         """One look at the schedule: claim every entry's due ticks; the pause until the next look.
 
-        Nothing is claimed before this config's start-up change is applied (`load`).
+        Nothing is claimed before this config's start-up change is applied (`load`), and
+        this config's entries are put back first if Redis lost the schedule.
         """
         if not self.load():
             return RECHECK
+        schedule, epoch = self.store.schedule_and_epoch()
+        if self._watch.lost(epoch):
+            schedule = self.store.schedule()
         now = self.clock()
-        pauses = [self._tend_entry(raw, now) for raw in self.store.schedule().values()]
+        pauses = [self._tend_entry(raw, now) for raw in schedule.values()]
         return max(0.0, min([MAX_PAUSE, *pauses]))
 
     def _tend_entry(self, raw: bytes, now: float) -> float:
@@ -176,46 +191,22 @@ class PeriodicManager:
             at=due.at,
             action=due.action,
             expected=expected,
-            if_enqueued="",  # set once the run is known (see `_push`)
+            if_enqueued="",  # set once the run is known (see `push_run`)
             otherwise=encode_entry(ran(None)),
-            lock_ttl=self.config.periodic_lock_ttl,
+            lock_ttl=queued_lock_ttl(self.config),
+            now=now,
         )
         if due.action == DROP:
             result, jid = self.store.claim(claim), None
         else:
-            result, jid = self._push(claim, _run_of(entry, due, now), ran)
+            run = run_of(entry, now, due.at)
+            result, jid = push_run(
+                self.store, self.config, claim, run, lambda jid: encode_entry(ran(jid))
+            )
         self._log(result, entry, due, jid)
         if result in ("busy", "stale"):
             return result, entry
         return result, ran(jid if result == "enqueued" else None)
-
-    def _push(
-        self, claim: Claim, job: JobRecord, ran: Callable[[str | None], ScheduleEntry]
-    ) -> tuple[ClaimResult, str | None]:
-        """Claim with `job` as the run, through the client middleware; the jid pushed.
-
-        `ran(jid)` is the entry to store when the run is enqueued.
-        """
-        results: list[tuple[ClaimResult, str]] = []
-
-        def push(final: JobRecord) -> str | None:
-            result = self.store.claim(
-                attrs.evolve(
-                    claim,
-                    if_enqueued=encode_entry(ran(final.jid)),
-                    queue=final.queue,
-                    payload=payload.encode(final),
-                    jid=final.jid,
-                )
-            )
-            results.append((result, final.jid))
-            return final.jid if result == "enqueued" else None
-
-        client_chain(self.config.client_middleware, push)(job)
-        if results:
-            return results[-1]
-        # A client middleware stopped the push: the tick is handled, with no run.
-        return self.store.claim(attrs.evolve(claim, action=DROP)), None
 
     def _usable(self, raw: bytes) -> tuple[ScheduleEntry, zoneinfo.ZoneInfo] | None:
         """A stored entry and its time zone, or None (reported once) if it can't be run."""
@@ -239,11 +230,12 @@ class PeriodicManager:
         when = _when(due.at)
         if result == "enqueued":
             self.logger.info("periodic job %s enqueued for %s", entry.name, when, extra=extra)
-        elif result == "skipped":
+        elif result in ("skipped", "duplicate"):
             self.logger.info(
-                "periodic job %s: %s skipped, its previous run still runs",
+                "periodic job %s: %s skipped, %s",
                 entry.name,
                 when,
+                "its previous run still runs" if result == "skipped" else _DUPLICATE,
                 extra=extra,
             )
         elif result == "dropped" and due.action == DROP:
@@ -263,16 +255,3 @@ class PeriodicManager:
 def _when(at: float) -> str:
     """A tick for the log: UTC, to the second."""
     return dt.datetime.fromtimestamp(at, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _run_of(entry: ScheduleEntry, due: Due, now: float) -> JobRecord:
-    """The run of `entry` for the tick `due`, with the keys the processor and heartbeat use."""
-    return entry.run(
-        jid=new_jid(),
-        now=now,
-        extra={
-            "periodic": entry.name,
-            "running_lock": keys.periodic_running(entry.name),
-            "periodic_at": due.at,
-        },
-    )

@@ -12,6 +12,7 @@ from cogworker.app.web import params
 from cogworker.app.web.context import back, dashboard, query_of, render, threaded, writable
 from cogworker.app.web.entries import JobView, is_plain_key, key_of
 from cogworker.app.web.params import Form
+from cogworker.app.web.removal import clear_queue, removals
 
 PER_PAGE = 25
 #: Pages of a queue one can go to (deeper means a slow LRANGE; the job page finds any jid).
@@ -67,10 +68,10 @@ def clear_confirm(request: Request[Any, Any, Any]) -> Template:
 @post("/queue/clear", name="queue-clear")
 @threaded
 def clear(request: Request[Any, Any, Any], data: Form) -> Redirect:
-    """Delete every job of a queue (no hooks run)."""
+    """Delete every job of a queue, letting go of their locks (no hooks run)."""
     dash = writable(request)
     name = params.text(params.form_values(data), "name", limit=500)
-    deleted = dash.store.clear_queue(name) if name else 0
+    deleted = clear_queue(dash.store, name) if name else 0
     return back(dash, "/queues", done="clear", n=deleted)
 
 
@@ -85,6 +86,6 @@ def delete(request: Request[Any, Any, Any], data: Form) -> Redirect:
     store = dash.store
     # The key is a jid (then look for that text) or a digest (then every entry is a candidate).
     needle = key if is_plain_key(key) else ""
-    found = [raw for raw in store.find_in_queue(name, needle) if key_of(raw) == key]
-    deleted = bool(found) and store.delete_from_queue(name, found[0])
+    found = [JobView.of(raw) for raw in store.find_in_queue(name, needle) if key_of(raw) == key]
+    deleted = bool(found) and store.delete_from_queue(name, removals(found[:1]), clearing=False)[0]
     return back(dash, "/queue", name=name, done="delete", n=int(deleted), gone=int(not deleted))

@@ -1,0 +1,60 @@
+-- dashboard_remove: the dashboard's delete, kill and clear. Takes entries off
+-- a sorted set or a queue and, for each entry this call removed, lets go of
+-- the locks its job held (its unique lock, a periodic run's running lock), in
+-- the same step: a job removed for good must not keep blocking its
+-- duplicates. Locks are owner-checked: released only while they still name
+-- the entry's jid. An entry someone else moved first is left alone.
+--
+-- KEYS[1] where the entries are (a sorted set, or a queue's list)
+-- KEYS[2] "kill": the dead set; a queue: the queue registry set; else unused
+-- KEYS[2i+1], KEYS[2i+2] for the i-th entry (from 1): its unique lock and its
+--         running lock (any unused name for a lock it doesn't hold)
+-- ARGV[1] "zset" or "list"   ARGV[2] "delete" or "kill" (a sorted set's only)
+-- ARGV[3] kill: the dead score; a queue: its name, unregistered once the
+--         queue is empty ("" to leave it registered)
+-- ARGV[4] kill: trim dead entries scored below this   ARGV[5] kill: most kept
+-- ARGV[2i+4], ARGV[2i+5] for the i-th entry: the entry as stored, its jid
+--
+-- Returns a list: 1 where this call removed the entry, 0 where it was gone.
+local list = ARGV[1] == "list"
+local kill = ARGV[2] == "kill"
+if (ARGV[1] ~= "zset" and not list) or (ARGV[2] ~= "delete" and not kill) or (list and kill)
+  or (kill and not (tonumber(ARGV[3]) and tonumber(ARGV[4]) and tonumber(ARGV[5])))
+  or #KEYS ~= #ARGV - 3 then
+  return redis.error_reply("dashboard_remove: bad arguments")
+end
+
+-- pcall: a payload may name any key as its lock; one of another type isn't its lock.
+local function release(lock, jid)
+  if jid ~= "" and redis.pcall("GET", lock) == jid then
+    redis.call("DEL", lock)
+  end
+end
+
+local removed = {}
+for i = 1, (#ARGV - 5) / 2 do
+  local entry, jid = ARGV[2 * i + 4], ARGV[2 * i + 5]
+  local gone
+  if list then
+    -- From the tail: the dashboard's searches and clears look there first.
+    gone = redis.call("LREM", KEYS[1], -1, entry)
+  else
+    gone = redis.call("ZREM", KEYS[1], entry)
+  end
+  if gone > 0 then
+    release(KEYS[2 * i + 1], jid)
+    release(KEYS[2 * i + 2], jid)
+    if kill then
+      redis.call("ZADD", KEYS[2], ARGV[3], entry)
+    end
+  end
+  removed[i] = gone > 0 and 1 or 0
+end
+if kill then
+  redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", "(" .. ARGV[4])
+  redis.call("ZREMRANGEBYRANK", KEYS[2], 0, -(tonumber(ARGV[5]) + 1))
+end
+if list and ARGV[3] ~= "" and redis.call("LLEN", KEYS[1]) == 0 then
+  redis.call("SREM", KEYS[2], ARGV[3])
+end
+return removed

@@ -1,0 +1,96 @@
+"""Removing jobs for good from the dashboard: the locks each lets go of, clearing a queue, and
+the death handlers a kill runs.
+
+A job deleted, killed or cleared from the dashboard lets go of its unique
+lock and of a periodic run's running lock in the same script that removes
+it (`DashboardStore`, owner-checked), so the next enqueue of the same job
+isn't refused until the lock's TTL is up.  A kill runs the global death
+handlers (`Config.death_handlers`), as Sidekiq's Web UI does, with a
+`JobKilledError` saying it was killed by hand; the class's own
+`retries_exhausted` doesn't run: its retries didn't run out, and the
+dashboard may not be able to import the class.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import cast
+
+from returns.pipeline import is_successful
+
+from cogworker.adapters.dashboard_store import DashboardStore, Removal
+from cogworker.app.config import Config
+from cogworker.app.death import DeathNotice, notify
+from cogworker.app.web.entries import JobView
+from cogworker.domain import payload
+from cogworker.domain.job import JobRecord
+from cogworker.domain.json_values import JSON
+from cogworker.exceptions import JobKilledError
+
+#: Jobs a queue's clear takes off per script call (one round trip each).
+CLEAR_BATCH = 500
+LOGGER = logging.getLogger("cogworker.dashboard")
+
+
+def removal(raw: bytes, job: JobRecord | None) -> Removal:
+    """`raw` to remove, with the locks its decoded `job` may hold."""
+    if job is None:
+        return Removal(entry=raw)
+    unique_lock, running_lock = job.extra.get("unique_lock"), job.extra.get("running_lock")
+    return Removal(
+        entry=raw,
+        jid=job.jid,
+        unique_lock=unique_lock if isinstance(unique_lock, str) else "",
+        running_lock=running_lock if isinstance(running_lock, str) else "",
+    )
+
+
+def removals(views: Sequence[JobView]) -> list[Removal]:
+    """The removals of entries as the pages show them."""
+    return [removal(view.raw, view.job) for view in views]
+
+
+def _decoded_removal(raw: bytes) -> Removal:
+    decoded = payload.decode(raw)
+    return removal(raw, decoded.unwrap() if is_successful(decoded) else None)
+
+
+def clear_queue(store: DashboardStore, queue: str) -> int:
+    """Delete a queue's jobs, the next to run first, a batch per script; how many.
+
+    Goes through as many jobs as the queue held when it started (jobs pushed
+    meanwhile may stay), and unregisters the queue once it is empty.
+    """
+    deleted = 0
+    for _ in range(store.queue_size(queue) // CLEAR_BATCH + 2):
+        entries = store.queue_tail(queue, CLEAR_BATCH)
+        done = store.delete_from_queue(
+            queue, [_decoded_removal(raw) for raw in entries], clearing=True
+        )
+        deleted += sum(done)
+        if not entries:
+            break
+    return deleted
+
+
+def announce_kills(config: Config, views: Sequence[JobView]) -> None:
+    """Run the death handlers for jobs just killed by hand (entries that aren't JSON objects
+    are filed in dead all the same, without hooks)."""
+    if not config.death_handlers:
+        return
+    for view in views:
+        entry = _object(view.raw)
+        if entry is not None:
+            error = JobKilledError(f"job {view.key} was killed by hand from the dashboard")
+            notice = DeathNotice(entry=entry, exception=error, job_class=None)
+            notify(notice, config.death_handlers, LOGGER)
+
+
+def _object(raw: bytes) -> dict[str, JSON] | None:
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return cast("dict[str, JSON]", value) if isinstance(value, dict) else None

@@ -1,0 +1,73 @@
+"""The Periodic page's "Enqueue now" goes as a tick's run does: through the client middleware,
+with the class's options, and never while the job's previous run is queued or running."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+import redis
+
+import cogworker
+from cogworker import Periodic
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters import tracking
+from cogworker.adapters.periodic_store import encode_entry
+from cogworker.app.periodic_runs import scheduled_entry
+from tests.periodic import jobs_leftovers
+from tests.periodic.helpers import runs, workers_up
+from tests.support.processes import CogworkerFactory, wait_until
+from tests.web.helpers import Web
+
+
+@pytest.fixture
+def config(redis_url: str) -> cogworker.Config:
+    """The dashboard's config: the test's Redis, and a client middleware that records."""
+    return cogworker.Config(
+        redis_url=redis_url,
+        heartbeat_interval=0.2,
+        client_middleware=(jobs_leftovers.record_pushes,),
+    )
+
+
+def test_enqueue_now_while_a_run_runs_starts_no_second_run(
+    web: Web, rc: redis.Redis, cogworker_factory: CogworkerFactory, redis_url: str
+) -> None:
+    """A real worker runs a long periodic job: "Enqueue now" says why it enqueued nothing, and
+    the run in flight stays the only one."""
+    env = {"COGWORKER_TEST_REDIS_URL": redis_url}
+    worker = cogworker_factory("tests.periodic.jobs:hanging", redis_url=redis_url, env=env)
+    workers_up(rc, 1, worker)
+    first = wait_until(lambda: next(iter(runs(rc)), None), 20, message=worker.log_tail)
+
+    done = web.act("/periodic/enqueue", {"name": "hang"})
+    assert "Not enqueued: its previous run is still queued or running" in done.text
+    assert rc.llen(keys.queue("default")) == 0
+    assert rc.get(keys.periodic_running("hang")) == first.jid.encode()
+    assert [run.jid for run in runs(rc)] == [first.jid]
+
+
+def test_enqueue_now_goes_through_the_client_middleware_with_the_class_options(
+    web: Web, rc: redis.Redis, config: cogworker.Config
+) -> None:
+    """The run passes the client middleware, is tracked as `queued` and holds the running lock;
+    a second "Enqueue now" while it waits is refused."""
+    jobs_leftovers.SEEN.clear()
+    job = Periodic(cron="0 0 1 1 *", job=jobs_leftovers.Parked, name="parked")
+    rc.hset(
+        keys.PERIODIC_SCHEDULE, "parked", encode_entry(scheduled_entry(job, config, time.time()))
+    )
+
+    assert "Enqueued 1 job." in web.act("/periodic/enqueue", {"name": "parked"}).text
+    (raw,) = rc.lrange(keys.queue(jobs_leftovers.PARKED_QUEUE), 0, -1)
+    queued = json.loads(raw)
+    assert [seen.jid for seen in jobs_leftovers.SEEN] == [queued["jid"]]
+    assert queued["seen_by"] == "record_pushes"
+    assert queued["periodic"] == "parked"
+    assert tracking.status(rc, queued["jid"]) == "queued"
+    assert rc.get(keys.periodic_running("parked")) == queued["jid"].encode()
+
+    again = web.act("/periodic/enqueue", {"name": "parked"})
+    assert "Not enqueued" in again.text
+    assert rc.llen(keys.queue(jobs_leftovers.PARKED_QUEUE)) == 1
