@@ -16,12 +16,18 @@
 -- ARGV[2i+4], ARGV[2i+5] for the i-th entry: the entry as stored, its jid
 --
 -- Returns a list: 1 where this call removed the entry, 0 where it was gone.
-local list = ARGV[1] == "list"
-local kill = ARGV[2] == "kill"
-if (ARGV[1] ~= "zset" and not list) or (ARGV[2] ~= "delete" and not kill) or (list and kill)
-  or (kill and not (tonumber(ARGV[3]) and tonumber(ARGV[4]) and tonumber(ARGV[5])))
-  or #KEYS ~= #ARGV - 3 then
-  return redis.error_reply("dashboard_remove: bad arguments")
+local list = need_choice(1, "zset", "list") == "list"
+local kill = need_choice(2, "delete", "kill") == "kill"
+need_text(3)
+if kill then
+  need_number(3)
+  need_number(4)
+  need_int(5, 0, MOST)
+end
+need_groups(6, 2)
+if (list and kill) or #KEYS ~= #ARGV - 3 then
+  return redis.error_reply("cogworker: dashboard_remove: a list can't be killed from, "
+    .. "and each entry needs its two lock keys")
 end
 
 -- pcall: a payload may name any key as its lock; one of another type isn't its lock.
