@@ -48,7 +48,10 @@ end
 -- A finite number (a score, a time), within a hundred years' milliseconds of 0
 -- either way, so "(" .. it and ZADD take it as Redis reads it.
 local function need_number(i)
-  local n = tonumber(ARGV[i])
+  -- Digits, sign, point and exponent only: Lua's tonumber also takes " 5" and
+  -- "0x10", which Redis's own number parsing refuses after a write.
+  local text = ARGV[i]
+  local n = text and string.match(text, "^[%d%.eE%+%-]+$") and tonumber(text)
   if not n or n ~= n or n > LONGEST_MS or n < -LONGEST_MS then
     refuse(i, "a finite number")
   end
