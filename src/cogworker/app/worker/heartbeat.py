@@ -18,6 +18,7 @@ from collections.abc import Callable
 import attrs
 
 from cogworker.adapters import process_memory
+from cogworker.adapters.liveness import presence_ttl
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
 from cogworker.app.worker.backoff import repeat
@@ -42,7 +43,7 @@ class Heartbeat:
     @property
     def ttl(self) -> int:
         """Seconds the presence keys outlive the last beat (well past the orphan threshold)."""
-        return int(max(60.0, self.config.orphan_threshold * 2))
+        return presence_ttl(self.config.orphan_threshold)
 
     def beat(self) -> None:
         """One beat: write presence, then act on the signals that were waiting."""

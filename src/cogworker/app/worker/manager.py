@@ -29,6 +29,7 @@ from cogworker.adapters.job_store import Fetched, JobStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
+from cogworker.app.worker import pulse
 from cogworker.app.worker.acker import Acker
 from cogworker.app.worker.backoff import Backoff
 from cogworker.app.worker.fetcher import Fetcher
@@ -100,13 +101,19 @@ class Manager:
 
         Raises SystemExit(THREAD_DIED_EXIT), once stopped, if a thread died.
         """
-        self._stop.install(lambda: self.signal("stop"), lambda: self.signal("quiet"))
-        if not self._register():
-            return
-        self.start()
-        while not self._stop_requested.wait(1.0):
-            pass  # a timed wait, so signal handlers get to run promptly
-        self.stop()
+        # Started first: it beats for this process from its registration on.
+        companion = pulse.start(self.config, self.identity, self.logger)
+        try:
+            self._stop.install(lambda: self.signal("stop"), lambda: self.signal("quiet"))
+            if not self._register():
+                return
+            self.start()
+            while not self._stop_requested.wait(1.0):
+                pass  # a timed wait, so signal handlers get to run promptly
+            self.stop()
+        finally:
+            if companion is not None:
+                companion.stop()
         if self._stop.died is not None:
             raise SystemExit(THREAD_DIED_EXIT)
 
