@@ -19,7 +19,7 @@ def test_the_pulse_script_stamps_a_registered_process_by_redis_time(rc: redis.Re
     rc.hset(keys.process("p1"), mapping={"beat": "0", "pid": "1"})
     rc.hset(keys.workers("p1"), "processor-0", "{}")
     seconds, micros = rc.time()
-    assert rc.execute_command("EVAL", *pulse_eval("p1", ttl=90, beat_gap=1.0)) == 1
+    assert rc.execute_command("EVAL", *pulse_eval("p1", ttl=90, beat_gap=1.0, stale_after=1.0)) == 1
     beat = float(rc.hget(keys.process("p1"), "beat") or 0)
     assert beat >= seconds + micros / 1e6
     assert rc.hget(keys.BEATS, "last") == rc.hget(keys.process("p1"), "beat")
@@ -30,7 +30,9 @@ def test_the_pulse_script_stamps_a_registered_process_by_redis_time(rc: redis.Re
 
 def test_the_pulse_script_never_brings_back_an_unregistered_process(rc: redis.Redis) -> None:
     """A process removed (clean stop, recovery) or never registered: nothing is written."""
-    assert rc.execute_command("EVAL", *pulse_eval("gone", ttl=90, beat_gap=1.0)) == 0
+    assert (
+        rc.execute_command("EVAL", *pulse_eval("gone", ttl=90, beat_gap=1.0, stale_after=1.0)) == 0
+    )
     assert rc.keys("*") == []
 
 
@@ -54,3 +56,15 @@ def test_the_pulse_process_beats_through_an_acl_user_and_a_database(
         db3.flushdb()
     finally:
         rc.acl_deluser("pulser")
+
+
+def test_the_pulse_script_leaves_a_recent_beat_to_the_heartbeat(rc: redis.Redis) -> None:
+    """A beat younger than the staleness limit is the heartbeat's own: nothing is written."""
+    rc.sadd(keys.PROCESSES, "p1")
+    seconds, micros = rc.time()
+    recent = f"{seconds}.{micros:06d}"
+    rc.hset(keys.process("p1"), "beat", recent)
+    stamp = pulse_eval("p1", ttl=90, beat_gap=1.0, stale_after=60)
+    assert rc.execute_command("EVAL", *stamp) == -1
+    assert rc.hget(keys.process("p1"), "beat") == recent.encode()
+    assert rc.hget(keys.BEATS, "last") is None

@@ -6,10 +6,12 @@ then, and another process would judge this one gone and run its jobs again.
 The pulse has a GIL of its own: a fresh interpreter running
 `pulse_beater.py`, which imports the standard library only (a fork of the
 worker would share its pages at first, but keep copies of every page the
-worker writes afterwards).  Every `heartbeat_interval` it stamps the
-worker's beat (see `lua/pulse.lua`) while the worker is alive and not
-stopped: a frozen (SIGSTOPped) worker must still be judged gone.  It ends
-when the worker closes the pulse's stdin (a clean stop) or dies.
+worker writes afterwards).  While the worker is alive and not stopped (a
+frozen, SIGSTOPped worker must still be judged gone), it looks every half
+`heartbeat_interval` and stamps the worker's beat if the heartbeat is late
+(see `lua/pulse.lua`): while the heartbeat is on time the beats are all
+its own.  It ends when the worker closes the pulse's stdin (a clean stop)
+or dies.
 """
 
 from __future__ import annotations
@@ -52,10 +54,13 @@ def start(config: Config, identity: str, logger: logging.Logger) -> Pulse | None
     settings = connection_settings(config.resolved_redis_url())
     settings |= {
         "pid": os.getpid(),
-        "interval": config.heartbeat_interval,
+        "interval": config.heartbeat_interval / 2,
         "json": config.log_format == "json",
         "eval": pulse_eval(
-            identity, ttl=presence_ttl(config.orphan_threshold), beat_gap=config.beat_gap
+            identity,
+            ttl=presence_ttl(config.orphan_threshold),
+            beat_gap=config.beat_gap,
+            stale_after=late_after(config),
         ),
     }
     try:
@@ -76,6 +81,12 @@ def start(config: Config, identity: str, logger: logging.Logger) -> Pulse | None
         _not_started(logger, error)
         return None
     return Pulse(process)
+
+
+def late_after(config: Config) -> float:
+    """How old a beat is when the heartbeat counts as late: half an interval past due,
+    and never more than half-way to the orphan threshold."""
+    return min(1.5 * config.heartbeat_interval, config.beat_gap)
 
 
 def _not_started(logger: logging.Logger, error: OSError) -> None:
