@@ -6,9 +6,10 @@ the names in FIELDS are shown, in that order.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
-import sys
+import os
 import time
 
 LOGGER_NAME = "cogworker"
@@ -55,9 +56,28 @@ def _quoted(value: object) -> str:
     return json.dumps(text) if (not text or any(c in text for c in ' "=\n')) else text
 
 
+class PrivateStreamHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to its own stream; a record it can't write is dropped, never raised.
+
+    The stdlib's `handleError` reports on `sys.stderr`, and raises when a job
+    has closed it: the thread that logged (a fetcher, a heartbeat) would die.
+    """
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (stdlib's name)
+        """Drop the record: there is nowhere sure to say so."""
+
+
+def private_stderr() -> io.TextIOWrapper:
+    """A stream on a duplicate of fd 2, made now: the log goes where stderr went at start,
+    whatever a job later does to `sys.stderr` or to fd 2 (a closed fd 2 is soon reused,
+    by a Redis socket for one)."""
+    fd = os.dup(2)  # not inherited by subprocesses (PEP 446)
+    return open(fd, "w", buffering=1, encoding="utf-8", errors="backslashreplace")
+
+
 def setup(level: str, fmt: str) -> logging.Logger:
-    """Send cogworker's log to stderr at `level` in `fmt` ("text" or "json")."""
-    handler = logging.StreamHandler(sys.stderr)
+    """Send cogworker's log to (a private copy of) stderr at `level` in `fmt` ("text" or "json")."""
+    handler = PrivateStreamHandler(private_stderr())
     handler.setFormatter(JsonFormatter() if fmt == "json" else KeyValueFormatter())
     logger = logging.getLogger(LOGGER_NAME)
     logger.handlers[:] = [handler]

@@ -9,8 +9,13 @@ as if started by hand.  The supervisor
   delay that grows while children keep dying young (`domain.supervision`);
 * with a memory limit, recycles a child whose RSS is above it: SIGTERM (the
   child drains as on any stop), and a new child once it has exited;
-* turns SIGTERM/SIGINT into SIGTERM for every child, waits for them all to
-  exit, then returns; forwards SIGTSTP (quiet), the one other signal a
+* turns SIGTERM/SIGINT/SIGHUP into SIGTERM for every child, waits for them
+  all to exit, then returns; a second one is forwarded as a second SIGTERM,
+  which has each child stop at once (its running jobs go back to their
+  queues unfinished).  Children run in process groups of their own, so a
+  Ctrl-C at a terminal reaches the supervisor only and each child gets one
+  request per request, not one from the terminal and one forwarded;
+* forwards SIGTSTP (quiet), the one other signal a
   worker handles, and starts any later child quiet too (`--quiet`: a restart
   after SIGTSTP must not take jobs; it knows nothing of a Resume from the
   dashboard, where such a child shows as quiet and can be resumed);
@@ -47,7 +52,9 @@ MEMORY_CHECK_INTERVAL = 2.0
 #: awaited event (a signal, a child's exit) wakes it at once.
 IDLE_WAKEUP = 1.0
 #: The signals the supervisor acts on.  SIGCHLD only wakes the loop up.
-HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGTSTP, signal.SIGCHLD)
+HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGTSTP, signal.SIGCHLD)
+#: The signals that stop the supervisor and its children (see `stopping` in the worker).
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 #: Seconds beyond a child's shutdown_timeout before a SIGTERMed child is killed: its
 #: fetcher, acker and housekeeping threads get a few seconds each to end, then it
@@ -202,13 +209,13 @@ class Supervisor:
             os.close(writer)
 
     def _on_signal(self, signum: int) -> None:
-        if signum in (signal.SIGTERM, signal.SIGINT):
-            if not self.stopping:
-                self.logger.info(
-                    "supervisor: %s, stopping %d worker processes",
-                    signal.Signals(signum).name,
-                    len(self._live()),
-                )
+        if signum in STOP_SIGNALS:
+            self.logger.info(
+                "supervisor: %s, stopping %d worker processes%s",
+                signal.Signals(signum).name,
+                len(self._live()),
+                " now (their running jobs go back unfinished)" if self.stopping else "",
+            )
             self.stopping = True
             now = time.monotonic()
             for slot in self._slots:
@@ -288,6 +295,8 @@ class Supervisor:
         # ignored signal stays ignored through exec, until the worker installs
         # its own handler.
         signal.signal(signal.SIGTSTP, signal.SIG_IGN)
+        # A group of its own: terminal signals reach the supervisor, which forwards them.
+        os.setpgid(0, 0)
         if self._prctl is not None:
             self._prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
             if os.getppid() != self._pid:  # the supervisor died before prctl took effect

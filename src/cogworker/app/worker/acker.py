@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable
 
 import attrs
-import redis
 
 from cogworker.adapters.connection import SOCKET_TIMEOUT
 from cogworker.adapters.job_store import JobStore, Settlement
@@ -93,7 +92,7 @@ class Acker:
         working = self._marks.take({done.outcome.jid for done in batch}) if self._marks else {}
         try:
             owned = self.store.settle_many(self.owner, batch, self.clock(), working=working)
-        except redis.RedisError as error:
+        except Exception as error:  # not only Redis: the reconciler retries, the thread lives
             self._write_failed(batch, len(working), error)
             return
         finally:
@@ -107,7 +106,7 @@ class Acker:
                     extra={"jid": settlement.outcome.jid, "reason": "lost-ownership"},
                 )
 
-    def _write_failed(self, batch: list[Settlement], marks: int, error: redis.RedisError) -> None:
+    def _write_failed(self, batch: list[Settlement], marks: int, error: Exception) -> None:
         for settlement in batch:
             self.state.pending.remember(settlement)
         if batch:

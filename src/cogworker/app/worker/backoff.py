@@ -22,17 +22,24 @@ class Backoff:
     _failures: int = 0
 
     def failed(self, error: BaseException) -> float:
-        """Note a failure; the seconds to wait before trying again."""
+        """Note a failure; the seconds to wait before trying again.
+
+        A Redis error is the expected kind, logged in a line; anything else
+        is a bug or a job's doing, logged with its traceback.
+        """
         self._failures += 1
         self._delay = min(self.maximum, self._delay * 2 if self._delay else self.initial)
         if self._failures == 1 or self._delay < self.maximum or self._failures % 30 == 0:
-            self.logger.warning(
+            expected = isinstance(error, redis.RedisError)
+            self.logger.log(
+                logging.WARNING if expected else logging.ERROR,
                 "%s failed (%s: %s); trying again in %.2fs",
                 self.what,
                 type(error).__name__,
                 error,
                 self._delay,
-                extra={"reason": "redis-unavailable"},
+                exc_info=None if expected else error,
+                extra={"reason": "redis-unavailable" if expected else "internal-error"},
             )
         return self._delay
 
@@ -56,9 +63,10 @@ def repeat(
 ) -> None:
     """Call `step` until `until` is set; `step` returns the pause before its next call.
 
-    A Redis error from `step` is logged and backed off (up to `maximum`
-    seconds), then `step` is tried again: a housekeeping loop never dies of
-    Redis being away, and never spins while it is.
+    An error from `step` is logged and backed off (up to `maximum` seconds),
+    then `step` is tried again: a housekeeping loop never dies of Redis being
+    away nor of a bad turn (a job's data it can't handle, a bug), and never
+    spins while it lasts.
     """
     backoff = Backoff(what, logger, maximum=maximum)
     delay = first_delay
@@ -66,7 +74,7 @@ def repeat(
         try:
             delay = step()
             backoff.succeeded()
-        except redis.RedisError as error:
+        except Exception as error:  # see above: the loop outlives it
             if on_failure is not None:
                 on_failure()
             delay = backoff.failed(error)

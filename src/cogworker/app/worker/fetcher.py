@@ -96,7 +96,7 @@ class Fetcher:
                 if not self._broken:  # not a key of the wrong type: some other refusal
                     self.state.stopping.wait(backoff.failed(error))
                 continue
-            except redis.RedisError as error:
+            except Exception as error:  # Redis away, or a bad turn the loop must outlive
                 # The move may have happened with its reply lost: look for strays.
                 self._strays_possible = True
                 self._release(wanted)
@@ -129,7 +129,7 @@ class Fetcher:
     def _guarded(self, step: Callable[[], None], backoff: Backoff) -> None:
         try:
             step()
-        except redis.RedisError as error:
+        except Exception as error:  # as in `run`
             self.state.stopping.wait(backoff.failed(error))
 
     def _fetch(self, wanted: int) -> list[Fetched]:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 import attrs
 
 from cogworker.adapters import process_memory
+from cogworker.adapters.liveness import presence_ttl
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
 from cogworker.app.worker.backoff import repeat
@@ -36,18 +37,20 @@ class Heartbeat:
     logger: logging.Logger
     on_signal: Callable[[str], None]
     finished: threading.Event = attrs.field(factory=threading.Event)
+    #: The running jobs couldn't be described at the latest beat (said once per streak).
+    _work_unreadable: bool = False
 
     @property
     def ttl(self) -> int:
         """Seconds the presence keys outlive the last beat (well past the orphan threshold)."""
-        return int(max(60.0, self.config.orphan_threshold * 2))
+        return presence_ttl(self.config.orphan_threshold)
 
     def beat(self) -> None:
         """One beat: write presence, then act on the signals that were waiting."""
         signals = self.registry.beat(
             self.state.identity,
             self._fields(),
-            self.state.running(),
+            self._running(),
             self.ttl,
             time.time(),
             held_locks=self.state.held_locks(),
@@ -75,6 +78,19 @@ class Heartbeat:
     def _beat_step(self) -> float:
         self.beat()
         return self.config.heartbeat_interval
+
+    def _running(self) -> dict[str, str]:
+        """What the threads run; nothing, if a job's description can't be made (its
+        arguments, say, nested deeper than this thread may recurse): the beat matters more."""
+        try:
+            running = self.state.running()
+        except Exception:
+            if not self._work_unreadable:
+                self.logger.exception("couldn't describe the running jobs for the heartbeat")
+            self._work_unreadable = True
+            return {}
+        self._work_unreadable = False
+        return running
 
     def _unhealthy(self) -> None:
         self.state.healthy_since = None

@@ -1,10 +1,12 @@
 """The manager: one worker process's threads, start to clean exit.
 
-Stop (SIGTERM, SIGINT, or "stop" from the dashboard): fetching stops,
-running jobs get `shutdown_timeout` seconds to finish, then every job still
-on this process's in-progress list goes back to the front of its queue and
-the process's presence keys are removed.  Quiet (SIGTSTP, or "quiet"):
-fetching pauses until "resume".
+Stop (SIGTERM, SIGINT, SIGHUP, or "stop" from the dashboard): fetching
+stops, running jobs get `shutdown_timeout` seconds to finish (a second stop
+request cuts that short), then every job still on this process's
+in-progress list goes back to the front of its queue and the process's
+presence keys are removed.  Quiet (SIGTSTP, or "quiet"): fetching pauses
+until "resume".  A thread that dies stops the process the same way, and it
+exits non-zero (see `stopping`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ import logging
 import os
 import queue
 import secrets
-import signal
 import socket
 import threading
 import time
@@ -28,6 +29,7 @@ from cogworker.adapters.job_store import Fetched, JobStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
+from cogworker.app.worker import pulse
 from cogworker.app.worker.acker import Acker
 from cogworker.app.worker.backoff import Backoff
 from cogworker.app.worker.fetcher import Fetcher
@@ -38,6 +40,7 @@ from cogworker.app.worker.processor import Processor
 from cogworker.app.worker.reconciler import Reconciler
 from cogworker.app.worker.slots import FetchSlots
 from cogworker.app.worker.state import WorkerState
+from cogworker.app.worker.stopping import THREAD_DIED_EXIT, StopControl
 
 #: A blocking fetch returns within BLOCK_SECONDS, any other call within the socket timeout.
 FETCHER_STOP_TIMEOUT = BLOCK_SECONDS + SOCKET_TIMEOUT + 1.0
@@ -63,7 +66,8 @@ class Manager:
             self.state.quiet.set()
         self.store = JobStore(self.redis, retention=config.retention)
         self.registry = ProcessRegistry(self.redis)
-        self._stop_requested = threading.Event()
+        self._stop = StopControl(self.logger, self.state.identity, self.state.stopping)
+        self._stop_requested = self._stop.requested
         # Made in start(): its connection is opened at once, so only once Redis answered.
         self.acker: Acker | None = None
         self._work: queue.SimpleQueue[Fetched | None] = queue.SimpleQueue()
@@ -93,14 +97,25 @@ class Manager:
         return self.state.identity
 
     def run(self) -> None:
-        """Start, serve until asked to stop, then stop cleanly."""
-        self._install_signal_handlers()
-        if not self._register():
-            return
-        self.start()
-        while not self._stop_requested.wait(1.0):
-            pass  # a timed wait, so signal handlers get to run promptly
-        self.stop()
+        """Start, serve until asked to stop, then stop cleanly.
+
+        Raises SystemExit(THREAD_DIED_EXIT), once stopped, if a thread died.
+        """
+        # Started first: it beats for this process from its registration on.
+        companion = pulse.start(self.config, self.identity, self.logger)
+        try:
+            self._stop.install(lambda: self.signal("stop"), lambda: self.signal("quiet"))
+            if not self._register():
+                return
+            self.start()
+            while not self._stop_requested.wait(1.0):
+                pass  # a timed wait, so signal handlers get to run promptly
+            self.stop()
+        finally:
+            if companion is not None:
+                companion.stop()
+        if self._stop.died is not None:
+            raise SystemExit(THREAD_DIED_EXIT)
 
     def signal(self, name: str) -> None:
         """Act on "quiet", "resume" or "stop" (from a signal or the dashboard)."""
@@ -109,7 +124,7 @@ class Manager:
         elif name == "resume":
             self.state.quiet.clear()
         elif name == "stop":
-            self._stop_requested.set()
+            self._stop.request()
 
     def start(self) -> None:
         """Start every thread (after the process is registered)."""
@@ -156,10 +171,7 @@ class Manager:
         processors = [t for t in self._threads if t.name.startswith("processor-")]
         for _ in processors:
             self._work.put(None)
-        deadline = time.monotonic() + self.config.shutdown_timeout
-        for thread in processors:
-            thread.join(max(0.0, deadline - time.monotonic()))
-        unfinished = sum(thread.is_alive() for thread in processors)
+        unfinished = self._stop.drain(processors, self.config.shutdown_timeout)
         # Every ack handed over is written (or remembered) before the final
         # requeue, which would otherwise run a finished job again.
         if self.acker is not None:
@@ -270,13 +282,6 @@ class Manager:
             )
 
     def _spawn(self, name: str, target: Callable[[], None]) -> None:
-        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread = threading.Thread(target=self._stop.watched(name, target), name=name, daemon=True)
         thread.start()
         self._threads.append(thread)
-
-    def _install_signal_handlers(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return
-        signal.signal(signal.SIGTERM, lambda *_: self.signal("stop"))
-        signal.signal(signal.SIGINT, lambda *_: self.signal("stop"))
-        signal.signal(signal.SIGTSTP, lambda *_: self.signal("quiet"))

@@ -1,0 +1,70 @@
+"""The pulse: its script on a real Redis, and its process through an ACL user and a database."""
+
+from __future__ import annotations
+
+import logging
+
+import redis
+
+import cogworker
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.liveness import pulse_eval
+from cogworker.app.worker import pulse
+from tests.support.processes import wait_until
+
+
+def test_the_pulse_script_stamps_a_registered_process_by_redis_time(rc: redis.Redis) -> None:
+    """A registered process gets a fresh beat, the beats hash's "last", and its keys' TTL."""
+    rc.sadd(keys.PROCESSES, "p1")
+    rc.hset(keys.process("p1"), mapping={"beat": "0", "pid": "1"})
+    rc.hset(keys.workers("p1"), "processor-0", "{}")
+    seconds, micros = rc.time()
+    assert rc.execute_command("EVAL", *pulse_eval("p1", ttl=90, beat_gap=1.0, stale_after=1.0)) == 1
+    beat = float(rc.hget(keys.process("p1"), "beat") or 0)
+    assert beat >= seconds + micros / 1e6
+    assert rc.hget(keys.BEATS, "last") == rc.hget(keys.process("p1"), "beat")
+    assert rc.hget(keys.process("p1"), "pid") == b"1"
+    assert 0 < rc.ttl(keys.process("p1")) <= 90
+    assert 0 < rc.ttl(keys.workers("p1")) <= 90
+
+
+def test_the_pulse_script_never_brings_back_an_unregistered_process(rc: redis.Redis) -> None:
+    """A process removed (clean stop, recovery) or never registered: nothing is written."""
+    assert (
+        rc.execute_command("EVAL", *pulse_eval("gone", ttl=90, beat_gap=1.0, stale_after=1.0)) == 0
+    )
+    assert rc.keys("*") == []
+
+
+def test_the_pulse_process_beats_through_an_acl_user_and_a_database(
+    rc: redis.Redis, redis_url: str
+) -> None:
+    """The pulse, on a URL with a user, a password and database 3, stamps the beat until
+    stopped, then exits cleanly."""
+    rc.acl_setuser("pulser", enabled=True, passwords=["+s3cret"], commands=["+@all"], keys=["*"])
+    try:
+        url = redis_url.replace("redis://", "redis://pulser:s3cret@").rsplit("/", 1)[0] + "/3"
+        db3 = redis.Redis.from_url(url)
+        db3.sadd(keys.PROCESSES, "p1")
+        db3.hset(keys.process("p1"), "beat", "0")
+        config = cogworker.Config(redis_url=url, heartbeat_interval=0.1, orphan_threshold=1.0)
+        companion = pulse.start(config, "p1", logging.getLogger("test"))
+        assert companion is not None
+        wait_until(lambda: float(db3.hget(keys.process("p1"), "beat") or 0) > 0, 20)
+        companion.stop()
+        assert companion.process.returncode == 0
+        db3.flushdb()
+    finally:
+        rc.acl_deluser("pulser")
+
+
+def test_the_pulse_script_leaves_a_recent_beat_to_the_heartbeat(rc: redis.Redis) -> None:
+    """A beat younger than the staleness limit is the heartbeat's own: nothing is written."""
+    rc.sadd(keys.PROCESSES, "p1")
+    seconds, micros = rc.time()
+    recent = f"{seconds}.{micros:06d}"
+    rc.hset(keys.process("p1"), "beat", recent)
+    stamp = pulse_eval("p1", ttl=90, beat_gap=1.0, stale_after=60)
+    assert rc.execute_command("EVAL", *stamp) == -1
+    assert rc.hget(keys.process("p1"), "beat") == recent.encode()
+    assert rc.hget(keys.BEATS, "last") is None

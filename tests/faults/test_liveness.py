@@ -1,0 +1,76 @@
+"""Liveness: a job holding the GIL in C code never makes its process look gone; freezing does."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import redis
+
+import cogworker
+from tests.faults import jobs, jobs_liveness, oracle
+from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
+from tests.faults.liveness_support import APP, THRESHOLD, identity_of
+from tests.support.processes import wait_until
+
+
+def holds_gil_once(
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    *extra_args: str,
+) -> None:
+    """Two worker processes (or a supervisor's two), a job holding the GIL for four
+    thresholds: it runs exactly once, and no process is judged gone."""
+    workers = [start_worker(APP, extra_args=list(extra_args))]
+    if not extra_args:
+        workers.append(start_worker(APP))
+    registered(inspect, 2)
+    jid = client.enqueue(jobs_liveness.HoldsGil, 4 * THRESHOLD)
+    assert jid is not None
+    wait_until(lambda: jid in oracle.finished(oracle_file), 60, message=workers[0].log_tail)
+    stop_all(*workers)
+    assert starts_of(oracle_file, jid) == 1
+    assert all("is gone" not in worker.log_text() for worker in workers)
+    oracle.assert_each_in_one_place(inspect, [jid], done={jid})
+    oracle.assert_nothing_left_behind(inspect)
+
+
+def test_a_job_holding_the_gil_past_the_threshold_runs_once(
+    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+) -> None:
+    """`sum(range(N))` holding the GIL for four thresholds beside a reconciling process:
+    its process stays alive in Redis, and the job runs exactly once."""
+    holds_gil_once(start_worker, client, inspect, oracle_file)
+
+
+def test_a_job_holding_the_gil_runs_once_under_the_supervisor(
+    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+) -> None:
+    """The same with `--processes 2`: one child holds the GIL, its sibling reconciles."""
+    holds_gil_once(start_worker, client, inspect, oracle_file, "--processes", "2")
+
+
+def test_a_frozen_process_is_still_judged_gone(
+    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+) -> None:
+    """SIGSTOP to a process with a job: its pulse stops beating for it, so a second
+    process recovers the job and runs it; once woken and stopped, nothing is left."""
+    frozen = start_worker(APP)
+    frozen_identity = identity_of(inspect, frozen.pid)
+    jid = client.enqueue(jobs.Sleep, 4 * THRESHOLD)
+    assert jid is not None
+    wait_until(lambda: starts_of(oracle_file, jid) == 1, 20, message=frozen.log_tail)
+    os.kill(frozen.pid, signal.SIGSTOP)
+    watcher = start_worker(APP)
+    registered(inspect, 2)
+    try:
+        wait_until(lambda: starts_of(oracle_file, jid) == 2, 30, message=watcher.log_tail)
+        assert f"process {frozen_identity} is gone" in watcher.log_text()
+    finally:
+        os.kill(frozen.pid, signal.SIGCONT)
+    wait_until(lambda: oracle.runs(oracle_file)[1][jid] == 2, 30, message=watcher.log_tail)
+    stop_all(frozen, watcher)
+    oracle.assert_nothing_left_behind(inspect)
