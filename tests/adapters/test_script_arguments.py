@@ -12,7 +12,7 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cogworker.adapters import dashboard_store, periodic_store, scripts
+from cogworker.adapters import dashboard_store, liveness, periodic_store, scripts
 from cogworker.adapters import redis_keys as keys
 
 ENTRY = '{"class":"a.B","args":[],"jid":"j1","queue":"default"}'
@@ -121,6 +121,12 @@ CALLS = {
         (keys.RETRY, keys.DEAD, "lk", "rl"),
         ("zset", "kill", "1700000000.5", "1690000000", "10", ENTRY, "j1"),
         lambda rc: (rc.zadd(keys.RETRY, {ENTRY: 1}), rc.set("lk", "j1")),
+    ),
+    "pulse": Call(
+        liveness.PULSE,
+        (keys.PROCESSES, "ph", "pw", keys.BEATS),
+        ("p1", "60", "30", "7.5"),
+        lambda rc: rc.sadd(keys.PROCESSES, "p1"),
     ),
     "periodic_restore": Call(
         periodic_store.PERIODIC_RESTORE, ("sched", "epoch"), ("token", "job", "entry")

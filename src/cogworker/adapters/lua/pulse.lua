@@ -14,9 +14,10 @@
 --
 -- Returns 1 if it stamped the process, 0 if the process is not registered,
 -- -1 if its own beat is recent (nothing written).
-if tonumber(ARGV[2]) == nil or tonumber(ARGV[3]) == nil or tonumber(ARGV[4]) == nil then
-  return redis.error_reply("pulse: TTL, beat gap and staleness must be numbers")
-end
+need_name(1)
+need_int(2, 1, LONGEST_SECONDS)
+need_number(3)
+need_number(4)
 if redis.call("SISMEMBER", KEYS[1], ARGV[1]) == 0 then
   return 0
 end
