@@ -323,8 +323,8 @@ class JobStore:
         return [bool(reply) for reply in scripts.run_pipeline(self.client, pipe)]
 
     def take_lock(self, lock: str, jid: str, ttl: float) -> bool:
-        """Take a lock for `jid` if it is free."""
-        return bool(self.client.set(lock, jid, nx=True, px=int(ttl * 1000)))
+        """Take a lock for `jid` if it is free or already `jid`'s (its TTL starts again)."""
+        return bool(scripts.TAKE_LOCK(self.client, (lock,), (jid, max(1, int(ttl * 1000)))))
 
     def release_lock(self, lock: str, jid: str) -> bool:
         """Let go of a lock `jid` holds; False if it was gone or someone else's."""
