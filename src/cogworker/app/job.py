@@ -142,7 +142,7 @@ def _check_perform(cls: type[Job]) -> None:
     )
 
 
-def in_job_modules(module_name: str, job_modules: tuple[str, ...] | None) -> bool:
+def _in_job_modules(module_name: str, job_modules: tuple[str, ...] | None) -> bool:
     """Whether `module_name` is one of `job_modules` or inside one (None allows any)."""
     if job_modules is None:
         return True
@@ -158,7 +158,7 @@ def load_job_class(path: str, job_modules: tuple[str, ...] | None = None) -> typ
     """
     parts = path.split(".")
     splits = range(len(parts) - 1, 0, -1)
-    allowed = [s for s in splits if in_job_modules(".".join(parts[:s]), job_modules)]
+    allowed = [s for s in splits if _in_job_modules(".".join(parts[:s]), job_modules)]
     if not allowed:
         raise UnknownJobClassError(
             f"{path}: its module is not in Config.job_modules {list(job_modules or ())}, "
