@@ -44,3 +44,10 @@ def test_a_lock_is_taken_again_by_its_holder_only(inspect: redis.Redis) -> None:
     assert 5_000 < inspect.pttl("cogworker:unique:r") <= 600_000
     assert not store.take_lock("cogworker:unique:r", "jid-b", 600)
     assert inspect.get("cogworker:unique:r") == b"jid-a"
+
+
+def test_a_lock_ttl_beyond_a_century_is_held_for_a_century(inspect: redis.Redis) -> None:
+    """A payload's TTL of 1e300 s takes the lock (for a century) instead of failing the start."""
+    store = JobStore(inspect)
+    assert store.take_lock("cogworker:unique:far", "jid-a", 1e300)
+    assert inspect.pttl("cogworker:unique:far") > 99 * 365 * 86_400_000
