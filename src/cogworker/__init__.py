@@ -18,7 +18,7 @@ from cogworker.app import testing
 from cogworker.app.client import Client, configure, status
 from cogworker.app.config import Config
 from cogworker.app.job import Job, JobOptions
-from cogworker.app.middleware import RunContext
+from cogworker.app.middleware import CallNext, RunContext
 from cogworker.app.periodic import Periodic
 from cogworker.domain.failure import DISCARD, KILL
 from cogworker.domain.job import JobRecord
@@ -38,6 +38,7 @@ __version__ = "0.8.0"
 __all__ = [
     "DISCARD",
     "KILL",
+    "CallNext",
     "Client",
     "CogworkerError",
     "Config",

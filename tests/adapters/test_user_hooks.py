@@ -277,12 +277,12 @@ def test_error_record_of_a_nested_class() -> None:
 
 
 def test_error_record_survives_a_broken_str() -> None:
-    """An exception whose `__str__` raises gets its class's repr as the message."""
+    """An exception whose `__str__` raises gets a message naming its class and saying so."""
 
     class UnprintableError(Exception):
         def __str__(self) -> str:
             raise RuntimeError("no str")
 
     record = error_record(UnprintableError())
-    assert record.message == repr(UnprintableError)
+    assert record.message == f"<{UnprintableError.__qualname__}: its str() raised>"
     assert record.backtrace  # traceback still formats (the stdlib copes too)

@@ -361,8 +361,13 @@ class JobStore:
         return [bool(reply) for reply in scripts.run_pipeline(self.client, pipe)]
 
     def take_lock(self, lock: str, jid: str, ttl: float) -> bool:
-        """Take a lock for `jid` if it is free."""
-        return bool(self.client.set(lock, jid, nx=True, px=int(ttl * 1000)))
+        """Take a lock for `jid` if it is free or already `jid`'s (its TTL starts again).
+
+        A TTL longer than a century (say a payload's 1e300) is held for a century.
+        """
+        century = 100 * 365.25 * 86_400  # far inside what Redis's millisecond clock can add
+        seconds = ttl if 0 < ttl < century else century
+        return bool(scripts.TAKE_LOCK(self.client, (lock,), (jid, max(1, int(seconds * 1000)))))
 
     def release_lock(self, lock: str, jid: str) -> bool:
         """Let go of a lock `jid` holds; False if it was gone or someone else's."""

@@ -91,6 +91,7 @@ REQUEUE_ONE = LuaScript("requeue_one")
 HANDOVER = LuaScript("handover")
 PUSH_UNIQUE = LuaScript("push_unique")
 RELEASE_LOCK = LuaScript("release_lock")
+TAKE_LOCK = LuaScript("take_lock")
 DEFER = LuaScript("defer")
 PERIODIC_CLAIM = LuaScript("periodic_claim")
 PERIODIC_LOAD = LuaScript("periodic_load")
@@ -110,6 +111,7 @@ SCRIPTS_BY_SHA = {
         HANDOVER,
         PUSH_UNIQUE,
         RELEASE_LOCK,
+        TAKE_LOCK,
         DEFER,
         PERIODIC_CLAIM,
         PERIODIC_LOAD,

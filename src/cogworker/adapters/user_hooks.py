@@ -118,13 +118,24 @@ def run_death_hook(
     return run_isolated(what, jid, lambda: call_with_fitting_args(hook, copied, exception), logger)
 
 
+#: How much of an exception's message is kept (with its record, in history, in a log line).
+MESSAGE_LIMIT = 8_192
+#: How much of a traceback's text is kept with the job.
+BACKTRACE_LIMIT = 65_536
+
+
 def error_record(exc: BaseException) -> ErrorRecord:
     """`exc` as the core sees it: qualified type name, message and traceback text."""
     return ErrorRecord(
         class_name=type_name(type(exc)),
         message=_message(exc),
-        backtrace=backtrace(exc),
+        backtrace=_backtrace(exc),
     )
+
+
+def summary(exc: BaseException) -> str:
+    """`Type: message` of `exc` for a log line or a history record; never raises."""
+    return f"{type(exc).__name__}: {_message(exc)}"
 
 
 def type_name(cls: type) -> str:
@@ -134,8 +145,27 @@ def type_name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def clipped(text: str, limit: int) -> str:
+    """`text`, or its first and last `limit // 2` characters when it is longer."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    left_out = len(text) - 2 * half
+    return f"{text[:half]}\n[... {left_out} characters left out ...]\n{text[-half:]}"
+
+
+def _backtrace(exc: BaseException) -> str:
+    try:
+        return clipped(backtrace(exc), BACKTRACE_LIMIT)
+    # Formatting reads the exception's own attributes (`__notes__`...): user code too.
+    except BaseException as error:
+        return f"(its traceback couldn't be formatted: {summary(error)})"
+
+
 def _message(exc: BaseException) -> str:
     try:
-        return str(exc)
-    except Exception:  # a user exception's __str__ is user code too
-        return repr(type(exc))
+        text = str(exc)
+    # A user exception's __str__ is user code: whatever it raises, the failure is filed.
+    except BaseException:
+        return f"<{type(exc).__qualname__}: its str() raised>"
+    return clipped(text, MESSAGE_LIMIT)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
 import attrs
@@ -40,6 +40,23 @@ def _queues(_: object, attribute: attrs.Attribute[Any], value: tuple[Any, ...]) 
 
 def _periodic(_: object, __: attrs.Attribute[Any], value: tuple[object, ...]) -> None:
     check_schedule(value)
+
+
+def _module_names(value: object) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    given: Iterable[object] = (
+        value if isinstance(value, Iterable) and not isinstance(value, str) else (value,)
+    )
+    names: list[str] = []
+    for name in given:
+        if not isinstance(name, str) or not all(part.isidentifier() for part in name.split(".")):
+            raise ConfigError(
+                f"Config.job_modules: {name!r} is not a module name like 'myapp.jobs' "
+                "(a name covers the modules under it too)"
+            )
+        names.append(name)
+    return tuple(names)
 
 
 def _one_of(*choices: str) -> Callable[[object, attrs.Attribute[Any], str], None]:
@@ -126,6 +143,9 @@ class Config:
     client_middleware: tuple[ClientMiddleware, ...] = attrs.field(default=(), converter=tuple)
     server_middleware: tuple[ServerMiddleware, ...] = attrs.field(default=(), converter=tuple)
     death_handlers: tuple[DeathHandler, ...] = attrs.field(default=(), converter=tuple)
+    #: The modules (and the modules under them) a worker may import job classes
+    #: from; a job naming a class elsewhere fails without an import.  None: any.
+    job_modules: tuple[str, ...] | None = attrs.field(default=None, converter=_module_names)
     log_level: str = attrs.field(
         default="INFO", validator=_one_of("DEBUG", "INFO", "WARNING", "ERROR")
     )
@@ -201,6 +221,7 @@ FILE_FIELDS = (
     "history_per_job",
     "history_per_class",
     "history_ttl",
+    "job_modules",
     "log_level",
     "log_format",
 )

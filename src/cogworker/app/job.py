@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import importlib
+import inspect
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
@@ -92,6 +93,7 @@ class Job:
             cls.cogworker_options = attrs.evolve(cls.cogworker_options, **given)  # type: ignore[arg-type]  # validated
         except ValueError as error:
             raise TypeError(f"{cls.__qualname__}: {error}") from None
+        _check_perform(cls)
 
     def perform(self, *args: Any) -> None:
         """The work. Raise to fail the attempt (it is then retried, or goes to dead)."""
@@ -124,14 +126,45 @@ class Job:
         return default_client().enqueue_at(at, cls, *args)
 
 
+def _check_perform(cls: type[Job]) -> None:
+    """Refuse a `perform` whose body a worker's plain call would never run."""
+    perform = cls.perform
+    if inspect.iscoroutinefunction(perform) or inspect.isasyncgenfunction(perform):
+        kind = "an async def"
+    elif inspect.isgeneratorfunction(perform):
+        kind = "a generator function"
+    else:
+        return
+    raise TypeError(
+        f"{cls.__qualname__}.perform is {kind}: a worker calls perform and doesn't drive "
+        "what it returns, so its body would never run (async jobs are not supported yet); "
+        "define it with a plain def"
+    )
+
+
+def _in_job_modules(module_name: str, job_modules: tuple[str, ...] | None) -> bool:
+    """Whether `module_name` is one of `job_modules` or inside one (None allows any)."""
+    if job_modules is None:
+        return True
+    return any(module_name == m or module_name.startswith(f"{m}.") for m in job_modules)
+
+
 @functools.lru_cache(maxsize=1024)
-def load_job_class(path: str) -> type[Job]:
+def load_job_class(path: str, job_modules: tuple[str, ...] | None = None) -> type[Job]:
     """The `Job` subclass named by `path` (`package.module.Class`, nested classes too).
 
+    Only a module `job_modules` allows (`Config.job_modules`) is imported.
     Raises UnknownJobClassError saying what couldn't be found.
     """
     parts = path.split(".")
-    for split in range(len(parts) - 1, 0, -1):
+    splits = range(len(parts) - 1, 0, -1)
+    allowed = [s for s in splits if _in_job_modules(".".join(parts[:s]), job_modules)]
+    if not allowed:
+        raise UnknownJobClassError(
+            f"{path}: its module is not in Config.job_modules {list(job_modules or ())}, "
+            "so it was not imported"
+        )
+    for split in allowed:
         module_name, attributes = ".".join(parts[:split]), parts[split:]
         try:
             target: object = importlib.import_module(module_name)

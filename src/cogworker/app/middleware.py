@@ -11,21 +11,32 @@ A server middleware wraps every run on a worker: it gets a `RunContext` and
 `run`, the rest of the chain and then `perform`.  An exception from `run`
 is the job's failure; let it propagate unless you mean to swallow it::
 
-    def timed(ctx: RunContext, run: Callable[[], None]) -> None:
+    def timed(ctx: RunContext, run: CallNext) -> None:
         started = time.monotonic()
         try:
             run()
         finally:
             metrics.observe(ctx.job.class_name, time.monotonic() - started)
+
+`run(args=[...])` passes other arguments on: the layers inside see them as
+`ctx.args` and `perform` is called with them, while the stored job (its
+retries, its dead entry, `ctx.job`) keeps the ones it was enqueued with::
+
+    def decrypt(ctx: RunContext, run: CallNext) -> None:
+        run(args=[json.loads(fernet.decrypt(ctx.args[0].encode()))])
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
 from cogworker.domain.job import JobRecord
+
+if TYPE_CHECKING:
+    from cogworker.domain.json_values import JSON
 
 Push = Callable[[JobRecord], str | None]
 ClientMiddleware = Callable[[JobRecord, Push], str | None]
@@ -41,10 +52,20 @@ class RunContext:
     job_class: type | None
     #: The worker process running it.
     identity: str
+    #: The arguments `perform` gets: the job's own, unless an outer layer passed others on.
+    args: tuple[JSON, ...] = attrs.field(
+        default=attrs.Factory(lambda ctx: ctx.job.args, takes_self=True)
+    )
 
 
-Run = Callable[[], None]
-ServerMiddleware = Callable[[RunContext, Run], None]
+class CallNext(Protocol):
+    """The rest of a server chain: call it to go on, with `args=` to pass other arguments."""
+
+    def __call__(self, *, args: Sequence[JSON] | None = None) -> None:
+        """Run the next layer (or `perform`), with `args` instead of the context's if given."""
+
+
+ServerMiddleware = Callable[[RunContext, CallNext], None]
 
 
 def client_chain(middleware: Sequence[ClientMiddleware], push: Push) -> Push:
@@ -58,12 +79,35 @@ def _wrap_client(layer: ClientMiddleware, push: Push) -> Push:
     return lambda job: layer(job, push)
 
 
-def server_chain(middleware: Sequence[ServerMiddleware], ctx: RunContext, run: Run) -> Run:
-    """`run` wrapped by `middleware` for one job, the first entry outermost."""
-    for layer in reversed(middleware):
-        run = _wrap_server(layer, ctx, run)
+def server_chain(
+    middleware: Sequence[ServerMiddleware],
+    ctx: RunContext,
+    perform: Callable[[RunContext], None],
+) -> CallNext:
+    """`perform` wrapped by `middleware` for one job, the first entry outermost."""
+    return _next_layer(tuple(middleware), ctx, perform)
+
+
+def _next_layer(
+    layers: tuple[ServerMiddleware, ...],
+    ctx: RunContext,
+    perform: Callable[[RunContext], None],
+) -> CallNext:
+    """The `run` a layer that got `ctx` is handed: the rest of the chain, from `layers`."""
+
+    def run(*, args: Sequence[JSON] | None = None) -> None:
+        inner = ctx if args is None else attrs.evolve(ctx, args=_passed_on(args))
+        if not layers:
+            perform(inner)
+        else:
+            layers[0](inner, _next_layer(layers[1:], inner, perform))
+
     return run
 
 
-def _wrap_server(layer: ServerMiddleware, ctx: RunContext, run: Run) -> Run:
-    return lambda: layer(ctx, run)
+def _passed_on(args: object) -> tuple[JSON, ...]:
+    if not isinstance(args, (list, tuple)):
+        raise TypeError(
+            f"a server middleware passed args={args!r:.80}: a list or tuple of arguments is needed"
+        )
+    return tuple(args)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping
 from typing import Literal, get_args
 
@@ -56,7 +57,7 @@ def held_until_done(mode: str | None) -> bool:
 def ttl_of(extra: Mapping[str, object], default: float) -> float:
     """A job's lock TTL as its payload carries it (`unique_ttl`), else `default`."""
     ttl = extra.get("unique_ttl")
-    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or ttl <= 0:
+    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not 0 < ttl < math.inf:
         return default
     return float(ttl)
 

@@ -24,26 +24,13 @@ from cogworker.adapters.job_store import Fetched, JobStore, Outcome, OutcomeKind
 from cogworker.app.client import new_jid
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
-from cogworker.app.job import load_job_class
-from cogworker.app.middleware import RunContext, server_chain
 from cogworker.app.worker.acker import Acker
+from cogworker.app.worker.running import Attempt, Runner
 from cogworker.app.worker.state import RunningJob, WorkerState
 from cogworker.domain import failure, payload, records, unique
 from cogworker.domain import status as job_status
 from cogworker.domain.job import JobRecord, with_failure
 from cogworker.domain.retries import JITTER_SPAN
-from cogworker.exceptions import UnknownJobClassError
-
-
-@attrs.frozen(kw_only=True)
-class Attempt:
-    """How one run ended: the error (None on success) and the decision made when perform raised."""
-
-    job_class: type | None
-    started_at: float
-    ended_at: float
-    error: Exception | None = None
-    decided: failure.Decided | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -166,6 +153,15 @@ class Processor:
             self.logger.info("start", extra=_log_fields(job, fetched.queue))
         self._mark_working(job)
         attempt = self._run(job, fetched.queue)
+        try:
+            return self._settle(job, fetched, attempt)
+        except BaseException as error:
+            # Settling runs user code too (a retry_in hook, an exception's own
+            # __str__): whatever it raises, the run is still filed, never left
+            # on the in-progress list to run again uncounted at the next start.
+            return self._settle_despite(job, fetched, attempt, error)
+
+    def _settle(self, job: JobRecord, fetched: Fetched, attempt: Attempt) -> DeathNotice | None:
         if attempt.error is None:
             self._settle_success(job, fetched, attempt)
             if self.logger.isEnabledFor(logging.INFO):
@@ -173,41 +169,33 @@ class Processor:
             return None
         return self._settle_failure(job, fetched, attempt)
 
+    def _settle_despite(
+        self, job: JobRecord, fetched: Fetched, attempt: Attempt, error: BaseException
+    ) -> DeathNotice | None:
+        """Settling the run raised `error`: file it as a failure, by the retry budget alone."""
+        self.logger.error(
+            "settling the run raised %s; filed as a failure without asking retry_in",
+            user_hooks.summary(error),
+            exc_info=error,
+            extra={"jid": job.jid, "class": job.class_name, "reason": "settle-error"},
+        )
+        fallback = attrs.evolve(
+            attempt, error=attempt.error or error, decided=failure.decide(job, failure.NO_HOOK)
+        )
+        return self._settle_failure(job, fetched, fallback)
+
     def _run(self, job: JobRecord, queue: str) -> Attempt:
-        job_class: type | None
-        try:
-            job_class, load_error = load_job_class(job.class_name), None
-        except UnknownJobClassError as error:
-            job_class, load_error = None, error
-        decided: list[failure.Decided] = []
+        runner = Runner(
+            middleware=self.config.server_middleware,
+            identity=self.state.identity,
+            clock=self.clock,
+            job_modules=self.config.job_modules,
+        )
+        return runner.run(job, queue, lambda error, job_class: self._decide(job, error, job_class))
 
-        def perform() -> None:
-            if job_class is None:
-                raise load_error or UnknownJobClassError(job.class_name)
-            instance = job_class()
-            instance.jid = job.jid
-            try:
-                instance.perform(*job.args)
-            except Exception as error:
-                # Decided now, before any middleware sees the failure.
-                decided.append(self._decide(job, error, job_class))
-                raise
-
-        ctx = RunContext(job=job, queue=queue, job_class=job_class, identity=self.state.identity)
-        started = self.clock()
-        try:
-            server_chain(self.config.server_middleware, ctx, perform)()
-        except Exception as error:
-            return Attempt(
-                job_class=job_class,
-                started_at=started,
-                ended_at=self.clock(),
-                error=error,
-                decided=decided[0] if decided else None,
-            )
-        return Attempt(job_class=job_class, started_at=started, ended_at=self.clock())
-
-    def _decide(self, job: JobRecord, error: Exception, job_class: type | None) -> failure.Decided:
+    def _decide(
+        self, job: JobRecord, error: BaseException, job_class: type | None
+    ) -> failure.Decided:
         hook = getattr(job_class, "retry_in", None)
         answer: failure.HookAnswer = failure.NO_HOOK
         if hook is not None and failure.hook_is_consulted(job, has_hook=True):
@@ -271,7 +259,7 @@ class Processor:
             "fail",
             extra={
                 **_log_fields(job, fetched.queue, attempt),
-                "error": f"{type(error).__name__}: {error}",
+                "error": user_hooks.summary(error),
                 "reason": failure.attempt_outcome(decision),
             },
         )
@@ -361,7 +349,7 @@ class Processor:
         queue: str,
         attempt: Attempt,
         outcome: str,
-        error: Exception | None = None,
+        error: BaseException | None = None,
     ) -> str:
         if not self.config.history:
             return ""
@@ -373,7 +361,7 @@ class Processor:
             ended_at=attempt.ended_at,
             outcome=outcome,
             process=self.state.identity,
-            error=None if error is None else f"{type(error).__name__}: {error}",
+            error=None if error is None else user_hooks.summary(error),
         )
         return records.to_json(run)
 

@@ -227,7 +227,7 @@ class Reconciler:
 
     def _notice(self, job: JobRecord, error: Exception) -> DeathNotice:
         try:
-            job_class: type | None = load_job_class(job.class_name)
+            job_class: type | None = load_job_class(job.class_name, self.config.job_modules)
         except UnknownJobClassError:
             job_class = None
         return DeathNotice(entry=payload.to_dict(job), exception=error, job_class=job_class)
