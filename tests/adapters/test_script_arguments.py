@@ -116,6 +116,7 @@ CALLS = {
     ),
     "handover": Call(scripts.HANDOVER, (LIST, keys.UNSETTLED), (ENTRY, "{}"), _on_list(LIST)),
     "release_lock": Call(scripts.RELEASE_LOCK, ("lk",), ("j1",), lambda rc: rc.set("lk", "j1")),
+    "take_lock": Call(scripts.TAKE_LOCK, ("lk",), ("j1", "60000")),
     "dashboard_remove": Call(
         dashboard_store.REMOVE,
         (keys.RETRY, keys.DEAD, "lk", "rl"),

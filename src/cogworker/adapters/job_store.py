@@ -20,6 +20,7 @@ from returns.pipeline import is_successful
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.domain.payload import decode as decode_payload
+from cogworker.domain.retries import LONGEST_DELAY
 from cogworker.domain.stats import day_of
 
 #: Day counters are kept this long (the dashboard charts up to 90 days).
@@ -363,10 +364,9 @@ class JobStore:
     def take_lock(self, lock: str, jid: str, ttl: float) -> bool:
         """Take a lock for `jid` if it is free or already `jid`'s (its TTL starts again).
 
-        A TTL longer than a century (say a payload's 1e300) is held for a century.
+        A TTL longer than the longest delay (say a payload's 1e300) is held that long.
         """
-        century = 100 * 365.25 * 86_400  # far inside what Redis's millisecond clock can add
-        seconds = ttl if 0 < ttl < century else century
+        seconds = ttl if 0 < ttl < LONGEST_DELAY else LONGEST_DELAY
         return bool(scripts.TAKE_LOCK(self.client, (lock,), (jid, max(1, int(seconds * 1000)))))
 
     def release_lock(self, lock: str, jid: str) -> bool:
