@@ -1,0 +1,111 @@
+"""Settings that can't work stop `cogworker work` before anything starts, in one line.
+
+A malformed Redis URL, wrong credentials, an ACL user that may not run
+scripts, a database index Redis doesn't have: exit status 2 and one
+`Error:` line naming the setting, never a traceback, never a retry loop,
+never a supervisor restarting children that can only crash.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import redis
+
+from tests.support.processes import CogworkerProcess
+from tests.support.redis_server import RedisServer, RedisServerFactory
+
+APP = "tests.app.jobs:fast_config"
+PASSWORD = "right-password"
+
+
+def run_work(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[int, list[str]]:
+    """Run `cogworker work APP ARGS...` to its exit: its status and its output's lines."""
+    worker = CogworkerProcess(["work", APP, *args], directory=tmp_path, env=env).start()
+    try:
+        status = worker.wait_for_exit(30.0)
+    finally:
+        worker.close()
+    return status, worker.log_text().splitlines()
+
+
+@pytest.fixture
+def guarded(redis_server_factory: RedisServerFactory) -> RedisServer:
+    """A Redis of the test's own with a password, and an ACL user that may not run EVALSHA."""
+    server = redis_server_factory()
+    with server.client() as admin:
+        admin.execute_command(
+            "ACL", "SETUSER", "noscripts", "on", ">pw", "~*", "&*", "+@all", "-evalsha"
+        )
+        admin.config_set("requirepass", PASSWORD)
+    return server
+
+
+def with_credentials(server: RedisServer, credentials: str, database: int = 0) -> str:
+    """The server's URL with `user:password` and a database index."""
+    return f"redis://{credentials}@127.0.0.1:{server.port}/{database}"
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+@pytest.mark.parametrize("where", ["flag", "environment"])
+def test_a_malformed_redis_url_is_one_line_and_exit_status_2(
+    tmp_path: Path, where: str, processes: str
+) -> None:
+    """`foo://bar` by flag or in $COGWORKER_REDIS_URL, one process or a supervisor: one line."""
+    if where == "flag":
+        status, lines = run_work(tmp_path, "--redis-url", "foo://bar", "--processes", processes)
+        setting = "--redis-url"
+    else:
+        env = {"COGWORKER_REDIS_URL": "foo://bar"}
+        status, lines = run_work(tmp_path, "--processes", processes, env=env)
+        setting = "$COGWORKER_REDIS_URL"
+
+    assert status == 2, lines
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"Error: {setting} 'foo://bar': Redis URL must specify"), lines
+
+
+def test_a_database_path_that_is_not_a_number_is_refused(tmp_path: Path) -> None:
+    """`redis://host/abc` would quietly mean database 0: it is an error naming the path."""
+    status, lines = run_work(tmp_path, "--redis-url", "redis://127.0.0.1:1/abc")
+
+    assert status == 2, lines
+    assert lines == [
+        "Error: --redis-url 'redis://127.0.0.1:1/abc': the database 'abc' is not a number "
+        "(redis://HOST:PORT/NUMBER)"
+    ]
+
+
+REFUSALS = [
+    pytest.param(":wrong-password", 0, "the credentials (invalid username", id="password"),
+    pytest.param("noscripts:pw", 0, "no permissions to run the 'evalsha'", id="acl-no-evalsha"),
+    pytest.param(f":{PASSWORD}", 99, "the database index (DB index is out of range", id="db-99"),
+]
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+@pytest.mark.parametrize(("credentials", "database", "says"), REFUSALS)
+def test_what_redis_refuses_for_good_stops_the_worker_at_start_up(
+    guarded: RedisServer,
+    tmp_path: Path,
+    credentials: str,
+    database: int,
+    says: str,
+    processes: str,
+) -> None:
+    """Wrong password, an ACL user without EVALSHA, `/99`: one line naming the setting."""
+    url = with_credentials(guarded, credentials, database)
+
+    status, lines = run_work(tmp_path, "--redis-url", url, "--processes", processes)
+
+    assert status == 2, lines
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("Error: --redis-url redis://"), lines
+    assert "Redis refused" in lines[0]
+    assert says in lines[0]
+    assert PASSWORD not in lines[0]
+    with redis.Redis(port=guarded.port, password=PASSWORD) as admin:
+        assert admin.keys("cogworker:*") == []
