@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import redis
 
+import cogworker
+from tests.app.jobs import Record
 from tests.support.processes import CogworkerProcess
 from tests.support.redis_server import RedisServer, RedisServerFactory
 
@@ -109,3 +111,40 @@ def test_what_redis_refuses_for_good_stops_the_worker_at_start_up(
     assert PASSWORD not in lines[0]
     with redis.Redis(port=guarded.port, password=PASSWORD) as admin:
         assert admin.keys("cogworker:*") == []
+
+
+CLIENT_REFUSALS = [
+    pytest.param(":wrong-password", "refused the credentials", id="password"),
+    pytest.param("noscripts:pw", "refused a command or key to this ACL user", id="acl"),
+    pytest.param(f":{PASSWORD}", "refused a write: it is out of memory", id="out-of-memory"),
+]
+
+
+@pytest.mark.parametrize(("credentials", "says"), CLIENT_REFUSALS)
+def test_the_client_says_what_redis_refused(
+    guarded: RedisServer, credentials: str, says: str
+) -> None:
+    """Wrong password, NOPERM, OOM: an EnqueueRefusedError (a RedisRefusedError) saying so."""
+    with redis.Redis(port=guarded.port, password=PASSWORD) as admin:
+        admin.config_set("maxmemory", "1")
+    client = cogworker.Client(cogworker.Config(redis_url=with_credentials(guarded, credentials)))
+    try:
+        with pytest.raises(cogworker.EnqueueRefusedError, match=says) as info:
+            client.enqueue(Record, "x", jid="refused-1")
+    finally:
+        client.close()
+    assert isinstance(info.value, cogworker.RedisRefusedError)
+    assert info.value.unknown == ("refused-1",)
+    assert PASSWORD not in str(info.value)
+
+
+def test_a_status_read_with_a_wrong_password_says_the_credentials_were_refused(
+    guarded: RedisServer,
+) -> None:
+    """`Client.status` wraps an authentication refusal in a RedisRefusedError."""
+    client = cogworker.Client(cogworker.Config(redis_url=with_credentials(guarded, ":wrong")))
+    try:
+        with pytest.raises(cogworker.RedisRefusedError, match="refused the credentials"):
+            client.status("any")
+    finally:
+        client.close()
