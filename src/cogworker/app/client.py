@@ -12,6 +12,7 @@ import redis
 from cogworker.adapters import redis_access, tracking
 from cogworker.adapters.connection import connect, describe
 from cogworker.adapters.job_store import JobStore
+from cogworker.adapters.redis_clock import RedisClock
 from cogworker.app import testing
 from cogworker.app.config import Config
 from cogworker.app.job import Job
@@ -47,12 +48,13 @@ class Client:
         config: Config,
         *,
         client: redis.Redis | None = None,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] | None = None,
     ) -> None:
+        """`clock`: what "now" is for created, enqueued and due times (default: Redis's)."""
         self.config = config
         self.redis = client or connect(config.resolved_redis_url(), connections="per-thread")
         self.store = JobStore(self.redis)
-        self._clock = clock
+        self._redis_clock = clock or RedisClock(self.redis)
 
     def enqueue(self, job_class: type[Job], *args: JSON, jid: str | None = None) -> str | None:
         """Put a run of `job_class` on its queue; the jid, or None if a middleware stopped it."""
@@ -106,6 +108,10 @@ class Client:
             twice = sorted({jid for jid in jids if jids.count(jid) > 1})[:5]
             raise ValueError(f"jids given more than once: {twice}")
         return [self._build(job_class, a, jid) for a, jid in zip(args_list, jids, strict=True)]
+
+    def _clock(self) -> float:
+        """Now, on Redis's clock; in a testing mode (no Redis), on this host's."""
+        return time.time() if testing.current_mode() is not None else self._redis_clock()
 
     def _build(self, job_class: type[Job], args: Sequence[JSON], jid: str | None) -> JobRecord:
         return build_job(

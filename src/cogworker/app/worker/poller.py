@@ -33,6 +33,8 @@ class Poller:
     interval: float
     stopping: threading.Event
     logger: logging.Logger
+    #: What "due" is measured on: Redis's clock in a worker (`RedisClock`), so a host
+    #: whose own clock is off neither runs jobs early nor sits on them.
     clock: Callable[[], float] = time.time
     rng: random.Random = attrs.field(factory=random.Random)
 
