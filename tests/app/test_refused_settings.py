@@ -70,6 +70,20 @@ def test_a_malformed_redis_url_is_one_line_and_exit_status_2(
     assert lines[0].startswith(f"Error: {setting} 'foo://bar': Redis URL must specify"), lines
 
 
+def test_the_dashboard_refuses_a_malformed_redis_url_in_one_line(tmp_path: Path) -> None:
+    """`cogworker serve --redis-url foo://bar`: exit status 2, one line naming the flag."""
+    server = CogworkerProcess(["serve", "--redis-url", "foo://bar"], directory=tmp_path).start()
+    try:
+        status = server.wait_for_exit(30.0)
+    finally:
+        server.close()
+    lines = server.log_text().splitlines()
+
+    assert status == 2, lines
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("Error: --redis-url 'foo://bar': Redis URL must specify"), lines
+
+
 def test_a_database_path_that_is_not_a_number_is_refused(tmp_path: Path) -> None:
     """`redis://host/abc` would quietly mean database 0: it is an error naming the path."""
     status, lines = run_work(tmp_path, "--redis-url", "redis://127.0.0.1:1/abc")

@@ -200,6 +200,8 @@ def serve(
             "$COGWORKER_DASHBOARD_AUTH): anyone who can reach it could retry, delete and stop"
         )
     try:
+        if redis_url:
+            check_redis_url("--redis-url", redis_url)
         credentials = BasicAuth.parse(auth) if auth else None
         app = create_app(
             Config(redis_url=redis_url), auth=credentials, read_only=read_only, root_path=root_path
