@@ -24,6 +24,13 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 # --- end of the dashboard block ---
 
+# --- clock-skew tests: Debian's libfaketime and a C compiler (tests/support/skewed_clock.py) ---
+if ! compgen -G "/usr/lib/*/faketime/libfaketime.so.1" >/dev/null || ! command -v cc >/dev/null; then
+  echo "== installing faketime and gcc for the clock-skew tests"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime gcc libc6-dev >/dev/null
+fi
+# --- end of the clock-skew block ---
+
 echo "== import layers"
 "$bin/python" scripts/check_layers.py
 echo "== ruff check"

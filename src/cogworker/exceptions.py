@@ -5,6 +5,10 @@
     CogworkerError
     ├── ConfigError              a Config, APP or flag that can't work
     ├── RedisUnavailableError    Redis can't be reached (enqueue while it is down)
+    │   └── EnqueueUnavailableError  ... during an enqueue (also an EnqueueError)
+    ├── RedisRefusedError        Redis answered no: credentials, a permission, the database, memory
+    │   └── EnqueueRefusedError      ... to an enqueue (also an EnqueueError)
+    ├── EnqueueError             an enqueue that failed: the jids pushed, and those not known
     ├── WrongKeyTypeError        a cogworker key holds another Redis type
     ├── UnknownJobClassError     a job's class can't be imported (renamed, removed)
     ├── JobOrphanedError         its process kept dying while running it
@@ -14,6 +18,8 @@
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 
 class CogworkerError(Exception):
@@ -26,6 +32,53 @@ class ConfigError(CogworkerError):
 
 class RedisUnavailableError(CogworkerError):
     """Redis could not be reached or did not answer in time."""
+
+
+class RedisRefusedError(CogworkerError):
+    """Redis answered, and refused: the credentials, a permission (ACL), the database
+    index, or a write when it is out of memory.  The message says which."""
+
+
+class EnqueueError(CogworkerError):
+    """An enqueue that failed part-way.
+
+    `pushed`: the jids known to be enqueued.  `unknown`: the jids that may or
+    may not have been enqueued (the reply was lost).  Every other jid of the
+    call was not enqueued.  Enqueue the unknown ones again with the same jids
+    (`jid=` / `jids=`): a jid still queued, scheduled, running or waiting to
+    retry is not pushed twice.
+    """
+
+    def __init__(self, problem: str, *, pushed: Sequence[str] = (), unknown: Sequence[str] = ()):
+        self.problem = problem
+        self.pushed = tuple(pushed)
+        self.unknown = tuple(unknown)
+        super().__init__(_enqueue_message(problem, self.pushed, self.unknown))
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Keyword-only fields: the default reduce would call __init__(message) alone.
+        return _rebuild_enqueue_error, (type(self), self.problem, self.pushed, self.unknown)
+
+
+def _enqueue_message(problem: str, pushed: tuple[str, ...], unknown: tuple[str, ...]) -> str:
+    done = f"; {len(pushed)} enqueued (see .pushed)" if pushed else ""
+    if len(unknown) == 1:
+        return f"{problem}{done}; job {unknown[0]} may or may not have been enqueued"
+    return f"{problem}{done}; {len(unknown)} jobs may or may not have been enqueued (see .unknown)"
+
+
+def _rebuild_enqueue_error(
+    kind: type[EnqueueError], problem: str, pushed: tuple[str, ...], unknown: tuple[str, ...]
+) -> EnqueueError:
+    return kind(problem, pushed=pushed, unknown=unknown)
+
+
+class EnqueueUnavailableError(EnqueueError, RedisUnavailableError):
+    """Redis went away during an enqueue (see `EnqueueError` for what was pushed)."""
+
+
+class EnqueueRefusedError(EnqueueError, RedisRefusedError):
+    """Redis refused an enqueue (see `EnqueueError` for what was pushed)."""
 
 
 class WrongKeyTypeError(CogworkerError):

@@ -10,7 +10,7 @@ import json
 import attrs
 
 import cogworker
-from cogworker.app.client import new_jid
+from cogworker.app.job_record import new_jid
 from tests.faults.jobs import config, note, side_effects
 
 

@@ -110,10 +110,10 @@ def json_of(stored: ScheduleEntry) -> dict[str, object]:
 def test_a_bad_periodic_entry_stops_the_worker_before_anything_is_enqueued(
     config: str, named: str, problem: str, rc: redis.Redis, start_worker: StartWorker
 ) -> None:
-    """`cogworker work APP` exits 1 with one line naming the entry and what is wrong with it;
-    nothing reaches Redis."""
+    """`cogworker work APP` exits 2 (a setting error) with one line naming the entry and
+    what is wrong with it; nothing reaches Redis."""
     worker = start_worker(config)
-    assert worker.wait_for_exit(30) == 1
+    assert worker.wait_for_exit(30) == 2
     log = worker.log_text()
     assert f"periodic job '{named}': {problem}" in log
     assert "Traceback" not in log

@@ -349,8 +349,9 @@ class JobStore:
         )  # fmt: skip
         return settle_keys, settle_args
 
-    def push_unique(self, pushes: Sequence[UniquePush]) -> list[bool]:
-        """Push unique jobs whose locks are free (one round trip); True where pushed."""
+    def push_unique(self, pushes: Sequence[UniquePush]) -> list[int]:
+        """Push unique jobs whose locks are free (one round trip): 1 where pushed, 0 where
+        another jid holds the lock, 2 where this jid does (pushed before: nothing done)."""
         pipe = self.client.pipeline(transaction=False)
         for push in pushes:
             target = keys.SCHEDULE if push.at is not None else keys.queue(push.queue)
@@ -359,7 +360,7 @@ class JobStore:
                 (target, keys.QUEUES, push.lock),
                 (push.queue, push.payload, push.jid, int(push.ttl * 1000), push.at or ""),
             )
-        return [bool(reply) for reply in scripts.run_pipeline(self.client, pipe)]
+        return [int(reply) for reply in scripts.run_pipeline(self.client, pipe)]
 
     def take_lock(self, lock: str, jid: str, ttl: float) -> bool:
         """Take a lock for `jid` if it is free or already `jid`'s (its TTL starts again).

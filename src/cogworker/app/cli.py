@@ -11,11 +11,38 @@ from urllib.parse import urlsplit
 
 import click
 
-from cogworker.adapters import embedded_redis, logs
-from cogworker.app.config import DEFAULT_REDIS_URL, Config, with_overrides
-from cogworker.exceptions import CogworkerError, ConfigError
+from cogworker.adapters import embedded_redis, logs, redis_access
+from cogworker.adapters.connection import describe
+from cogworker.app.config import DEFAULT_REDIS_URL, Config, check_redis_url, with_overrides
+from cogworker.exceptions import CogworkerError, ConfigError, RedisRefusedError
 
 EMBEDDED_DATA_DIR = Path(".cogworker")
+
+
+class SettingError(click.ClickException):
+    """A setting that can't work: one line on stderr, exit status 2 (as click's usage errors)."""
+
+    exit_code = 2
+
+
+def check_redis_access(config: Config, setting: str) -> None:
+    """Raise RedisRefusedError, naming `setting`, if Redis refuses a worker for good
+    (credentials, ACL permissions, database index); an unreachable Redis passes."""
+    url = config.resolved_redis_url()
+    refused = redis_access.refused_access(url)
+    if refused is not None:
+        raise RedisRefusedError(f"{setting} {describe(url)}: Redis refused {refused}")
+
+
+def worker_config(app: str, config_file: Path | None, flags: dict[str, Any]) -> Config:
+    """APP's config with the `--config` file's settings and the flags given over it."""
+    given = {name: value for name, value in flags.items() if value not in (None, ())}
+    if "redis_url" in given:
+        check_redis_url("--redis-url", given["redis_url"])
+    config = load_app(app)
+    if config_file is not None:
+        config = with_overrides(config, read_config_file(config_file))
+    return with_overrides(config, given)
 
 
 def load_app(spec: str) -> Config:
@@ -118,12 +145,12 @@ def work(
 ) -> None:
     """Run a worker process for APP (`module` or `module:attr` holding a Config)."""
     try:
-        config = load_app(app)
-        if config_file is not None:
-            config = with_overrides(config, read_config_file(config_file))
-        given = {name: value for name, value in flags.items() if value not in (None, ())}
-        config = with_overrides(config, given)
+        config = worker_config(app, config_file, flags)
         ensure_redis(config)
+        setting = "--redis-url" if flags.get("redis_url") else config.redis_url_setting()
+        check_redis_access(config, setting)
+    except (ConfigError, RedisRefusedError) as error:
+        raise SettingError(str(error)) from None
     except CogworkerError as error:
         raise click.ClickException(str(error)) from None
     logger = logs.setup(config.log_level, config.log_format)
@@ -183,15 +210,16 @@ def serve(
             "$COGWORKER_DASHBOARD_AUTH): anyone who can reach it could retry, delete and stop"
         )
     try:
+        if redis_url:
+            check_redis_url("--redis-url", redis_url)
         config = load_app(app) if app else Config()
         config = with_overrides(config, {"redis_url": redis_url}) if redis_url else config
-    except CogworkerError as error:
-        raise click.ClickException(str(error)) from None
-    try:
         credentials = BasicAuth.parse(auth) if auth else None
         dashboard = create_app(config, auth=credentials, read_only=read_only, root_path=root_path)
     except ValueError as error:
         raise click.BadParameter(str(error)) from None
+    except ConfigError as error:
+        raise SettingError(str(error)) from None
     click.echo(
         f"cogworker: dashboard on http://{host}:{port}{dashboard.root_path or '/'}", err=True
     )

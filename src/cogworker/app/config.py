@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 import attrs
 
+from cogworker.adapters import redis_access
+from cogworker.adapters.connection import describe
 from cogworker.adapters.job_store import Retention
 from cogworker.app.middleware import ClientMiddleware, ServerMiddleware
 from cogworker.app.periodic import Periodic, check_schedule
@@ -19,6 +21,19 @@ REDIS_URL_ENV = "COGWORKER_REDIS_URL"
 
 DeathHandler = Callable[..., object]
 """Called as `handler(job, exception)` (or with fewer arguments) when a job lands in dead."""
+
+
+def check_redis_url(setting: str, url: str) -> None:
+    """Raise ConfigError naming `setting` if redis-py can't use `url` (or would misread it)."""
+    try:
+        redis_access.check_url(url)
+    except ValueError as error:
+        raise ConfigError(f"{setting} {describe(url)!r}: {error}") from None
+
+
+def _redis_url(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    if value:
+        check_redis_url(f"Config.{attribute.name}", value)
 
 
 def _positive(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
@@ -78,7 +93,7 @@ class Config:
 
     #: None: `$COGWORKER_REDIS_URL`, else the default URL (where `cogworker
     #: work` starts an embedded Redis if nothing listens there).
-    redis_url: str | None = None
+    redis_url: str | None = attrs.field(default=None, validator=_redis_url)
     #: Jobs run at once by one worker process (its processor threads).
     concurrency: int = attrs.field(default=10, validator=_positive)
     #: Jobs a worker may fetch ahead of its free threads, so several share a
@@ -186,8 +201,24 @@ class Config:
             )
 
     def resolved_redis_url(self) -> str:
-        """The Redis URL to use: this config's, else `$COGWORKER_REDIS_URL`, else the default."""
-        return self.redis_url or os.environ.get(REDIS_URL_ENV) or DEFAULT_REDIS_URL
+        """The Redis URL to use: this config's, else `$COGWORKER_REDIS_URL`, else the default.
+
+        A malformed `$COGWORKER_REDIS_URL` is a ConfigError naming it.
+        """
+        if self.redis_url:
+            return self.redis_url
+        from_environment = os.environ.get(REDIS_URL_ENV)
+        if from_environment:
+            check_redis_url(f"${REDIS_URL_ENV}", from_environment)
+        return from_environment or DEFAULT_REDIS_URL
+
+    def redis_url_setting(self) -> str:
+        """Where the Redis URL in use comes from, as a person would set it."""
+        if self.redis_url:
+            return "Config.redis_url"
+        if os.environ.get(REDIS_URL_ENV):
+            return f"${REDIS_URL_ENV}"
+        return "the default Redis URL"
 
     def redis_is_configured(self) -> bool:
         """Whether a Redis was named (then it's never swapped for an embedded one)."""

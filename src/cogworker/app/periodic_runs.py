@@ -23,8 +23,8 @@ import attrs
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.periodic_store import NOW, Claim, ClaimResult, PeriodicStore
-from cogworker.app.client import build_job, new_jid
 from cogworker.app.config import Config
+from cogworker.app.job_record import build_job, new_jid
 from cogworker.app.middleware import client_chain
 from cogworker.app.periodic import Periodic
 from cogworker.domain import payload, unique

@@ -70,3 +70,9 @@ def enqueue_ttl(ttl: float, run_at: float | None, now: float) -> float:
 def retry_ttl(ttl: float, retry_at: float, now: float) -> float:
     """How long an `until_executed` lock must last once its job waits in the retry set."""
     return min(ttl + max(0.0, retry_at - now), LONGEST_DELAY)
+
+
+def jid_lock_key(jid: str) -> str:
+    """The lock of a job enqueued with a caller's jid: held, as ``until_executed``, from
+    its push until it ends for good, so pushing that jid again meanwhile does nothing."""
+    return f"{LOCK_PREFIX}jid:{jid}"

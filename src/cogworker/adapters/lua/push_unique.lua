@@ -8,7 +8,9 @@
 -- ARGV[4] the lock's TTL, milliseconds
 -- ARGV[5] "" to push onto the queue, or the score to schedule it at
 --
--- Returns 1 if pushed, 0 if the lock is held (a duplicate: nothing pushed).
+-- Returns 1 if pushed, 0 if another jid holds the lock (a duplicate: nothing
+-- pushed), 2 if this jid holds it: an earlier push of this very job (a retried
+-- enqueue with the caller's jid) that hasn't ended yet, so nothing is pushed.
 need_name(1)
 need_text(2)
 need_name(3)
@@ -18,6 +20,9 @@ if need_text(5) ~= "" then
 end
 
 if not redis.call("SET", KEYS[3], ARGV[3], "NX", "PX", ARGV[4]) then
+  if redis.call("GET", KEYS[3]) == ARGV[3] then
+    return 2
+  end
   return 0
 end
 if ARGV[5] == "" then

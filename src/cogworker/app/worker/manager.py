@@ -28,6 +28,7 @@ from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect
 from cogworker.adapters.job_store import Fetched, JobStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry
+from cogworker.adapters.redis_clock import RedisClock
 from cogworker.app.config import Config
 from cogworker.app.worker import pulse
 from cogworker.app.worker.acker import Acker
@@ -68,6 +69,8 @@ class Manager:
         self.registry = ProcessRegistry(self.redis)
         self._stop = StopControl(self.logger, self.state.identity, self.state.stopping)
         self._stop_requested = self._stop.requested
+        # Due times (retries, scheduled jobs, cron ticks) on Redis's clock, not this host's.
+        self.clock = RedisClock(self.redis)
         # Made in start(): its connection is opened at once, so only once Redis answered.
         self.acker: Acker | None = None
         self._work: queue.SimpleQueue[Fetched | None] = queue.SimpleQueue()
@@ -76,7 +79,7 @@ class Manager:
         self.heartbeat = Heartbeat(self.registry, config, self.state, self.logger, self.signal)
         self.reconciler = Reconciler(self.store, self.registry, config, self.state, self.logger)
         self.periodic = PeriodicManager(
-            PeriodicStore(self.redis), config, self.state.stopping, self.logger
+            PeriodicStore(self.redis), config, self.state.stopping, self.logger, clock=self.clock
         )
 
     def _own_store(self) -> JobStore:
@@ -135,12 +138,24 @@ class Manager:
         owner = self.identity if reliable else None
         self.acker = Acker(self._own_store(), self.state, self.logger, owner)
         processor = Processor(
-            self.store, self.config, self.state, self.logger, reliable=reliable, acker=self.acker
+            self.store,
+            self.config,
+            self.state,
+            self.logger,
+            reliable=reliable,
+            acker=self.acker,
+            clock=self.clock,
         )
         fetcher = Fetcher(
             self._own_store(), self.config, self.state, self.logger, self._work, self._slots, plan
         )
-        poller = Poller(self.store, self.config.poll_interval, self.state.stopping, self.logger)
+        poller = Poller(
+            self.store,
+            self.config.poll_interval,
+            self.state.stopping,
+            self.logger,
+            clock=self.clock,
+        )
         for index in range(self.config.concurrency):
             self._spawn(f"processor-{index}", lambda: self._process_loop(processor))
         self._spawn("fetcher", fetcher.run)

@@ -18,7 +18,7 @@ from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.job_store import JobStore
-from cogworker.app.client import new_jid
+from cogworker.app.job_record import new_jid
 from cogworker.app.worker.backoff import repeat
 from cogworker.domain import payload
 
@@ -33,6 +33,8 @@ class Poller:
     interval: float
     stopping: threading.Event
     logger: logging.Logger
+    #: What "due" is measured on: Redis's clock in a worker (`RedisClock`), so a host
+    #: whose own clock is off neither runs jobs early nor sits on them.
     clock: Callable[[], float] = time.time
     rng: random.Random = attrs.field(factory=random.Random)
 

@@ -21,9 +21,9 @@ from returns.pipeline import is_successful
 
 from cogworker.adapters import user_hooks
 from cogworker.adapters.job_store import Fetched, JobStore, Outcome, OutcomeKind, Settlement
-from cogworker.app.client import new_jid
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
+from cogworker.app.job_record import new_jid
 from cogworker.app.worker.acker import Acker
 from cogworker.app.worker.running import Attempt, Runner
 from cogworker.app.worker.state import RunningJob, WorkerState

@@ -25,10 +25,10 @@ from cogworker.adapters.job_store import (
     parse_outcome_record,
 )
 from cogworker.adapters.process_registry import ProcessRegistry
-from cogworker.app.client import new_jid
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import load_job_class
+from cogworker.app.job_record import new_jid
 from cogworker.app.worker.backoff import repeat
 from cogworker.app.worker.state import WorkerState
 from cogworker.domain import payload

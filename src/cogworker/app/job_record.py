@@ -1,0 +1,105 @@
+"""The record of a new run: its checked arguments, its jid, what its options add."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Sequence
+
+from cogworker.app.job import Job
+from cogworker.domain import unique
+from cogworker.domain.job import JobRecord
+from cogworker.domain.json_values import JSON, first_non_json, is_json_native
+from cogworker.exceptions import ConfigError
+
+#: What a caller's jid may be made of: it becomes part of key names and URLs.
+JID_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+
+
+def new_jid() -> str:
+    """A fresh job id: 24 hex digits from the OS's random source."""
+    return secrets.token_hex(12)
+
+
+def check_jid(jid: object) -> str:
+    """A caller's jid as given, or ValueError saying why it can't be one."""
+    if not isinstance(jid, str) or not JID_PATTERN.fullmatch(jid):
+        raise ValueError(
+            f"jid {jid!r}: a jid is 1 to 128 letters, digits and _ . : - (a UUID will do)"
+        )
+    return jid
+
+
+def check_args(args: Sequence[object]) -> None:
+    """Raise TypeError naming the first argument JSON can't carry as is."""
+    if is_json_native(list(args)):
+        return
+    found = first_non_json(list(args), "args")
+    if found is not None:
+        where, kind = found
+        raise TypeError(
+            f"job arguments must be JSON-native (str, int, float, bool, None, list, "
+            f"dict with str keys); {where} is {kind}"
+        )
+
+
+def _extra(
+    job_class: type[Job], args: Sequence[JSON], lock_ttl: float, *, own_jid: str | None = None
+) -> dict[str, JSON]:
+    """The payload keys a job's options add: status tracking, its unique lock.
+
+    A caller's jid (`own_jid`) makes the push idempotent with an
+    `until_executed` lock: the class's own one, else one keyed by the jid.
+    """
+    options = job_class.cogworker_options
+    extra: dict[str, JSON] = {"track_status": True} if options.track_status else {}
+    ttl = options.unique_for or lock_ttl
+    if options.unique is not None:
+        if own_jid is not None and not unique.held_until_done(options.unique):
+            raise ValueError(
+                f"jid={own_jid!r}: {job_class.__qualname__} is unique={options.unique!r}, whose "
+                "lock doesn't last until the job ends, so a pushed jid can't be recognised; "
+                "use unique='until_executed' or enqueue it without a jid"
+            )
+        custom = getattr(job_class, "unique_key", None)
+        key = unique.lock_key(
+            job_class.class_path(),
+            options.queue,
+            list(args),
+            custom(list(args)) if custom else None,
+        )
+        extra.update(unique=options.unique, unique_lock=key, unique_ttl=ttl)
+    elif own_jid is not None:
+        lock = unique.jid_lock_key(own_jid)
+        extra.update(unique="until_executed", unique_lock=lock, unique_ttl=ttl)
+    return extra
+
+
+def build_job(
+    job_class: type[Job],
+    args: Sequence[JSON],
+    now: float,
+    *,
+    lock_ttl: float = 3600.0,
+    jid: str | None = None,
+) -> JobRecord:
+    """The record of a new run of `job_class` with `args` (with a caller's `jid`, if given)."""
+    if not (isinstance(job_class, type) and issubclass(job_class, Job)):
+        raise TypeError(f"{job_class!r} is not a cogworker Job class")
+    if job_class.__module__ == "__main__":
+        raise ConfigError(
+            f"{job_class.__qualname__} is defined in __main__, which a worker can't import; "
+            "define job classes in a module"
+        )
+    check_args(args)
+    own_jid = None if jid is None else check_jid(jid)
+    options = job_class.cogworker_options
+    return JobRecord(
+        class_name=job_class.class_path(),
+        queue=options.queue,
+        jid=own_jid or new_jid(),
+        args=tuple(args),
+        retry=options.retry,
+        created_at=now,
+        extra=_extra(job_class, args, lock_ttl, own_jid=own_jid),
+    )
