@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 
+import pytest
 import redis
 
 import cogworker
@@ -101,12 +102,13 @@ def test_sigtstp_quiets_the_process(
     )
 
 
-def test_a_worker_started_with_quiet_takes_no_job_until_resumed(
-    rc: redis.Redis, client: cogworker.Client, workers: Workers
+@pytest.mark.parametrize("flag", ["--paused", "--quiet"])
+def test_a_worker_started_paused_takes_no_job_until_resumed(
+    rc: redis.Redis, client: cogworker.Client, workers: Workers, flag: str
 ) -> None:
-    """`cogworker work --quiet`: the process registers as quiet, leaves jobs queued, and runs
-    them once resumed (the dashboard's way)."""
-    worker = workers.start(extra_args=["--quiet"])
+    """`cogworker work --paused` (or `--quiet`): the process registers as quiet, leaves jobs
+    queued, and runs them once resumed (the dashboard's way)."""
+    worker = workers.start(extra_args=[flag])
     [identity] = wait_for_processes(rc, 1, worker)
     assert process_hash(rc, identity)["quiet"] == "true"
     jid = assert_stays_queued(rc, client, identity, worker)

@@ -131,9 +131,9 @@ def main() -> None:
     "runs the supervisor even with --processes 1.",
 )  # fmt: skip
 @click.option(
-    "--quiet", is_flag=True,
-    help="Start quiet: register and show on the dashboard, but take no job until resumed "
-    "(the dashboard's Resume).",
+    "--paused", "--quiet", "quiet", is_flag=True,
+    help="Start paused: register and show on the dashboard (as quiet), but take no job "
+    "until resumed (the dashboard's Resume).  --quiet is the same.",
 )  # fmt: skip
 def work(
     app: str,

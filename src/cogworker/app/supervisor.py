@@ -16,7 +16,7 @@ as if started by hand.  The supervisor
   Ctrl-C at a terminal reaches the supervisor only and each child gets one
   request per request, not one from the terminal and one forwarded;
 * forwards SIGTSTP (quiet), the one other signal a
-  worker handles, and starts any later child quiet too (`--quiet`: a restart
+  worker handles, and starts any later child quiet too (`--paused`: a restart
   after SIGTSTP must not take jobs; it knows nothing of a Resume from the
   dashboard, where such a child shows as quiet and can be resumed);
 * kills (SIGKILL) a child still there `kill_after` seconds after its
@@ -270,7 +270,8 @@ class Supervisor:
         slot.due_at = None
         slot.recycling = False
         slot.terminated_at = None
-        quiet = ["--quiet"] if self.quiet and "--quiet" not in self.command else []
+        paused = self.quiet and not {"--paused", "--quiet"} & set(self.command)
+        quiet = ["--paused"] if paused else []
         try:
             slot.process = subprocess.Popen(
                 [*self.command, *quiet],
