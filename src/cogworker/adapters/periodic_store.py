@@ -153,6 +153,11 @@ class PeriodicStore:
         schedule = {as_bytes(name).decode(): as_bytes(raw) for name, raw in stored.items()}
         return schedule, None if epoch is None else as_bytes(epoch).decode()
 
+    def epoch(self) -> str | None:
+        """The schedule's epoch (see `restore`), or None: missing."""
+        epoch = self.client.get(keys.PERIODIC_EPOCH)
+        return None if epoch is None else as_bytes(epoch).decode()
+
     def restore(self, token: str, entries: Mapping[str, str]) -> Restored:
         """Add `entries` where their name is missing, and the epoch (`token`) if it is missing
         (see `lua/periodic_restore.lua`)."""

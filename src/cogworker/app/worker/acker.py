@@ -21,6 +21,8 @@ import attrs
 
 from cogworker.adapters.connection import SOCKET_TIMEOUT
 from cogworker.adapters.job_store import JobStore, Settlement
+from cogworker.app.worker.ownership import report_lost_ownership
+from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.app.worker.state import WorkerState
 from cogworker.app.worker.status_marks import StatusMarks
 
@@ -41,6 +43,8 @@ class Acker:
     #: This process's identity (None: basic fetch, no in-progress list to check).
     owner: str | None
     clock: Callable[[], float] = time.time
+    #: Tells a loss of Redis's data from an orphan recovery when a job is found gone.
+    epoch_watch: EpochWatch | None = None
     _waiting: collections.deque[Settlement] = attrs.field(factory=collections.deque)
     _marks: StatusMarks = attrs.field(factory=StatusMarks)
     _arrived: threading.Event = attrs.field(factory=threading.Event)
@@ -100,10 +104,9 @@ class Acker:
         for settlement, written in zip(batch, owned, strict=True):
             self.state.release(settlement.fetched.raw)
             if not written:
-                self.logger.warning(
-                    "the job was no longer this process's (recovered by another as an orphan); "
-                    "nothing written for this run",
-                    extra={"jid": settlement.outcome.jid, "reason": "lost-ownership"},
+                outcome = settlement.outcome
+                report_lost_ownership(
+                    self.logger, self.epoch_watch, outcome.jid, outcome.class_name
                 )
 
     def _write_failed(self, batch: list[Settlement], marks: int, error: Exception) -> None:

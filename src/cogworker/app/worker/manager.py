@@ -36,6 +36,7 @@ from cogworker.app.worker.backoff import Backoff
 from cogworker.app.worker.fetcher import Fetcher
 from cogworker.app.worker.heartbeat import Heartbeat
 from cogworker.app.worker.periodic_manager import PeriodicManager
+from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.app.worker.poller import Poller
 from cogworker.app.worker.processor import Processor
 from cogworker.app.worker.reconciler import Reconciler
@@ -78,8 +79,15 @@ class Manager:
         self._threads: list[threading.Thread] = []
         self.heartbeat = Heartbeat(self.registry, config, self.state, self.logger, self.signal)
         self.reconciler = Reconciler(self.store, self.registry, config, self.state, self.logger)
+        periodic_store = PeriodicStore(self.redis)
+        self.epoch_watch = EpochWatch(periodic_store, config, self.logger, self.clock)
         self.periodic = PeriodicManager(
-            PeriodicStore(self.redis), config, self.state.stopping, self.logger, clock=self.clock
+            periodic_store,
+            config,
+            self.state.stopping,
+            self.logger,
+            clock=self.clock,
+            watch=self.epoch_watch,
         )
 
     def _own_store(self) -> JobStore:
@@ -136,7 +144,9 @@ class Manager:
         self._load_periodic_schedule()
         reliable = self.config.fetch == "reliable"
         owner = self.identity if reliable else None
-        self.acker = Acker(self._own_store(), self.state, self.logger, owner)
+        self.acker = Acker(
+            self._own_store(), self.state, self.logger, owner, epoch_watch=self.epoch_watch
+        )
         processor = Processor(
             self.store,
             self.config,
@@ -145,6 +155,7 @@ class Manager:
             reliable=reliable,
             acker=self.acker,
             clock=self.clock,
+            epoch_watch=self.epoch_watch,
         )
         fetcher = Fetcher(
             self._own_store(), self.config, self.state, self.logger, self._work, self._slots, plan
@@ -285,12 +296,14 @@ class Manager:
             self.logger.error("KeyGuard: %s; the loops using it will fail until fixed", problem)
 
     def _load_periodic_schedule(self) -> None:
-        """This config's periodic jobs into the stored schedule, before any thread runs.
+        """This config's periodic jobs into the stored schedule, and Redis's data epoch noted,
+        before any thread runs (a job settled later compares the epoch with it).
 
         (The entries themselves were checked when the Config was built.)
         """
         try:
             self.periodic.load()
+            self.epoch_watch.mark()
         except redis.RedisError as error:
             self.logger.warning(
                 "couldn't update the periodic schedule (%s); the periodic thread will", error

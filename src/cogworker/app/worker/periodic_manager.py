@@ -68,8 +68,8 @@ class PeriodicManager:
     #: Stored entries already reported as unusable (reported once each).
     _unusable: set[bytes] = attrs.field(factory=set)
     #: Notices Redis losing the schedule, and puts this config's part back.
-    _watch: EpochWatch = attrs.field(
-        init=False,
+    watch: EpochWatch = attrs.field(
+        kw_only=True,
         default=attrs.Factory(
             lambda self: EpochWatch(self.store, self.config, self.logger, self.clock),
             takes_self=True,
@@ -88,7 +88,7 @@ class PeriodicManager:
             return True
         for _ in range(LOAD_ATTEMPTS):
             if self._load_once():
-                self._watch.mark()
+                self.watch.mark()
                 self._loaded = True
                 return True
         return False
@@ -132,7 +132,7 @@ class PeriodicManager:
         if not self.load():
             return RECHECK
         schedule, epoch = self.store.schedule_and_epoch()
-        if self._watch.lost(epoch):
+        if self.watch.lost(epoch):
             schedule = self.store.schedule()
         now = self.clock()
         pauses = [self._tend_entry(raw, now) for raw in schedule.values()]

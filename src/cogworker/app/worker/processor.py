@@ -25,6 +25,8 @@ from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job_record import new_jid
 from cogworker.app.worker.acker import Acker
+from cogworker.app.worker.ownership import report_lost_ownership
+from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.app.worker.running import Attempt, Runner
 from cogworker.app.worker.state import RunningJob, WorkerState
 from cogworker.domain import failure, payload, records, unique
@@ -56,6 +58,8 @@ class Processor:
     reliable: bool = True
     #: Writes acks in batches; None: each ack is written before the next job.
     acker: Acker | None = None
+    #: Tells a loss of Redis's data from an orphan recovery when a job is found gone.
+    epoch_watch: EpochWatch | None = None
     clock: Callable[[], float] = time.time
     rng: random.Random = attrs.field(factory=random.Random)
 
@@ -404,11 +408,7 @@ class Processor:
             self._lost_ownership(job)
 
     def _lost_ownership(self, job: JobRecord) -> None:
-        self.logger.warning(
-            "the job was no longer this process's (recovered by another as an orphan); "
-            "nothing written for this run",
-            extra={"jid": job.jid, "class": job.class_name, "reason": "lost-ownership"},
-        )
+        report_lost_ownership(self.logger, self.epoch_watch, job.jid, job.class_name)
 
 
 #: The settlement of a job that holds no lock: nothing to release or extend.
