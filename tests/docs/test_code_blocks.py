@@ -11,7 +11,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -54,21 +54,41 @@ def run_to_end(block: Block, command: list[str], cwd: Path, env: Mapping[str, st
     assert done.returncode == 0, f"{block.where} exited {done.returncode}:\n{output[-3000:]}"
 
 
-def run_until(block: Block, text: str, cwd: Path, env: Mapping[str, str]) -> None:
-    """Start the block's command, wait for `text` in its output, stop it with SIGTERM."""
-    log = cwd / f"block-{block.line}.log"
-    process = spawn(["bash", "-c", block.code], log_path=log, cwd=cwd, env=env)
+def run_until_ready(
+    command: list[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    log: Path,
+    ready: Callable[[str], bool],
+    what: str,
+) -> str:
+    """Start `command`, wait until `ready(its output)`, stop it with SIGTERM; its output."""
+    process = spawn(command, log_path=log, cwd=cwd, env=env)
     try:
         wait_until(
-            lambda: text in log.read_text(errors="replace"),
+            lambda: ready(log.read_text(errors="replace")),
             UNTIL_TIMEOUT,
             interval=0.2,
-            message=lambda: f"{block.where} never printed {text!r}:\n{log_tail(log)}",
+            message=lambda: f"{what}:\n{log_tail(log)}",
         )
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(STOP_TIMEOUT)
     finally:
         reap(process)
+    return log.read_text(errors="replace")
+
+
+def run_until(block: Block, text: str, cwd: Path, env: Mapping[str, str]) -> None:
+    """Start the block's command, wait for `text` in its output, stop it with SIGTERM."""
+    run_until_ready(
+        ["bash", "-c", block.code],
+        cwd=cwd,
+        env=env,
+        log=cwd / f"block-{block.line}.log",
+        ready=lambda output: text in output,
+        what=f"{block.where} never printed {text!r}",
+    )
 
 
 def run_block(block: Block, sandbox: Path, env: Mapping[str, str]) -> None:

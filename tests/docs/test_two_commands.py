@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
 
 import redis
 
 from tests.docs.markdown_blocks import blocks_of
-from tests.docs.test_code_blocks import STOP_TIMEOUT, UNTIL_TIMEOUT, sandbox_environment
-from tests.support.processes import REPO_ROOT, log_tail, reap, spawn, wait_until
+from tests.docs.test_code_blocks import run_until_ready, sandbox_environment
+from tests.support.processes import REPO_ROOT
 
 
 def two_commands() -> list[str]:
@@ -32,18 +30,12 @@ def test_run_example_works_demo_jobs_on_the_given_redis(
     redis_url: str, rc: redis.Redis, tmp_path: Path
 ) -> None:
     """`bash scripts/run-example.sh` runs the demo's jobs on $COGWORKER_REDIS_URL, then stops."""
-    log = tmp_path / "run-example.log"
-    env = sandbox_environment(redis_url)
-    process = spawn(["bash", "scripts/run-example.sh"], log_path=log, cwd=REPO_ROOT, env=env)
-    try:
-        wait_until(
-            lambda: int(rc.get("cogworker:stat:processed") or 0) > 0,
-            UNTIL_TIMEOUT,
-            interval=0.2,
-            message=lambda: f"no demo job was processed:\n{log_tail(log)}",
-        )
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(STOP_TIMEOUT)
-    finally:
-        reap(process)
-    assert "demo: round 1 enqueued" in log.read_text()
+    output = run_until_ready(
+        ["bash", "scripts/run-example.sh"],
+        cwd=REPO_ROOT,
+        env=sandbox_environment(redis_url),
+        log=tmp_path / "run-example.log",
+        ready=lambda _: int(rc.get("cogworker:stat:processed") or 0) > 0,
+        what="no demo job was processed",
+    )
+    assert "demo: round 1 enqueued" in output

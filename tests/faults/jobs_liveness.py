@@ -14,7 +14,7 @@ import time
 import attrs
 
 import cogworker
-from tests.faults.jobs import note
+from tests.faults.jobs import Sleep, note
 
 #: Beats five times a second; gone after a second without one; a long drain.
 config = cogworker.Config(
@@ -66,14 +66,12 @@ class ClosesFd2(cogworker.Job):
         note("end", self.jid)
 
 
-class SleepsWith(cogworker.Job):
+class SleepsWith(Sleep):
     """Sleeps `seconds`; `data` only rides along (nested deep, say)."""
 
-    def perform(self, seconds: float, data: object) -> None:
+    def perform(self, seconds: float, data: object = None) -> None:
         """Sleep, noting start and end."""
-        note("start", self.jid)
-        time.sleep(seconds)
-        note("end", self.jid)
+        super().perform(seconds)
 
 
 class EndsAThread(cogworker.Job):

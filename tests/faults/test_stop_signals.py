@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
+import pytest
 import redis
 
 import cogworker
@@ -49,22 +50,19 @@ def stops_at_once_when_told_twice(
     oracle.assert_nothing_left_behind(inspect)
 
 
+@pytest.mark.parametrize("processes", [1, 2], ids=["worker", "supervisor"])
 def test_a_second_sigterm_stops_at_once(
-    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    processes: int,
 ) -> None:
-    """A second SIGTERM during the drain: the running job goes back unfinished at once."""
-    worker = start_worker(APP)
-    registered(inspect, 1)
+    """A second SIGTERM during the drain: the running job goes back unfinished at once (with
+    `--processes 2`, the supervisor forwards the second request to its children)."""
+    worker = start_worker(APP, extra_args=["--processes", str(processes)])
+    registered(inspect, processes)
     stops_at_once_when_told_twice(worker, client, inspect, oracle_file)
-
-
-def test_a_second_sigterm_to_the_supervisor_stops_its_children_at_once(
-    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
-) -> None:
-    """The same through `--processes 2`: the supervisor forwards the second request."""
-    supervisor = start_worker(APP, extra_args=["--processes", "2"])
-    registered(inspect, 2)
-    stops_at_once_when_told_twice(supervisor, client, inspect, oracle_file)
 
 
 def test_sighup_to_the_supervisor_drains_its_children(
