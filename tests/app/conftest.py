@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
+import cogworker
+from cogworker.app import client as client_module
 from tests.app.helpers import Workers
 from tests.support.processes import CogworkerFactory
 
@@ -12,3 +16,12 @@ from tests.support.processes import CogworkerFactory
 def workers(cogworker_factory: CogworkerFactory, redis_url: str) -> Workers:
     """Starts `cogworker work` processes on the test's Redis, with the side-effect URL set."""
     return Workers(cogworker_factory, redis_url)
+
+
+@pytest.fixture
+def configured(redis_url: str) -> Iterator[cogworker.Client]:
+    """`cogworker.configure` pointed at the test's Redis (for `Job.perform_in` / `perform_at`)."""
+    default = cogworker.configure(cogworker.Config(redis_url=redis_url))
+    yield default
+    default.close()
+    client_module._default = None

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Iterator
 
 import pytest
 import redis
 
 import cogworker
-from cogworker.app import client as client_module
 from tests.app.helpers import (
     Workers,
     logs,
@@ -25,15 +23,6 @@ from tests.support.processes import wait_until
 
 #: A start may be seen this much before its time: the clocks of two processes, read apart.
 CLOCK_SLACK = 0.05
-
-
-@pytest.fixture
-def configured(redis_url: str) -> Iterator[cogworker.Client]:
-    """`cogworker.configure` pointed at the test's Redis (for `Job.perform_in` / `perform_at`)."""
-    default = cogworker.configure(cogworker.Config(redis_url=redis_url))
-    yield default
-    default.close()
-    client_module._default = None
 
 
 def test_scheduled_jobs_run_at_their_time_exactly_once_with_three_pollers(

@@ -68,10 +68,18 @@ def assert_nothing_left_behind(client: redis.Redis) -> None:
     """After every worker has stopped: no process, in-progress, handover or orphan key remains."""
     leftovers = sorted(
         key.decode()
-        for pattern in ("process:*", "workers:*", "memory:*", "inprogress:*", "orphanings:*")
+        for pattern in (
+            "process:*",
+            "workers:*",
+            "memory:*",
+            "inprogress:*",
+            "orphanings:*",
+            "handbacks:*",
+        )
         for key in client.scan_iter(match=keys.PREFIX + pattern)
     )
     assert leftovers == [], f"keys left behind: {leftovers}"
     assert client.scard(keys.PROCESSES) == 0, "processes still registered"
     assert client.llen(keys.UNSETTLED) == 0, "settlements never filed"
     assert client.llen(keys.REPEAT_ORPHANS) == 0, "repeat orphans never buried"
+    assert client.llen(keys.REPEAT_HANDBACKS) == 0, "repeat hand-backs never buried"

@@ -105,25 +105,28 @@ class Job:
         return f"{cls.__module__}.{cls.__qualname__}"
 
     @classmethod
-    def perform_async(cls, *args: JSON) -> str | None:
-        """Enqueue a run with `args` through the configured client; the jid (None if stopped)."""
+    def perform_async(cls, *args: JSON, jid: str | None = None) -> str | None:
+        """Enqueue a run with `args` through the configured client; the jid (None if stopped).
+
+        `jid`: your own id for the run, which makes repeating the call safe (see
+        `Client.enqueue`)."""
         from cogworker.app.client import default_client
 
-        return default_client().enqueue(cls, *args)
+        return default_client().enqueue(cls, *args, jid=jid)
 
     @classmethod
-    def perform_in(cls, seconds: float, *args: JSON) -> str | None:
+    def perform_in(cls, seconds: float, *args: JSON, jid: str | None = None) -> str | None:
         """Enqueue a run `seconds` from now."""
         from cogworker.app.client import default_client
 
-        return default_client().enqueue_in(seconds, cls, *args)
+        return default_client().enqueue_in(seconds, cls, *args, jid=jid)
 
     @classmethod
-    def perform_at(cls, at: float | dt.datetime, *args: JSON) -> str | None:
+    def perform_at(cls, at: float | dt.datetime, *args: JSON, jid: str | None = None) -> str | None:
         """Enqueue a run at `at` (a unix timestamp or an aware datetime)."""
         from cogworker.app.client import default_client
 
-        return default_client().enqueue_at(at, cls, *args)
+        return default_client().enqueue_at(at, cls, *args, jid=jid)
 
 
 def _check_perform(cls: type[Job]) -> None:
