@@ -261,3 +261,52 @@ def test_pages_request_nothing_from_other_origins(web: Web, path: str) -> None:
     """No CDN: every asset a page refers to is on the dashboard's own origin."""
     html = web.get(path).text
     assert not re.search(r'(?:src|href|action)="(?:https?:)?//', html)
+
+
+@pytest.mark.parametrize(
+    ("host", "answered"),
+    [
+        ("evil.example:7433", False),
+        ("127.0.0.1.nip.example", False),
+        ("", False),
+        ("localhost:7433", True),
+        ("LOCALHOST.", True),
+        ("127.0.0.1:7433", True),
+        ("[::1]:7433", True),
+        ("jobs.internal", True),
+    ],
+)
+def test_named_hosts_only_are_answered(config: cogworker.Config, host: str, answered: bool) -> None:
+    """With `allowed_hosts`, a request naming another host is a 400 that says why, with no
+    data; the loopback names (any case, port or brackets) and the listed ones are served."""
+    app = create_app(config, allowed_hosts={"127.0.0.1", "localhost", "::1", "jobs.internal"})
+    with TestClient(app) as client:
+        response = client.get("/dead", headers={"host": host})
+    if answered:
+        assert response.status_code == 200, host
+        return
+    assert response.status_code == 400, host
+    assert "doesn't answer to the host name" in response.text
+    assert "--allowed-host" in response.text
+    assert "Dead" not in response.text
+    assert_secure_headers(response)
+
+
+def test_serve_without_auth_refuses_a_rebound_host_name(redis_url: str, tmp_path: Path) -> None:
+    """`cogworker serve` without auth: a Host naming another site (DNS rebinding) gets a 400;
+    its own address and an `--allowed-host` name are served."""
+    port = free_port()
+    args = ["serve", "--port", str(port), "--redis-url", redis_url, "--allowed-host", "jobs.lan"]
+    with CogworkerProcess(args, directory=tmp_path, name="serve") as server:
+        base = f"http://127.0.0.1:{port}"
+        wait_until(
+            lambda: httpx.get(base + "/health", timeout=1).status_code == 200,
+            15.0,
+            ignore=(httpx.HTTPError,),
+            message=server.log_tail,
+        )
+        rebound = httpx.get(base + "/dead", headers={"Host": f"evil.example:{port}"}, timeout=5)
+        assert rebound.status_code == 400
+        assert "evil.example" in rebound.text
+        assert httpx.get(base + "/dead", headers={"Host": "jobs.lan"}, timeout=5).is_success
+        assert httpx.get(base + "/dead", timeout=5).is_success

@@ -187,6 +187,11 @@ def work(
     help="HTTP basic auth; prefer $COGWORKER_DASHBOARD_AUTH (a flag shows in `ps`).",
 )  # fmt: skip
 @click.option("--read-only", is_flag=True, help="Show everything, change nothing.")
+@click.option(
+    "--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+    help="Without auth, a host name to answer to besides the bound address and localhost "
+    "(repeatable); any other Host is refused (DNS rebinding).",
+)  # fmt: skip
 def serve(
     app: str | None,
     host: str,
@@ -195,6 +200,7 @@ def serve(
     root_path: str,
     auth: str | None,
     read_only: bool,
+    allowed_hosts: tuple[str, ...],
 ) -> None:
     """Run the dashboard (on 127.0.0.1 unless told otherwise, and then only with --auth).
 
@@ -203,6 +209,7 @@ def serve(
     import uvicorn
 
     from cogworker.app.web import BasicAuth, create_app, is_loopback
+    from cogworker.app.web.security import LOOPBACK_NAMES
 
     if not is_loopback(host) and not auth:
         raise click.UsageError(
@@ -215,7 +222,15 @@ def serve(
         config = load_app(app) if app else Config()
         config = with_overrides(config, {"redis_url": redis_url}) if redis_url else config
         credentials = BasicAuth.parse(auth) if auth else None
-        dashboard = create_app(config, auth=credentials, read_only=read_only, root_path=root_path)
+        dashboard = create_app(
+            config,
+            auth=credentials,
+            read_only=read_only,
+            root_path=root_path,
+            # With auth another site can't get in whatever its name; without, only names
+            # that are this machine's or the operator's are answered.
+            allowed_hosts=None if auth else {host, *LOOPBACK_NAMES, *allowed_hosts},
+        )
     except ValueError as error:
         raise click.BadParameter(str(error)) from None
     except ConfigError as error:

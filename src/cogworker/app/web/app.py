@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import secrets
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from cogworker.app.web.asgi import DashboardApp
 from cogworker.app.web.context import Dashboard, render
 from cogworker.app.web.format import FILTERS
 from cogworker.app.web.routes import job, overview, periodic, queues, sets, workers
-from cogworker.app.web.security import Authorizer, BasicAuth
+from cogworker.app.web.security import Authorizer, BasicAuth, host_name
 
 LOGGER = logging.getLogger("cogworker.dashboard")
 CSRF_COOKIE = "cogworker_csrf"
@@ -113,6 +114,7 @@ def create_app(
     root_path: str = "",
     client: redis.Redis | None = None,
     csrf_secret: str | None = None,
+    allowed_hosts: Iterable[str] | None = None,
 ) -> DashboardApp:
     """The dashboard for `config`'s Redis, as an ASGI app.
 
@@ -122,7 +124,8 @@ def create_app(
     `root_path`: the path the browser sees the dashboard under (`/jobs`);
     every link, asset and the CSRF cookie follow it.  Mount the result at
     that path in a Litestar app (`asgi("/jobs", is_mount=True, copy_scope=True)(dashboard)`)
-    or any ASGI server.
+    or any ASGI server.  `allowed_hosts`: the host names it answers to (any other
+    `Host` is a 400); None: any (`cogworker serve` without auth names its own).
     """
     config = config or Config()
     root = normalized_root(root_path)
@@ -153,4 +156,5 @@ def create_app(
         openapi_config=None,
     )
     authorizer = BasicAuth.parse(auth) if isinstance(auth, str) else auth
-    return DashboardApp(litestar=litestar, root_path=root, auth=authorizer)
+    hosts = None if allowed_hosts is None else frozenset(map(host_name, allowed_hosts))
+    return DashboardApp(litestar=litestar, root_path=root, auth=authorizer, allowed_hosts=hosts)

@@ -1,4 +1,5 @@
-"""The dashboard's outermost ASGI layer: root path, auth, cross-site refusal, headers.
+"""The dashboard's outermost ASGI layer: root path, host check, auth, cross-site refusal,
+headers.
 
 It sits outside Litestar's router so that everything it does applies to
 every response, the 404s and static files included.
@@ -35,6 +36,10 @@ class DashboardApp:
     litestar: Litestar
     root_path: str
     auth: Authorizer | None = None
+    #: Host names it answers to (see `security.host_name`); None: any.  Without auth a
+    #: page of another site whose name resolves to 127.0.0.1 (DNS rebinding) would be
+    #: same-origin with the dashboard, so `cogworker serve` then names its hosts.
+    allowed_hosts: frozenset[str] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
@@ -44,6 +49,10 @@ class DashboardApp:
         nonce = security.new_nonce()
         inner["state"] = {**inner.get("state", {}), NONCE_KEY: nonce}
         send = _with_headers(send, nonce, static=inner["path"].startswith("/static/"))
+        host = self._refused_host(inner)
+        if host is not None:
+            await _plain(send, 400, _host_refusal(host))
+            return
         if not self._allowed(inner):
             await _plain(send, 401, b"Authentication required.", _CHALLENGE)
             return
@@ -52,6 +61,13 @@ class DashboardApp:
             await _plain(send, 403, b"Cross-site requests are refused.")
             return
         await self.litestar(cast("Scope", inner), receive, send)
+
+    def _refused_host(self, inner: dict[str, Any]) -> str | None:
+        """The request's host name if it isn't one this dashboard answers to, else None."""
+        if self.allowed_hosts is None:
+            return None
+        host = security.host_name(dict(inner["headers"]).get(b"host", b"").decode("latin-1"))
+        return None if host in self.allowed_hosts else host
 
     def _allowed(self, inner: dict[str, Any]) -> bool:
         if self.auth is None or inner["path"] in OPEN_PATHS:
@@ -68,6 +84,16 @@ class DashboardApp:
         # Litestar from stripping a prefix a second time.
         inner["root_path"] = ""
         return inner
+
+
+def _host_refusal(host: str) -> bytes:
+    shown = host[:100].encode("ascii", "backslashreplace").decode("ascii")
+    return (
+        f"This dashboard doesn't answer to the host name {shown!r}: without auth it answers "
+        "only to its own address and localhost, so another site can't reach it by pointing "
+        "a name at this machine. If that name is yours, start it with "
+        f"`cogworker serve --allowed-host {shown}`."
+    ).encode()
 
 
 _CHALLENGE = [(b"www-authenticate", b'Basic realm="cogworker", charset="UTF-8"')]

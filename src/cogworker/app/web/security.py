@@ -80,6 +80,20 @@ def is_loopback(host: str) -> bool:
         return False  # a host name could resolve anywhere
 
 
+#: The names a dashboard bound to this machine always answers to.
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def host_name(host: str) -> str:
+    """A `Host` header's or a configured host's name: no port, no brackets, lower case."""
+    name = host.strip().lower()
+    if name.startswith("["):
+        name = name[1 : name.find("]")] if "]" in name else name[1:]
+    elif name.count(":") == 1:
+        name = name.split(":")[0]
+    return name.rstrip(".")
+
+
 def new_nonce() -> str:
     """A fresh CSP nonce: 128 random bits."""
     return secrets.token_urlsafe(16)
