@@ -25,10 +25,12 @@ ARGS = [
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
-def chromium() -> Iterator[Browser]:
-    """A headless chromium for the session."""
+def chromium(*extra_args: str) -> Iterator[Browser]:
+    """A headless chromium for the session (with `extra_args` on its command line)."""
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=[*ARGS, *extra_args]
+        )
         yield browser
         browser.close()
 
