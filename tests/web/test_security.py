@@ -310,3 +310,14 @@ def test_serve_without_auth_refuses_a_rebound_host_name(redis_url: str, tmp_path
         assert "evil.example" in rebound.text
         assert httpx.get(base + "/dead", headers={"Host": "jobs.lan"}, timeout=5).is_success
         assert httpx.get(base + "/dead", timeout=5).is_success
+
+
+def test_head_is_answered_wherever_get_is(config: cogworker.Config) -> None:
+    """HEAD of a page, the health check, an asset and JSON: GET's status and headers, no body."""
+    with TestClient(create_app(config)) as client:
+        for path in ("/health", "/dead", "/static/app.js", "/api/stats", "/nope"):
+            got, head = client.get(path), client.head(path)
+            assert head.status_code == got.status_code, path
+            assert head.content == b"", path
+            assert head.headers["content-type"] == got.headers["content-type"], path
+            assert_secure_headers(head)

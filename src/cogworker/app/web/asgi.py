@@ -46,6 +46,9 @@ class DashboardApp:
             await self.litestar(scope, receive, send)
             return
         inner = self._routed(scope)
+        if inner["method"] == "HEAD":  # answered as GET is (GETs change nothing), minus the body
+            inner["method"] = "GET"
+            send = _without_body(send)
         nonce = security.new_nonce()
         inner["state"] = {**inner.get("state", {}), NONCE_KEY: nonce}
         send = _with_headers(send, nonce, static=inner["path"].startswith("/static/"))
@@ -107,6 +110,15 @@ def _with_headers(send: Send, nonce: str, *, static: bool) -> Send:
         if message["type"] == "http.response.start":
             kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
             message["headers"] = [*kept, *extra]
+        await send(message)
+
+    return sending
+
+
+def _without_body(send: Send) -> Send:
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.body":
+            message = {**message, "body": b""}
         await send(message)
 
     return sending
