@@ -144,3 +144,28 @@ def test_bad_query_parameters_are_a_400(web: Web, query: str) -> None:
     assert response.status_code == 400, response.text[:300]
     assert "query parameter" in response.text
     assert_escaped(response.text, query)
+
+
+BIDI_NAME = "\u202egnp.exe"
+ZERO_WIDTH = "pay\u200bpal"
+
+
+@pytest.mark.parametrize("path", ["/scheduled", "/job?jid=bidi"])
+def test_direction_and_invisible_characters_are_shown_as_escapes(
+    web: Web, raw: redis.Redis, path: str
+) -> None:
+    """A right-to-left override or a zero-width space in job data shows as its escape, so an
+    override before `gnp.exe` can't make it pass for `exe.png`; nothing invisible is shown."""
+    raw.zadd("cogworker:schedule", {_payload(jid="bidi", args=[BIDI_NAME, ZERO_WIDTH]): 2e9})
+    page = web.get(path)
+    assert page.status_code == 200
+    assert "\\u202egnp.exe" in page.text
+    assert "pay\\u200bpal" in page.text
+    assert "\u202e" not in page.text
+    assert "\u200b" not in page.text
+
+
+def test_every_data_cell_is_its_own_direction_run(web: Web) -> None:
+    """The stylesheet isolates table cells, definitions and code from each other's direction."""
+    css = web.get("/static/app.css").text
+    assert "td, dd, pre, code { unicode-bidi: isolate; }" in css

@@ -27,7 +27,7 @@ from cogworker.adapters.job_store import JobStore
 from cogworker.app.config import Config
 from cogworker.app.web.asgi import DashboardApp
 from cogworker.app.web.context import Dashboard, render
-from cogworker.app.web.format import FILTERS
+from cogworker.app.web.format import FILTERS, visible_controls
 from cogworker.app.web.routes import job, overview, periodic, queues, sets, workers
 from cogworker.app.web.security import Authorizer, BasicAuth, host_name
 
@@ -74,9 +74,16 @@ def _templates() -> TemplateConfig[JinjaTemplateEngine]:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        # Every value a template prints (never the templates' own markup): job data can't
+        # reorder or hide what is shown around it.
+        finalize=_shown,
     )
     environment.filters.update(FILTERS)
     return TemplateConfig(instance=JinjaTemplateEngine.from_environment(environment))
+
+
+def _shown(value: object) -> object:
+    return visible_controls(value) if type(value) is str else value
 
 
 def _static_dir() -> Path:

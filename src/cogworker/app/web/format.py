@@ -8,10 +8,24 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
 from cogworker.app.web.entries import DETAIL_CHARS, clip
+
+#: Characters that change how text around them is shown without being seen: bidirectional
+#: overrides and isolates (`"\u202egnp.exe"` displays as `exe.png`), zero-width and other
+#: format characters, and control characters other than tab and newline.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]"
+)
+
+
+def visible_controls(text: str) -> str:
+    """`text` with every invisible or direction-changing character shown as its escape."""
+    return _INVISIBLE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def utc(timestamp: object) -> str:
