@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -13,6 +16,8 @@ from litestar.testing import TestClient
 
 from cogworker.adapters.periodic_store import encode_entry
 from cogworker.domain.cron import ScheduleEntry
+from tests.support.processes import CogworkerProcess, wait_until
+from tests.support.redis_server import free_port
 
 _TOKEN = re.compile(r'name="_csrf_token" value="([^"]+)"')
 
@@ -74,3 +79,25 @@ def schedule_entry(name: str, **fields: object) -> str:
     }  # fmt: skip
     values.update(fields)
     return encode_entry(ScheduleEntry(**values))  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def serving(
+    directory: Path,
+    *args: str,
+    root: str = "",
+    env: Mapping[str, str] | None = None,
+) -> Iterator[str]:
+    """`cogworker serve ARGS --port P` (a free port), once its health check answers under
+    `root`; the base URL (`http://127.0.0.1:P` + `root`)."""
+    port = free_port()
+    command = ["serve", *args, "--port", str(port)]
+    with CogworkerProcess(command, directory=directory, env=env, name="serve") as server:
+        base = f"http://127.0.0.1:{port}{root}"
+        wait_until(
+            lambda: httpx.get(base + "/health", timeout=1).status_code == 200,
+            15.0,
+            ignore=(httpx.HTTPError,),
+            message=server.log_tail,
+        )
+        yield base

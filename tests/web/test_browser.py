@@ -6,7 +6,6 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 import redis
 from playwright.sync_api import Browser, expect
@@ -14,11 +13,11 @@ from playwright.sync_api import Browser, expect
 import cogworker
 from cogworker.domain import memory
 from tests.app.helpers import Workers, process_hash, wait_for_processes
-from tests.support.processes import CogworkerProcess, wait_until
-from tests.support.redis_server import RedisServer, free_port
+from tests.support.processes import wait_until
+from tests.support.redis_server import RedisServer
 from tests.web import jobs
 from tests.web.browser import Tab, chromium
-from tests.web.helpers import schedule_entry
+from tests.web.helpers import schedule_entry, serving
 from tests.web.scenario import WEB_APP, seed
 
 
@@ -31,17 +30,9 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture(scope="module")
 def base_url(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`cogworker serve` on the session Redis, under /jobs (each test's Redis is flushed)."""
-    port = free_port()
-    args = ["serve", "--port", str(port), "--redis-url", redis_server.url, "--root-path", "/jobs"]
     directory = tmp_path_factory.mktemp("serve")
-    with CogworkerProcess(args, directory=directory, name="serve") as server:
-        base = f"http://127.0.0.1:{port}/jobs"
-        wait_until(
-            lambda: httpx.get(base + "/health", timeout=1).status_code == 200,
-            15.0,
-            ignore=(httpx.HTTPError,),
-            message=server.log_tail,
-        )
+    args = ("--redis-url", redis_server.url, "--root-path", "/jobs")
+    with serving(directory, *args, root="/jobs") as base:
         yield base
 
 

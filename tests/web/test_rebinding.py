@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
-
 import cogworker
-from tests.support.processes import CogworkerProcess, wait_until
-from tests.support.redis_server import free_port
 from tests.web import jobs
 from tests.web.browser import chromium
+from tests.web.helpers import serving
 
 
 def test_a_rebound_name_gets_a_400_and_no_job_data(
@@ -19,15 +16,8 @@ def test_a_rebound_name_gets_a_400_and_no_job_data(
     """Chromium resolving evil.example to 127.0.0.1 (its host-resolver rules, as a rebinding
     attacker's DNS would) opens the auth-less dashboard by that name: a 400, no jid on it."""
     jid = str(enqueuer.enqueue_in(3600, jobs.Done))
-    port = free_port()
-    args = ["serve", "--port", str(port), "--redis-url", redis_url]
-    with CogworkerProcess(args, directory=tmp_path, name="serve") as server:
-        wait_until(
-            lambda: httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).is_success,
-            15.0,
-            ignore=(httpx.HTTPError,),
-            message=server.log_tail,
-        )
+    with serving(tmp_path, "--redis-url", redis_url) as base:
+        port = base.rsplit(":", 1)[1]
         for browser in chromium("--host-resolver-rules=MAP evil.example 127.0.0.1"):
             page = browser.new_page()
             rebound = page.goto(f"http://evil.example:{port}/scheduled")
@@ -35,7 +25,7 @@ def test_a_rebound_name_gets_a_400_and_no_job_data(
             assert rebound.status == 400
             assert "doesn't answer to the host name 'evil.example'" in page.content()
             assert jid not in page.content()
-            own = page.goto(f"http://127.0.0.1:{port}/scheduled")
+            own = page.goto(f"{base}/scheduled")
             assert own is not None
             assert own.status == 200
             assert jid in page.content()

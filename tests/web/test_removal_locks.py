@@ -19,10 +19,9 @@ from cogworker.adapters.periodic_store import encode_entry
 from cogworker.app.client import build_job
 from cogworker.app.periodic_runs import scheduled_entry
 from cogworker.domain import payload
-from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
-from tests.support.redis_server import free_port
+from tests.support.processes import CogworkerFactory, wait_until
 from tests.web import jobs_unique
-from tests.web.helpers import Web, token_of
+from tests.web.helpers import Web, serving, token_of
 from tests.web.jobs_unique import UniqueFails, UniqueReport
 
 
@@ -116,20 +115,12 @@ def test_serve_with_an_app_runs_its_death_handlers_on_kill(
     """`cogworker serve APP`: a Kill on the dashboard it serves runs APP's death handlers."""
     job = build_job(UniqueFails, ["saturday"], time.time())
     rc.zadd(keys.RETRY, {payload.encode(job): time.time() + 3600})
-    port = free_port()
-    args = ["serve", "tests.web.jobs_unique:dashboard", "--port", str(port)]
-    args += ["--redis-url", redis_url]
+    args = ("tests.web.jobs_unique:dashboard", "--redis-url", redis_url)
     env = {"COGWORKER_TEST_REDIS_URL": redis_url}
     with (
-        CogworkerProcess(args, directory=tmp_path, env=env, name="serve") as server,
-        httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=5) as http,
+        serving(tmp_path, *args, env=env) as base,
+        httpx.Client(base_url=base, timeout=5) as http,
     ):
-        wait_until(
-            lambda: http.get("/health").status_code == 200,
-            15.0,
-            ignore=(httpx.HTTPError,),
-            message=server.log_tail,
-        )
         web = Web(http)  # type: ignore[arg-type]  # an httpx client does what Web asks
         page = web.act("/retries/act", {"row": f"kill:{token_of(rc, keys.RETRY, job.jid)}"})
         assert "Killed 1 job." in page.text

@@ -16,10 +16,9 @@ from litestar.testing import TestClient
 import cogworker
 from cogworker.app.cli import main
 from cogworker.app.web import BasicAuth, DashboardApp, create_app
-from tests.support.processes import CogworkerProcess, wait_until
-from tests.support.redis_server import RedisServerFactory, free_port
+from tests.support.redis_server import RedisServerFactory
 from tests.web import jobs
-from tests.web.helpers import Web, token_of
+from tests.web.helpers import Web, serving, token_of
 
 STATIC = Path(cogworker.__file__).parent / "app" / "web" / "static"
 
@@ -222,19 +221,11 @@ def test_serve_refuses_a_public_address_without_auth(redis_url: str) -> None:
 
 def test_serve_runs_the_dashboard(redis_url: str, tmp_path: Path) -> None:
     """`cogworker serve` answers on 127.0.0.1 under its root path, with auth from the env."""
-    port = free_port()
-    args = ["serve", "--port", str(port), "--redis-url", redis_url, "--root-path", "/jobs"]
+    args = ("--redis-url", redis_url, "--root-path", "/jobs")
     env = {"COGWORKER_DASHBOARD_AUTH": "ops:pw"}
-    with CogworkerProcess(args, directory=tmp_path, env=env, name="serve") as server:
-        base = f"http://127.0.0.1:{port}"
-        wait_until(
-            lambda: httpx.get(base + "/jobs/health", timeout=1).status_code == 200,
-            15.0,
-            ignore=(httpx.HTTPError,),
-            message=server.log_tail,
-        )
-        assert httpx.get(base + "/jobs/", timeout=5).status_code == 401
-        page = httpx.get(base + "/jobs/", auth=("ops", "pw"), timeout=5)
+    with serving(tmp_path, *args, root="/jobs", env=env) as base:
+        assert httpx.get(base + "/", timeout=5).status_code == 401
+        page = httpx.get(base + "/", auth=("ops", "pw"), timeout=5)
         assert page.status_code == 200
         assert "Runs per day" in page.text
         assert "server" not in page.headers
@@ -295,17 +286,8 @@ def test_named_hosts_only_are_answered(config: cogworker.Config, host: str, answ
 def test_serve_without_auth_refuses_a_rebound_host_name(redis_url: str, tmp_path: Path) -> None:
     """`cogworker serve` without auth: a Host naming another site (DNS rebinding) gets a 400;
     its own address and an `--allowed-host` name are served."""
-    port = free_port()
-    args = ["serve", "--port", str(port), "--redis-url", redis_url, "--allowed-host", "jobs.lan"]
-    with CogworkerProcess(args, directory=tmp_path, name="serve") as server:
-        base = f"http://127.0.0.1:{port}"
-        wait_until(
-            lambda: httpx.get(base + "/health", timeout=1).status_code == 200,
-            15.0,
-            ignore=(httpx.HTTPError,),
-            message=server.log_tail,
-        )
-        rebound = httpx.get(base + "/dead", headers={"Host": f"evil.example:{port}"}, timeout=5)
+    with serving(tmp_path, "--redis-url", redis_url, "--allowed-host", "jobs.lan") as base:
+        rebound = httpx.get(base + "/dead", headers={"Host": "evil.example:7433"}, timeout=5)
         assert rebound.status_code == 400
         assert "evil.example" in rebound.text
         assert httpx.get(base + "/dead", headers={"Host": "jobs.lan"}, timeout=5).is_success
