@@ -15,7 +15,7 @@ import redis
 
 import cogworker
 from tests.app.jobs import Record
-from tests.support.processes import CogworkerProcess
+from tests.support.processes import CogworkerProcess, wait_until
 from tests.support.redis_server import RedisServer, RedisServerFactory
 
 APP = "tests.app.jobs:fast_config"
@@ -162,3 +162,26 @@ def test_a_status_read_with_a_wrong_password_says_the_credentials_were_refused(
             client.status("any")
     finally:
         client.close()
+
+
+def test_a_refusal_met_after_start_up_stops_the_worker(
+    tmp_path: Path, guarded: RedisServer
+) -> None:
+    """Redis frozen while the worker starts (its start-up check can only wait), then answering
+    with a refusal of the credentials: the worker stops, status 2, instead of retrying forever."""
+    guarded.pause()
+    url = with_credentials(guarded, ":wrong-password")
+    worker = CogworkerProcess(["work", APP, "--redis-url", url], directory=tmp_path).start()
+    try:
+        wait_until(
+            lambda: "registering with Redis failed" in worker.log_text(),
+            60.0,
+            message=worker.log_tail,
+        )
+        guarded.resume()
+        status = worker.wait_for_exit(60.0)
+    finally:
+        worker.close()
+    assert status == 2, worker.log_tail()
+    assert "refused the credentials" in worker.log_text()
+    assert "wrong-password" not in worker.log_text()

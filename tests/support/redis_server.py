@@ -65,11 +65,12 @@ def free_port() -> int:
 
 
 def answers_ping(port: int, timeout: float = 1.0) -> bool:
-    """Whether a server on `port` answers PING with PONG (not LOADING, not silence)."""
+    """Whether a server on `port` answers PING: PONG, or NOAUTH from a server with a password
+    (not LOADING, not silence)."""
     try:
         with socket.create_connection((HOST, port), timeout=timeout) as conn:
             conn.sendall(_PING)
-            return conn.recv(64).startswith(b"+PONG")
+            return conn.recv(64).startswith((b"+PONG", b"-NOAUTH"))
     except OSError:
         return False
 

@@ -14,6 +14,7 @@ import click
 from cogworker.adapters import embedded_redis, logs, redis_access
 from cogworker.adapters.connection import describe
 from cogworker.app.config import DEFAULT_REDIS_URL, Config, check_redis_url, with_overrides
+from cogworker.app.worker.stopping import SETTING_EXIT
 from cogworker.exceptions import CogworkerError, ConfigError, RedisRefusedError
 
 EMBEDDED_DATA_DIR = Path(".cogworker")
@@ -22,7 +23,7 @@ EMBEDDED_DATA_DIR = Path(".cogworker")
 class SettingError(click.ClickException):
     """A setting that can't work: one line on stderr, exit status 2 (as click's usage errors)."""
 
-    exit_code = 2
+    exit_code = SETTING_EXIT
 
 
 def check_redis_access(config: Config, setting: str) -> None:

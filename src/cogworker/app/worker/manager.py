@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import redis
 
-from cogworker.adapters import key_guard
+from cogworker.adapters import key_guard, redis_access
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect, describe
 from cogworker.adapters.job_store import Fetched, JobStore
@@ -42,7 +42,7 @@ from cogworker.app.worker.processor import Processor
 from cogworker.app.worker.reconciler import Reconciler
 from cogworker.app.worker.slots import FetchSlots
 from cogworker.app.worker.state import WorkerState
-from cogworker.app.worker.stopping import THREAD_DIED_EXIT, StopControl
+from cogworker.app.worker.stopping import SETTING_EXIT, THREAD_DIED_EXIT, StopControl
 
 #: A blocking fetch returns within BLOCK_SECONDS, any other call within the socket timeout.
 FETCHER_STOP_TIMEOUT = BLOCK_SECONDS + SOCKET_TIMEOUT + 1.0
@@ -275,12 +275,26 @@ class Manager:
             return self._work.get()
 
     def _register(self) -> bool:
+        """Register, waiting out a Redis that is away; a lasting refusal (the credentials,
+        an ACL permission, the database index) stops the process: no wait would help.
+
+        Raises SystemExit(SETTING_EXIT) on such a refusal.
+        """
         backoff = Backoff("registering with Redis", self.logger, maximum=5.0)
         while not self._stop_requested.is_set():
             try:
                 self.heartbeat.beat()
                 return True
             except redis.RedisError as error:
+                refused = redis_access.lasting_refusal(error)
+                if refused is not None:
+                    self.logger.error(
+                        "Redis at %s refused %s; stopping: only a changed setting can help",
+                        describe(self.config.resolved_redis_url()),
+                        refused,
+                        extra={"reason": "redis-refused"},
+                    )
+                    raise SystemExit(SETTING_EXIT) from None
                 self._stop_requested.wait(backoff.failed(error))
         return False
 

@@ -19,6 +19,8 @@ import attrs
 
 #: The exit status of a process stopped because one of its threads died.
 THREAD_DIED_EXIT = 70  # EX_SOFTWARE
+#: The exit status of a setting that can't work (click's, for usage errors).
+SETTING_EXIT = 2
 #: How often the drain looks whether the running jobs have ended.
 DRAIN_POLL = 0.05
 #: The signals that stop a worker.
