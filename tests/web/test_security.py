@@ -303,3 +303,29 @@ def test_head_is_answered_wherever_get_is(config: cogworker.Config) -> None:
             assert head.content == b"", path
             assert head.headers["content-type"] == got.headers["content-type"], path
             assert_secure_headers(head)
+
+
+@pytest.fixture
+def locked_url(redis_server_factory: RedisServerFactory) -> str:
+    """A URL with the wrong password for a Redis of the test's own that has one."""
+    server = redis_server_factory()
+    with server.client() as admin:
+        admin.config_set("requirepass", "right")
+    return f"redis://:s3cret-guess@127.0.0.1:{server.port}/0"
+
+
+def test_a_refused_password_is_named_on_the_page(locked_url: str) -> None:
+    """Redis refusing the dashboard's credentials is said as such, not as Redis not answering."""
+    with TestClient(create_app(cogworker.Config(redis_url=locked_url))) as client:
+        page = client.get("/")
+    assert page.status_code == 503
+    assert "Redis refused the credentials" in page.text
+    assert "not answering" not in page.text
+
+
+def test_serve_checks_redis_at_start(locked_url: str) -> None:
+    """`cogworker serve` with a password Redis refuses stops at once: one line, status 2."""
+    result = CliRunner().invoke(main, ["serve", "--redis-url", locked_url])
+    assert result.exit_code == 2, result.output
+    assert "Redis refused the credentials" in result.output
+    assert "s3cret-guess" not in result.output

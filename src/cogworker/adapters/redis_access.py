@@ -66,13 +66,20 @@ def lasting_refusal(error: redis.RedisError) -> str | None:
     return refusal(error)
 
 
-def refused_access(url: str) -> str | None:
+def refused_access(url: str, *, writes: bool = True) -> str | None:
     """What Redis at `url` lastingly refuses a worker (see `lasting_refusal`); None if
-    nothing is refused, or it can't be reached now (the worker waits for it)."""
+    nothing is refused, or it can't be reached now (the worker waits for it).
+
+    `writes` False: only connecting is tried (the credentials, the database index),
+    as much as a dashboard, which may be read-only, needs.
+    """
     try:
         # A single-connection client connects (and authenticates) at once.
         with connect(url, connections="single") as client:
-            PROBE(client, (keys.NO_LOCK,), ())
+            if writes:
+                PROBE(client, (keys.NO_LOCK,), ())
+            else:
+                client.ping()
     except redis.RedisError as error:
         return lasting_refusal(error)
     return None

@@ -26,11 +26,12 @@ class SettingError(click.ClickException):
     exit_code = SETTING_EXIT
 
 
-def check_redis_access(config: Config, setting: str) -> None:
+def check_redis_access(config: Config, setting: str, *, writes: bool = True) -> None:
     """Raise RedisRefusedError, naming `setting`, if Redis refuses a worker for good
-    (credentials, ACL permissions, database index); an unreachable Redis passes."""
+    (credentials, ACL permissions, database index); an unreachable Redis passes.
+    `writes` False: only the credentials and the database index (a dashboard's needs)."""
     url = config.resolved_redis_url()
-    refused = redis_access.refused_access(url)
+    refused = redis_access.refused_access(url, writes=writes)
     if refused is not None:
         raise RedisRefusedError(f"{setting} {describe(url)}: Redis refused {refused}")
 
@@ -222,6 +223,8 @@ def serve(
             check_redis_url("--redis-url", redis_url)
         config = load_app(app) if app else Config()
         config = with_overrides(config, {"redis_url": redis_url}) if redis_url else config
+        setting = "--redis-url" if redis_url else config.redis_url_setting()
+        check_redis_access(config, setting, writes=False)
         credentials = BasicAuth.parse(auth) if auth else None
         dashboard = create_app(
             config,
@@ -234,7 +237,7 @@ def serve(
         )
     except ValueError as error:
         raise click.BadParameter(str(error)) from None
-    except ConfigError as error:
+    except (ConfigError, RedisRefusedError) as error:
         raise SettingError(str(error)) from None
     click.echo(
         f"cogworker: dashboard on http://{host}:{port}{dashboard.root_path or '/'}", err=True

@@ -21,6 +21,7 @@ from litestar.response import Template
 from litestar.static_files import create_static_files_router
 from litestar.template import TemplateConfig
 
+from cogworker.adapters import redis_access
 from cogworker.adapters.connection import connect, describe
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.adapters.job_store import JobStore
@@ -105,6 +106,15 @@ def _redis_error(request: Request[Any, Any, Any], error: Exception) -> Template:
     )  # fmt: skip
 
 
+def _redis_refused(request: Request[Any, Any, Any], error: redis.RedisError) -> Template:
+    refused = redis_access.refusal(error) or type(error).__name__
+    LOGGER.warning("dashboard: Redis refused %s", refused)
+    return render(
+        request, "error", title="Redis refused", status_code=503,
+        message=f"Redis refused {refused}. Check the dashboard's Redis URL and user.",
+    )  # fmt: skip
+
+
 def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Template:
     LOGGER.exception("dashboard: error serving %s", request.url.path)
     return render(
@@ -155,6 +165,9 @@ def create_app(
         ),
         exception_handlers={
             HTTPException: _http_error,
+            # Before ConnectionError's handler: redis-py makes a refused AUTH one of those.
+            redis.AuthenticationError: _redis_refused,
+            redis.exceptions.NoPermissionError: _redis_refused,
             redis.ConnectionError: _redis_error,
             redis.TimeoutError: _redis_error,
             Exception: _unexpected,
