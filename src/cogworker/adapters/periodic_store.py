@@ -22,6 +22,7 @@ from cogworker.adapters import scripts
 from cogworker.adapters.job_store import as_bytes
 from cogworker.adapters.scripts import LuaScript
 from cogworker.domain.cron import ScheduleEntry, TickAction
+from cogworker.domain.retries import LONGEST_DELAY
 
 ClaimAction = TickAction | Literal["now"]
 #: A claim that is no tick: a run enqueued outside the schedule (the dashboard's "Enqueue now").
@@ -32,8 +33,6 @@ CLAIM_RESULTS: tuple[str, ...] = get_args(ClaimResult)
 
 PERIODIC_RESTORE = LuaScript("periodic_restore")
 
-#: The longest TTL handed to Redis (a century): a larger one would overflow its clock.
-MAX_TTL = 100 * 365 * 86400.0
 #: A tick's claim key outlives any look that could still see the tick as due.
 TICK_CLAIM_TTL = 600.0
 
@@ -91,8 +90,8 @@ def _optional_number(value: object) -> float | None:
 
 
 def _milliseconds(seconds: float) -> int:
-    """A TTL for Redis: at least a millisecond, at most `MAX_TTL`."""
-    return max(1, round(min(seconds, MAX_TTL) * 1000))
+    """A TTL for Redis: at least a millisecond, at most `LONGEST_DELAY`."""
+    return max(1, round(min(seconds, LONGEST_DELAY) * 1000))
 
 
 @attrs.frozen(kw_only=True)
@@ -217,7 +216,7 @@ class PeriodicStore:
                 _milliseconds(claim.lock_ttl),
                 _milliseconds(TICK_CLAIM_TTL),
                 _milliseconds(claim.unique_ttl) if claim.unique_lock else 0,
-                max(1, round(min(claim.status_ttl, MAX_TTL))) if claim.status_ttl else 0,
+                max(1, round(min(claim.status_ttl, LONGEST_DELAY))) if claim.status_ttl else 0,
                 repr(claim.now),
             ),
         )
