@@ -8,15 +8,24 @@ it again can't apply it twice.
 
 Every script is sent with `lua/_checks.lua` in front of it: the argument
 checks each one runs before its first write (Lua doesn't roll back).
+
+Every script's header states its shape in one line, the contract its
+callers keep: ``-- shape: KEYS 14, ARGV 23`` (exactly), or
+``-- shape: KEYS 3 + 3n, ARGV 4 + 2n`` (a fixed part, then any number of
+groups).  A call whose keys or arguments don't fit is refused here, before
+Redis sees it (tests/adapters/test_script_contracts.py checks each header
+against the `KEYS[i]`/`ARGV[i]` its text lists and uses).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
+import attrs
 import redis
 from redis.exceptions import NoScriptError
 
@@ -28,6 +37,48 @@ def _source_of(name: str) -> str:
 
 
 _CHECKS = _source_of("_checks")
+_SHAPE_LINE = re.compile(r"^-- shape: KEYS (\d+)(?: \+ (\d+)n)?, ARGV (\d+)(?: \+ (\d+)n)?$", re.M)
+
+
+@attrs.frozen
+class Count:
+    """How many keys (or arguments) a script takes: `fixed`, then groups of `group` (0: none)."""
+
+    fixed: int
+    group: int = 0
+
+    def fits(self, count: int) -> bool:
+        """Whether `count` items make the fixed part and whole groups."""
+        extra = count - self.fixed
+        if self.group == 0:
+            return extra == 0
+        return extra >= 0 and extra % self.group == 0
+
+    def __str__(self) -> str:
+        return f"{self.fixed} + {self.group}n" if self.group else str(self.fixed)
+
+
+@attrs.frozen
+class Shape:
+    """A script's contract: how many KEYS and ARGV it takes."""
+
+    keys: Count
+    args: Count
+
+    @classmethod
+    def of(cls, name: str, source: str) -> Shape:
+        """The shape stated in `source`'s header; ValueError if it states none."""
+        found = _SHAPE_LINE.search(source)
+        if found is None:
+            raise ValueError(f"lua/{name}.lua states no '-- shape: KEYS n, ARGV m' line")
+        keys_fixed, keys_group, args_fixed, args_group = found.groups()
+        return cls(
+            keys=Count(int(keys_fixed), int(keys_group or 0)),
+            args=Count(int(args_fixed), int(args_group or 0)),
+        )
+
+    def __str__(self) -> str:
+        return f"KEYS {self.keys}, ARGV {self.args}"
 
 
 class LuaScript:
@@ -35,13 +86,25 @@ class LuaScript:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.source = _CHECKS + _source_of(name)
+        own = _source_of(name)
+        self.shape = Shape.of(name, own)
+        self.source = _CHECKS + own
         self.sha = hashlib.sha1(self.source.encode()).hexdigest()
+        SCRIPTS_BY_SHA[self.sha] = self
+
+    def check(self, keys: Sequence[KeyOrArg], args: Sequence[KeyOrArg]) -> None:
+        """Refuse a call that doesn't fit the script's shape (TypeError naming it)."""
+        if not (self.shape.keys.fits(len(keys)) and self.shape.args.fits(len(args))):
+            raise TypeError(
+                f"lua/{self.name}.lua takes {self.shape}; called with "
+                f"{len(keys)} keys and {len(args)} arguments"
+            )
 
     def __call__(
         self, client: redis.Redis, keys: Sequence[KeyOrArg], args: Sequence[KeyOrArg]
     ) -> Any:
         """Run the script on `client` and give its reply."""
+        self.check(keys, args)
         try:
             return client.evalsha(self.sha, len(keys), *keys, *args)
         except NoScriptError:
@@ -52,7 +115,12 @@ class LuaScript:
         self, pipe: redis.client.Pipeline, keys: Sequence[KeyOrArg], args: Sequence[KeyOrArg]
     ) -> None:
         """Queue a run on `pipe`; `run_pipeline` then gives its reply."""
+        self.check(keys, args)
         pipe.evalsha(self.sha, len(keys), *keys, *args)
+
+
+#: Every script made, by SHA: what `run_pipeline` loads when Redis forgot one.
+SCRIPTS_BY_SHA: dict[str, LuaScript] = {}
 
 
 def run_pipeline(client: redis.Redis, pipe: redis.client.Pipeline) -> list[Any]:
@@ -95,25 +163,3 @@ TAKE_LOCK = LuaScript("take_lock")
 DEFER = LuaScript("defer")
 PERIODIC_CLAIM = LuaScript("periodic_claim")
 PERIODIC_LOAD = LuaScript("periodic_load")
-SCRIPTS_BY_SHA = {
-    script.sha: script
-    for script in (
-        FETCH,
-        POP,
-        SETTLE,
-        ACK_MANY,
-        REQUEUE,
-        MOVE_DUE,
-        BURY,
-        BEAT,
-        PUSH,
-        REQUEUE_ONE,
-        HANDOVER,
-        PUSH_UNIQUE,
-        RELEASE_LOCK,
-        TAKE_LOCK,
-        DEFER,
-        PERIODIC_CLAIM,
-        PERIODIC_LOAD,
-    )
-}

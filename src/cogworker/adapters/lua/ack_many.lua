@@ -4,6 +4,7 @@
 -- let go, history kept in the class's list only; anything else is `settle`.
 -- The counters and the class lists are written once per call, not per job.
 --
+-- shape: KEYS 3 + 3n, ARGV 4 + 2n
 -- KEYS[1]  the list holding the entries
 -- KEYS[2]  processed, in total    KEYS[3]  processed, today
 -- KEYS[4], KEYS[5], KEYS[6], ...  per entry: the job's orphanings counter, its

@@ -5,6 +5,7 @@
 --
 -- Nothing here decodes JSON: the caller passes counted lists of pairs.
 --
+-- shape: KEYS 6, ARGV 9 + 1n
 -- KEYS[1] the processes set   KEYS[2] the process hash
 -- KEYS[3] its workers hash    KEYS[4] its signal list
 -- KEYS[5] its memory history (members "<slot start>:<KiB>", scored by slot start)

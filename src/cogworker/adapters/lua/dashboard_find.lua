@@ -3,6 +3,7 @@
 -- range bounds the cost, and the caller checks each hit by decoding it (the
 -- text is only a cheap first sieve).
 --
+-- shape: KEYS 1, ARGV 3
 -- KEYS[1] the list
 -- ARGV[1] the text to look for (plain, not a pattern)
 -- ARGV[2] the first index   ARGV[3] the last index (LRANGE's)

@@ -5,6 +5,7 @@
 -- duplicates. Locks are owner-checked: released only while they still name
 -- the entry's jid. An entry someone else moved first is left alone.
 --
+-- shape: KEYS 2 + 2n, ARGV 5 + 2n
 -- KEYS[1] where the entries are (a sorted set, or a queue's list)
 -- KEYS[2] "kill": the dead set; a queue: the queue registry set; else unused
 -- KEYS[2i+1], KEYS[2i+2] for the i-th entry (from 1): its unique lock and its

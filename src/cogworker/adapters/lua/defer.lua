@@ -2,6 +2,7 @@
 -- duplicate) leaves this process's in-progress list for the scheduled set,
 -- to be looked at again later. Not a run: nothing is counted.
 --
+-- shape: KEYS 2, ARGV 2
 -- KEYS[1] this process's in-progress list   KEYS[2] the scheduled set
 -- ARGV[1] the payload as fetched   ARGV[2] when to look again
 --

@@ -2,6 +2,7 @@
 -- each moves atomically from its queue's right end onto the left end of this
 -- process's in-progress list, where it stays until its outcome is written.
 --
+-- shape: KEYS 1 + 1n, ARGV 1
 -- KEYS[1]    this process's in-progress list
 -- KEYS[2..n] the queues, in the order to look at them
 -- ARGV[1]    how many jobs at most

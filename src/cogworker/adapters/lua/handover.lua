@@ -3,6 +3,7 @@
 -- the job leaves the in-progress list (so the shutdown requeue won't run it
 -- again) and its record goes onto the unsettled list, in one step.
 --
+-- shape: KEYS 2, ARGV 2
 -- KEYS[1] the in-progress list   KEYS[2] the unsettled list
 -- ARGV[1] the payload as fetched   ARGV[2] the record (JSON)
 --

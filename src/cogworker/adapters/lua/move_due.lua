@@ -2,6 +2,7 @@
 -- queue. At most once, however many pollers race for it: only the caller
 -- whose ZREM took it out pushes it.
 --
+-- shape: KEYS 3, ARGV 3
 -- KEYS[1] the sorted set   KEYS[2] the queue   KEYS[3] the queue registry set
 -- ARGV[1] the entry as stored   ARGV[2] the payload to push   ARGV[3] the queue name
 --

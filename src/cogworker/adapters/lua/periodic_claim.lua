@@ -9,6 +9,7 @@
 -- is free and, for a unique job, its unique lock too; both are taken for the
 -- run's jid, and a tracked run is marked queued, in the same step.
 --
+-- shape: KEYS 7, ARGV 13
 -- KEYS[1] the schedule hash   KEYS[2] the tick's claim key
 -- KEYS[3] the job's running lock (its run in flight: a jid, with a TTL)
 -- KEYS[4] the job's queue     KEYS[5] the queue registry set

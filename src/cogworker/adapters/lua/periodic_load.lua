@@ -3,8 +3,9 @@
 -- the schedule is still exactly as the caller read it; else nothing is
 -- written and the caller reads it again.
 --
+-- shape: KEYS 1, ARGV 2 + 1n
 -- KEYS[1] the schedule hash
--- ARGV[1] n, then ARGV[2 .. 2n+1] n (name, entry) pairs: the schedule as read
+-- ARGV[1] n, then from ARGV[2] n (name, entry) pairs: the schedule as read;
 -- ARGV[2n+2] m, then m (name, entry) pairs to write
 -- then the names to delete, to the end of ARGV
 --

@@ -10,6 +10,7 @@
 -- their name is missing (HSETNX): one restored by another process, or
 -- changed since, is left as it is.
 --
+-- shape: KEYS 2, ARGV 1 + 2n
 -- KEYS[1] the schedule hash   KEYS[2] the epoch key
 -- ARGV[1] a fresh token, the new epoch if it is missing
 -- ARGV[2 ..] (name, entry) pairs to add where missing (none: only the epoch)

@@ -2,6 +2,7 @@
 -- list: a job popped here is lost if its process dies before it ends),
 -- looking at the queues in the order given.
 --
+-- shape: KEYS 0 + 1n, ARGV 1
 -- KEYS[1..n] the queues, in the order to look at them
 -- ARGV[1]    how many jobs at most
 --

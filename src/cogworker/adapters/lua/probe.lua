@@ -3,6 +3,7 @@
 -- changes nothing: a DEL of a key never written needs the write permission
 -- and deletes nothing.
 --
+-- shape: KEYS 1, ARGV 0
 -- KEYS[1] a cogworker key never written
 --
 -- Returns 0.

@@ -6,6 +6,7 @@
 -- registered (not yet, or no longer: a clean stop or a recovery removed
 -- it) is left alone, so a pulse never brings a process back.
 --
+-- shape: KEYS 4, ARGV 4
 -- KEYS[1] the processes set   KEYS[2] the process hash
 -- KEYS[3] its workers hash    KEYS[4] the beats hash (see beat.lua)
 -- ARGV[1] identity   ARGV[2] TTL of the process and workers keys, seconds

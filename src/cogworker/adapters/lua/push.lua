@@ -1,5 +1,6 @@
 -- push: put jobs onto one queue and register the queue's name.
 --
+-- shape: KEYS 2, ARGV 1 + 1n
 -- KEYS[1] the queue   KEYS[2] the queue registry set
 -- ARGV[1] the queue name   ARGV[2..] payloads, pushed in order
 need_name(1)

@@ -2,6 +2,7 @@
 -- for this jid in the same step (so of many concurrent enqueues exactly one
 -- pushes).
 --
+-- shape: KEYS 3, ARGV 5
 -- KEYS[1] the queue (or the scheduled set)   KEYS[2] the queue registry set
 -- KEYS[3] the job's lock
 -- ARGV[1] the queue name   ARGV[2] the payload   ARGV[3] the jid

@@ -20,6 +20,7 @@
 --   back more than ARGV[9] times is parked on the repeat-hand-backs list, to
 --   be filed in dead.  A job fetched but not started is not counted.
 --
+-- shape: KEYS 9, ARGV 10 + 4n
 -- KEYS[1] the in-progress list     KEYS[2] the queue registry set
 -- KEYS[3] the repeat-orphans list  KEYS[4] the processes set
 -- KEYS[5] the process hash         KEYS[6] its workers hash

@@ -2,6 +2,7 @@
 -- front (right end) of its queue. For a stray: a job a fetch put on the list
 -- whose reply never arrived (Redis timed out after doing the move).
 --
+-- shape: KEYS 3, ARGV 2
 -- KEYS[1] the in-progress list   KEYS[2] the queue   KEYS[3] the queue registry set
 -- ARGV[1] the payload   ARGV[2] the queue name
 --

@@ -5,6 +5,7 @@
 -- The list is this process's in-progress list (a run just ended), or the
 -- unsettled list (a settlement a stopped process handed over).
 --
+-- shape: KEYS 14, ARGV 23
 -- KEYS[1]  the list holding the entry
 -- KEYS[2]  the target sorted set (retry or dead; unused for ack and discard)
 -- KEYS[3]  processed, in total    KEYS[4]  processed, today

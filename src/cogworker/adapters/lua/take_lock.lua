@@ -2,6 +2,7 @@
 -- jid already holds it (a run recovered after its process died finds its
 -- own earlier run's lock); either way its TTL starts again.
 --
+-- shape: KEYS 1, ARGV 2
 -- KEYS[1] the lock   ARGV[1] the jid   ARGV[2] its TTL in milliseconds
 --
 -- Returns 1 if the jid holds the lock now, 0 if another jid does.
