@@ -15,18 +15,18 @@ positive = st.floats(min_value=0.001, max_value=1e9, allow_nan=False)
 
 @given(st.text(min_size=1), st.text(min_size=1), args_lists)
 def test_the_same_job_gets_the_same_lock(class_path: str, queue: str, args: list[object]) -> None:
-    """A lock key depends only on class, queue and arguments, under the unique prefix."""
-    key = unique.lock_key(class_path, queue, args)
-    assert key == unique.lock_key(class_path, queue, list(args))
-    assert key.startswith(unique.LOCK_PREFIX + class_path + ":" + queue + ":")
+    """A lock's name depends only on class, queue and arguments, and starts with the first two."""
+    name = unique.lock_name(class_path, queue, args)
+    assert name == unique.lock_name(class_path, queue, list(args))
+    assert name.startswith(class_path + ":" + queue + ":")
 
 
 @given(args_lists, args_lists)
 def test_other_arguments_get_another_lock(first: list[object], second: list[object]) -> None:
     """Different arguments, different locks; a custom key overrides the arguments."""
     if first != second:
-        assert unique.lock_key("a.B", "q", first) != unique.lock_key("a.B", "q", second)
-    assert unique.lock_key("a.B", "q", first, "k") == unique.lock_key("a.B", "q", second, "k")
+        assert unique.lock_name("a.B", "q", first) != unique.lock_name("a.B", "q", second)
+    assert unique.lock_name("a.B", "q", first, "k") == unique.lock_name("a.B", "q", second, "k")
 
 
 def test_each_mode_locks_and_releases_at_its_own_moment() -> None:

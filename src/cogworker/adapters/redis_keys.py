@@ -105,6 +105,11 @@ PERIODIC_SCHEDULE = PREFIX + "periodic:schedule"
 PERIODIC_EPOCH = PREFIX + "periodic:epoch"
 
 
+def unique_lock(name: str) -> str:
+    """A unique lock (`domain.unique.lock_name`): the jid holding it, with a TTL."""
+    return f"{PREFIX}unique:{name}"
+
+
 def periodic_running(name: str) -> str:
     """A periodic job's running lock: the jid of its run in flight, with a TTL."""
     return f"{PREFIX}periodic:running:{name}"

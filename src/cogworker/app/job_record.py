@@ -6,6 +6,7 @@ import re
 import secrets
 from collections.abc import Sequence
 
+from cogworker.adapters import redis_keys as keys
 from cogworker.app.job import Job
 from cogworker.domain import unique
 from cogworker.domain.job import JobRecord
@@ -62,15 +63,17 @@ def _extra(
                 "use unique='until_executed' or enqueue it without a jid"
             )
         custom = getattr(job_class, "unique_key", None)
-        key = unique.lock_key(
-            job_class.class_path(),
-            options.queue,
-            list(args),
-            custom(list(args)) if custom else None,
+        key = keys.unique_lock(
+            unique.lock_name(
+                job_class.class_path(),
+                options.queue,
+                list(args),
+                custom(list(args)) if custom else None,
+            )
         )
         extra.update(unique=options.unique, unique_lock=key, unique_ttl=ttl)
     elif own_jid is not None:
-        lock = unique.jid_lock_key(own_jid)
+        lock = keys.unique_lock(unique.jid_lock_name(own_jid))
         extra.update(unique="until_executed", unique_lock=lock, unique_ttl=ttl)
     return extra
 

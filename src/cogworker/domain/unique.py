@@ -1,5 +1,8 @@
 """Unique jobs: which lock a job takes, when it lets go, and for how long it holds it.
 
+A lock's name is decided here; where it lives in Redis (its key) is
+`adapters.redis_keys.unique_lock`'s.
+
 Modes (the class option `unique=`):
 
 * ``until_executed``: locked at enqueue, released when the job ends for good
@@ -22,16 +25,15 @@ from cogworker.domain.retries import LONGEST_DELAY
 
 UniqueMode = Literal["until_executed", "until_executing", "while_executing"]
 MODES: tuple[str, ...] = get_args(UniqueMode)
-LOCK_PREFIX = "cogworker:unique:"
 #: How long a `while_executing` duplicate waits before it is looked at again.
 BUSY_RETRY_SECONDS = 2.0
 
 
-def lock_key(class_path: str, queue: str, args: object, custom: str | None = None) -> str:
+def lock_name(class_path: str, queue: str, args: object, custom: str | None = None) -> str:
     """The lock of a job: its class and queue, and its arguments (or a class-supplied key)."""
     identity = custom if custom is not None else json.dumps(args, sort_keys=True)
     digest = hashlib.sha1(identity.encode(), usedforsecurity=False).hexdigest()
-    return f"{LOCK_PREFIX}{class_path}:{queue}:{digest}"
+    return f"{class_path}:{queue}:{digest}"
 
 
 def locks_at_enqueue(mode: str | None) -> bool:
@@ -72,7 +74,7 @@ def retry_ttl(ttl: float, retry_at: float, now: float) -> float:
     return min(ttl + max(0.0, retry_at - now), LONGEST_DELAY)
 
 
-def jid_lock_key(jid: str) -> str:
+def jid_lock_name(jid: str) -> str:
     """The lock of a job enqueued with a caller's jid: held, as ``until_executed``, from
     its push until it ends for good, so pushing that jid again meanwhile does nothing."""
-    return f"{LOCK_PREFIX}jid:{jid}"
+    return f"jid:{jid}"
