@@ -67,7 +67,7 @@ def state(frames: list[str], stack: str) -> str:
     if "manager.py" in leaf and "_process_loop" in leaf:
         return "waiting for work (work queue)"
     if "read_from_socket" in leaf or "send_packed_command" in leaf:
-        if "JobStore.ack" in stack or "JobStore.settle" in stack:
+        if "SettleStore.settle" in stack:
             return "Redis round trip: settle/ack script"
         if "mark_done" in stack:
             return "Redis round trip: the job's INCR"

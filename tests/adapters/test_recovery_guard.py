@@ -9,7 +9,7 @@ import redis
 
 import cogworker
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.job_store import JobStore
+from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.exceptions import ConfigError
 from tests.support.processes import wait_until
@@ -23,14 +23,14 @@ def _beat(registry: ProcessRegistry, identity: str) -> None:
     registry.beat(identity, {}, {}, 60, time.time(), beat_gap=GAP)
 
 
-def _recover(store: JobStore, identity: str) -> tuple[int, int] | None:
+def _recover(store: RecoverStore, identity: str) -> tuple[int, int] | None:
     return store.recover(identity, threshold=THRESHOLD, max_orphanings=3, beat_gap=GAP)
 
 
 def test_a_silence_of_everyone_is_an_outage_not_deaths(rc: redis.Redis) -> None:
     """Nobody beat for longer than the gap (Redis frozen, say): no one is judged gone; once
     beats resume, only a whole threshold later; then the process that stayed silent is."""
-    registry, store = ProcessRegistry(rc), JobStore(rc)
+    registry, store = ProcessRegistry(rc), RecoverStore(rc)
     _beat(registry, "silent")
     rc.lpush(keys.in_progress("silent"), JOB)
     # The fault itself: nobody beats for longer than the threshold.
@@ -52,7 +52,7 @@ def test_a_silence_of_everyone_is_an_outage_not_deaths(rc: redis.Redis) -> None:
 
 def test_while_others_beat_an_old_heartbeat_is_a_death(rc: redis.Redis) -> None:
     """One process stops beating, another keeps on: after the threshold it is recovered."""
-    registry, store = ProcessRegistry(rc), JobStore(rc)
+    registry, store = ProcessRegistry(rc), RecoverStore(rc)
     _beat(registry, "live")
     _beat(registry, "dying")
     rc.lpush(keys.in_progress("dying"), JOB)

@@ -5,37 +5,33 @@ from __future__ import annotations
 import redis
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.job_store import (
-    DAY_COUNTER_TTL,
-    Fetched,
-    JobStore,
-    Outcome,
-    Retention,
-    Settlement,
-)
+from cogworker.adapters.jobs.fetch import Fetched
+from cogworker.adapters.jobs.outcome import OutcomeRecord
+from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
+from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.domain.stats import day_of
 
 IDENTITY = "host:1:test"
 NOW = 1_800_000_000.0
 
 
-def _held(rc: redis.Redis, jid: str) -> Settlement:
+def _held(rc: redis.Redis, jid: str) -> SettleOrder:
     """A job on IDENTITY's in-progress list, with a plain ack as its outcome."""
     raw = f'{{"jid":"{jid}","class":"app.Plain","queue":"default"}}'.encode()
     rc.lpush(keys.in_progress(IDENTITY), raw)
-    outcome = Outcome(
+    outcome = OutcomeRecord(
         kind="ack",
         jid=jid,
         class_name="app.Plain",
         history=f'{{"jid":"{jid}"}}',
         history_per_job=False,
     )
-    return Settlement(fetched=Fetched(queue="default", raw=raw), outcome=outcome)
+    return SettleOrder(fetched=Fetched(queue="default", raw=raw), outcome=outcome)
 
 
 def test_a_batch_writes_each_owned_ack_once_and_reports_which(rc: redis.Redis) -> None:
     """Acks still on the list are written; one another process took is reported False."""
-    store = JobStore(rc, Retention(history_per_class=2))
+    store = SettleStore(rc, Retention(history_per_class=2))
     batch = [_held(rc, f"j{n}") for n in range(4)]
     rc.lrem(keys.in_progress(IDENTITY), 1, batch[1].fetched.raw)  # recovered by another
     rc.set(keys.orphanings("j0"), 2)
@@ -56,7 +52,7 @@ def test_a_batch_writes_each_owned_ack_once_and_reports_which(rc: redis.Redis) -
 
 def test_a_repeated_batch_writes_nothing(rc: redis.Redis) -> None:
     """A batch sent again (its reply lost) finds no entry and counts nothing twice."""
-    store = JobStore(rc)
+    store = SettleStore(rc)
     batch = [_held(rc, f"j{n}") for n in range(3)]
     assert store.settle_many(IDENTITY, batch, NOW) == [True] * 3
     assert store.settle_many(IDENTITY, batch, NOW) == [False] * 3
@@ -66,14 +62,14 @@ def test_a_repeated_batch_writes_nothing(rc: redis.Redis) -> None:
 
 def test_plain_and_other_outcomes_mixed_keep_their_order(rc: redis.Redis) -> None:
     """A tracked success and a dead job between plain acks: each reply at its own place."""
-    store = JobStore(rc)
+    store = SettleStore(rc)
     plain_first, tracked, dead, plain_last = (_held(rc, f"j{n}") for n in range(4))
-    tracked = Settlement(
-        fetched=tracked.fetched, outcome=Outcome(kind="ack", jid="j1", status="complete")
+    tracked = SettleOrder(
+        fetched=tracked.fetched, outcome=OutcomeRecord(kind="ack", jid="j1", status="complete")
     )
     rc.lrem(keys.in_progress(IDENTITY), 1, dead.fetched.raw)
-    dead = Settlement(
-        fetched=dead.fetched, outcome=Outcome(kind="dead", jid="j2", score=NOW, payload="{}")
+    dead = SettleOrder(
+        fetched=dead.fetched, outcome=OutcomeRecord(kind="dead", jid="j2", score=NOW, payload="{}")
     )
 
     assert store.settle_many(IDENTITY, [plain_first, tracked, dead, plain_last], NOW) == [
@@ -89,7 +85,7 @@ def test_plain_and_other_outcomes_mixed_keep_their_order(rc: redis.Redis) -> Non
 
 def test_basic_fetch_acks_have_no_list_to_check(rc: redis.Redis) -> None:
     """Without an identity (basic fetch) every ack is written and counted."""
-    store = JobStore(rc)
+    store = SettleStore(rc)
     batch = [_held(rc, f"j{n}") for n in range(2)]
     rc.delete(keys.in_progress(IDENTITY))
     assert store.settle_many(None, batch, NOW) == [True, True]
@@ -98,10 +94,10 @@ def test_basic_fetch_acks_have_no_list_to_check(rc: redis.Redis) -> None:
 
 def test_working_marks_go_first_and_leave_each_outcome_at_its_place(rc: redis.Redis) -> None:
     """Marks of jobs still running are written with their start; the outcomes' replies stay."""
-    store = JobStore(rc, Retention(status_ttl=600))
+    store = SettleStore(rc, Retention(status_ttl=600))
     plain, tracked = _held(rc, "j0"), _held(rc, "j1")
-    tracked = Settlement(
-        fetched=tracked.fetched, outcome=Outcome(kind="ack", jid="j1", status="complete")
+    tracked = SettleOrder(
+        fetched=tracked.fetched, outcome=OutcomeRecord(kind="ack", jid="j1", status="complete")
     )
     started = NOW - 5
 
@@ -121,6 +117,6 @@ def test_working_marks_go_first_and_leave_each_outcome_at_its_place(rc: redis.Re
 
 def test_a_batch_of_marks_only_writes_them(rc: redis.Redis) -> None:
     """A long job's mark goes out even when no job finished meanwhile."""
-    store = JobStore(rc)
+    store = SettleStore(rc)
     assert store.settle_many(IDENTITY, [], NOW, working={"long": NOW}) == []
     assert rc.hget(keys.status("long"), "status") == b"working"

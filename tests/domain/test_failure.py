@@ -1,4 +1,5 @@
-"""Properties of the failure decision: retry, dead or discard, and the interrupt path."""
+"""Properties of the failure decision: retry, dead or discard (what each then writes is
+tests/domain/test_settlement.py's)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,8 @@ from hypothesis import strategies as st
 
 from cogworker.domain.failure import (
     DISCARD,
-    INTERRUPT_DELAY,
     KILL,
     LONG_DELAY,
-    MAX_INTERRUPTS,
     NO_HOOK,
     Dead,
     Decided,
@@ -26,22 +25,12 @@ from cogworker.domain.failure import (
     Retry,
     Verdict,
     as_delay,
-    attempt_outcome,
     decide,
     hook_is_consulted,
-    interrupt_outcome,
-    is_cut_short,
-    is_hooked,
-    outcome_of,
     retry_delay,
 )
 from cogworker.domain.job import ErrorRecord, JobRecord
-from cogworker.domain.retries import (
-    LONGEST_DELAY,
-    default_backoff,
-    is_last_failure,
-    is_terminal_failure,
-)
+from cogworker.domain.retries import LONGEST_DELAY, default_backoff
 from tests.domain.strategies import (
     error_records,
     hook_answers,
@@ -56,8 +45,8 @@ jitters = st.floats(min_value=0, max_value=29.999, allow_nan=False)
 retry_numbers = st.integers(min_value=1, max_value=100)
 
 decisions: st.SearchStrategy[FailureDecision] = st.one_of(
-    st.builds(Retry, delay=st.none() | st.floats(min_value=0, max_value=1e9), hooked=st.booleans()),
-    st.builds(Dead, killed=st.booleans(), hooked=st.booleans()),
+    st.builds(Retry, delay=st.none() | st.floats(min_value=0, max_value=1e9)),
+    st.builds(Dead, killed=st.booleans()),
     st.builds(Discard),
 )
 
@@ -68,7 +57,6 @@ def test_every_input_gives_exactly_one_decision(job: JobRecord, answer: HookAnsw
     decided = decide(job, answer)
     kinds = [isinstance(decided.decision, kind) for kind in (Retry, Dead, Discard)]
     assert kinds.count(True) == 1
-    assert outcome_of(decided.decision) in {"retry", "dead", "discard"}
 
 
 #: Delays up to "park it" idioms (1e300, sys.maxsize), past what Redis can hold.
@@ -86,7 +74,7 @@ def test_a_valid_delay_is_used_exactly_without_jitter_up_to_the_cap(
     """An int or float >= 0 the hook returns is the delay, whatever the jitter, capped at
     LONGEST_DELAY (what Redis can still add to its clock)."""
     decision = decide(job, HookReturned(value=value)).decision
-    assert decision == Retry(delay=min(float(value), LONGEST_DELAY), hooked=True)
+    assert decision == Retry(delay=min(float(value), LONGEST_DELAY))
     assert retry_delay(decision, count, jitter) == min(float(value), LONGEST_DELAY)
 
 
@@ -115,7 +103,7 @@ def test_the_default_backoff_is_capped_too(count: int, jitter: float) -> None:
 def test_an_invalid_value_gives_the_default_with_a_warning(job: JobRecord, value: object) -> None:
     """Anything but a delay, None, KILL or DISCARD means the default backoff, and a warning."""
     decided = decide(job, HookReturned(value=value))
-    assert decided.decision == Retry(delay=None, hooked=True)
+    assert decided.decision == Retry(delay=None)
     assert decided.note is not None
     assert decided.note.level == "warning"
     assert job.class_name in decided.note.text
@@ -138,21 +126,21 @@ def test_a_bool_is_never_a_delay(job: JobRecord, value: bool) -> None:
     """True and False are ints to Python, but never seconds to cogworker."""
     assert as_delay(value) is None
     decided = decide(job, HookReturned(value=value))
-    assert decided.decision == Retry(delay=None, hooked=True)
+    assert decided.decision == Retry(delay=None)
     assert decided.note is not None
 
 
 @given(jobs_with_retries_left())
 def test_none_means_the_default_backoff_quietly(job: JobRecord) -> None:
     """A hook returning None asks for the default backoff, with nothing to log."""
-    assert decide(job, HookReturned(value=None)) == Decided(decision=Retry(delay=None, hooked=True))
+    assert decide(job, HookReturned(value=None)) == Decided(decision=Retry(delay=None))
 
 
 @given(jobs_with_retries_left(), error_records)
 def test_a_raising_hook_gives_the_default_with_an_error(job: JobRecord, error: ErrorRecord) -> None:
     """A hook that raised means the default backoff, and an error naming the exception."""
     decided = decide(job, HookRaised(error=error))
-    assert decided.decision == Retry(delay=None, hooked=True)
+    assert decided.decision == Retry(delay=None)
     assert decided.note is not None
     assert decided.note.level == "error"
     assert f"{error.class_name}: {error.message}" in decided.note.text
@@ -164,24 +152,21 @@ def test_without_a_hook_the_budget_decides_retry(job: JobRecord) -> None:
     """A job with retries left and no hook is retried after the default backoff."""
     assert hook_is_consulted(job, has_hook=True)
     assert not hook_is_consulted(job, has_hook=False)
-    assert decide(job, NO_HOOK) == Decided(decision=Retry(delay=None, hooked=False))
+    assert decide(job, NO_HOOK) == Decided(decision=Retry(delay=None))
 
 
 @given(jobs_on_last_failure(), hook_answers)
 def test_the_last_failure_never_consults_the_hook(job: JobRecord, answer: HookAnswer) -> None:
     """A failure that is the last one anyway is dead, unhooked, whatever the answer."""
     assert not hook_is_consulted(job, has_hook=True)
-    assert decide(job, answer) == Decided(decision=Dead(killed=False, hooked=False))
+    assert decide(job, answer) == Decided(decision=Dead(killed=False))
 
 
 @given(jobs_with_retries_left())
 def test_kill_sends_the_job_to_dead_as_killed(job: JobRecord) -> None:
     """KILL ends the job in dead with retries left, and the attempts log says "killed"."""
     decision = decide(job, HookReturned(value=KILL)).decision
-    assert decision == Dead(killed=True, hooked=True)
-    assert attempt_outcome(decision) == "killed"
-    assert outcome_of(decision) == "dead"
-    assert is_cut_short(decision)
+    assert decision == Dead(killed=True)
 
 
 @given(jobs_with_retries_left())
@@ -189,106 +174,12 @@ def test_discard_drops_the_job(job: JobRecord) -> None:
     """DISCARD drops the job, and the attempts log says "discarded"."""
     decision = decide(job, HookReturned(value=DISCARD)).decision
     assert decision == Discard()
-    assert attempt_outcome(decision) == "discarded"
-    assert outcome_of(decision) == "discard"
-    assert is_cut_short(decision)
-    assert is_hooked(decision)
-
-
-@given(job_records(), hook_answers)
-def test_outcome_agrees_with_the_terminal_check(job: JobRecord, answer: HookAnswer) -> None:
-    """The stamped outcome makes `is_terminal_failure` agree with the decision."""
-    decision = decide(job, answer).decision
-    assert is_terminal_failure(job, outcome_of(decision)) == (not isinstance(decision, Retry))
-
-
-@given(job_records())
-def test_an_unhooked_decision_needs_no_stamp(job: JobRecord) -> None:
-    """Without a hook, the unstamped terminal check already agrees with the decision."""
-    decision = decide(job, NO_HOOK).decision
-    assert not is_hooked(decision)
-    assert is_terminal_failure(job) == (not isinstance(decision, Retry))
-
-
-@given(decisions)
-def test_attempt_outcome_follows_the_decision(decision: FailureDecision) -> None:
-    """Only Retry reads "retrying", and only a cut-short decision ends early."""
-    assert (attempt_outcome(decision) == "retrying") == isinstance(decision, Retry)
-    assert is_cut_short(decision) == (attempt_outcome(decision) in {"killed", "discarded"})
 
 
 @given(retry_numbers, jitters)
 def test_without_a_hook_delay_the_default_backoff_applies(count: int, jitter: float) -> None:
     """A Retry with no delay of its own waits the default backoff for that retry."""
     assert retry_delay(Retry(), count, jitter) == default_backoff(count, jitter)
-
-
-@given(jobs_with_retries_left(), st.none() | decisions, st.integers(1, MAX_INTERRUPTS))
-def test_an_interrupted_job_with_retries_left_is_retried_after_30s_per_interruption(
-    job: JobRecord, decision: FailureDecision | None, count: int
-) -> None:
-    """Retried after 30 s times the interruptions, whatever delay the hook chose."""
-    if decision is not None and is_cut_short(decision):
-        decision = Retry(delay=12345.0, hooked=True)
-    outcome = interrupt_outcome(job, decision, count)
-    assert outcome.target == "retry"
-    assert outcome.delay == INTERRUPT_DELAY * count
-    assert f"interruption {count} of at most {MAX_INTERRUPTS}" in outcome.reason
-
-
-@given(jobs_with_retries_left(), st.integers(MAX_INTERRUPTS + 1, 1000))
-def test_an_interrupted_job_is_dead_past_max_interrupts(job: JobRecord, count: int) -> None:
-    """A job interrupted more than MAX_INTERRUPTS times goes to dead."""
-    outcome = interrupt_outcome(job, Retry(), count)
-    assert outcome.target == "dead"
-    assert "interrupted more than" in outcome.reason
-
-
-@given(
-    jobs_on_last_failure(),
-    # The last failure never consults the hook, so it is never a discard.
-    st.none() | decisions.filter(lambda decision: not isinstance(decision, Discard)),
-    st.integers(1, 1000),
-)
-def test_an_interrupted_job_out_of_retries_is_dead(
-    job: JobRecord, decision: FailureDecision | None, count: int
-) -> None:
-    """No retry left means no extra attempt either: straight to dead."""
-    outcome = interrupt_outcome(job, decision, count)
-    assert outcome.target == "dead"
-    assert outcome.reason == "moved to dead: no retries left"
-
-
-@given(jobs_with_retries_left(), st.integers(1, MAX_INTERRUPTS))
-def test_an_interrupted_job_its_hook_killed_is_dead(job: JobRecord, count: int) -> None:
-    """A job its hook killed goes to dead when its failure can't be recorded."""
-    decision = Dead(killed=True, hooked=True)
-    outcome = interrupt_outcome(job, decision, count)
-    assert outcome.target == "dead"
-    assert attempt_outcome(decision) in outcome.reason
-
-
-@given(job_records(), st.integers(0, 1000))
-def test_an_interrupted_discard_stays_a_discard(job: JobRecord, count: int) -> None:
-    """A discard whose write failed is still a discard when written later: never dead."""
-    outcome = interrupt_outcome(job, Discard(), count)
-    assert outcome.target == "discard"
-    assert outcome.delay == 0.0
-
-
-@given(job_records(), st.none() | decisions, st.integers(0, 1000))
-def test_the_interrupt_path_is_dead_exactly_when_a_rule_says_so(
-    job: JobRecord, decision: FailureDecision | None, count: int
-) -> None:
-    """Dead iff out of retries, killed or interrupted too often; else retry after 30 s * n."""
-    outcome = interrupt_outcome(job, decision, count)
-    if isinstance(decision, Discard):
-        assert outcome.target == "discard"
-        return
-    killed = decision is not None and is_cut_short(decision)
-    dead = is_last_failure(job) or killed or count > MAX_INTERRUPTS
-    assert (outcome.target == "dead") == dead
-    assert outcome.delay == (0.0 if dead else INTERRUPT_DELAY * count)
 
 
 def test_the_verdicts_read_as_their_public_names() -> None:
@@ -315,7 +206,7 @@ def test_an_int_too_big_for_a_float_is_no_delay() -> None:
     """An int past the float range can't be a time: the default backoff, with a warning."""
     job = JobRecord(class_name="app.Job", queue="default", jid="j1")
     decided = decide(job, HookReturned(value=10**400))
-    assert decided.decision == Retry(delay=None, hooked=True)
+    assert decided.decision == Retry(delay=None)
     assert decided.note is not None
 
 

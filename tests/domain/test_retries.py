@@ -13,7 +13,6 @@ from cogworker.domain.retries import (
     JITTER_SPAN,
     default_backoff,
     is_last_failure,
-    is_terminal_failure,
     max_retries,
 )
 from tests.domain.strategies import job_records
@@ -93,13 +92,3 @@ def test_last_failure_is_when_the_budget_is_used_up(job: JobRecord) -> None:
 def test_no_retries_means_every_failure_is_the_last(job: JobRecord) -> None:
     """With `retry=False` or `0`, even the first failure is the last one."""
     assert is_last_failure(attrs.evolve(job, retry_count=None))
-    assert is_terminal_failure(job)
-
-
-@given(job_records())
-def test_a_stamped_outcome_wins(job: JobRecord) -> None:
-    """A failure outcome already decided overrides the budget in the terminal check."""
-    assert not is_terminal_failure(job, "retry")
-    assert is_terminal_failure(job, "dead")
-    assert is_terminal_failure(job, "discard")
-    assert is_terminal_failure(job, None) == is_last_failure(job)

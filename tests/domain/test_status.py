@@ -1,4 +1,4 @@
-"""Properties of a tracked job's status: each transition, a job's whole life, the correction."""
+"""Properties of a tracked job's status: each transition and a job's whole life."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cogworker.domain.failure import Dead, Discard, HookAnswer, Retry, attempt_outcome, decide
-from cogworker.domain.job import JobRecord
 from cogworker.domain.status import (
     DEFAULT_EXPIRY,
     STATUSES,
@@ -19,15 +17,12 @@ from cogworker.domain.status import (
     Started,
     Status,
     Succeeded,
-    corrected_to_failed,
     failed_status,
     is_terminal,
     next_status,
     status_of,
 )
 from tests.domain.strategies import (
-    hook_answers,
-    job_records,
     status_events,
     statuses,
 )
@@ -42,11 +37,9 @@ endings: st.SearchStrategy[Event] = st.one_of(
 
 
 def test_the_statuses_and_their_expiry() -> None:
-    """Seven statuses, four of them terminal; a status is kept 30 minutes after its last change."""
-    assert STATUSES == (
-        "queued", "working", "retrying", "complete", "failed", "dead", "discarded"
-    )  # fmt: skip
-    assert frozenset({"complete", "failed", "dead", "discarded"}) == TERMINAL
+    """Six statuses, three of them terminal; a status is kept 30 minutes after its last change."""
+    assert STATUSES == ("queued", "working", "retrying", "complete", "dead", "discarded")
+    assert frozenset({"complete", "dead", "discarded"}) == TERMINAL
     assert DEFAULT_EXPIRY == 1800
 
 
@@ -96,14 +89,6 @@ def test_failure_table(outcome: AttemptOutcome, status: Status) -> None:
     assert next_status("working", Failed(outcome=outcome)) == status
 
 
-@given(job_records(), hook_answers)
-def test_a_failure_decision_gives_its_status(job: JobRecord, answer: HookAnswer) -> None:
-    """Whatever `failure.decide` says, the status follows it: retrying, dead or discarded."""
-    decision = decide(job, answer).decision
-    expected = {Retry: "retrying", Dead: "dead", Discard: "discarded"}[type(decision)]
-    assert failed_status(attempt_outcome(decision)) == expected
-
-
 @given(st.lists(retried, max_size=5), st.booleans(), endings)
 def test_a_jobs_whole_life(retries: list[Failed], polled: bool, ending: Event) -> None:
     """queued -> working (-> retrying -> working)* -> an ending: terminal only at the end."""
@@ -118,26 +103,6 @@ def test_a_jobs_whole_life(retries: list[Failed], polled: bool, ending: Event) -
     status = next_status(status, Started())
     assert status == "working"
     assert is_terminal(next_status(status, ending))
-
-
-def test_a_late_decision_corrects_retrying_to_failed() -> None:
-    """The spec's `mark_failed`: a status written as retrying becomes failed."""
-    assert corrected_to_failed("retrying") == "failed"
-
-
-@given(statuses)
-def test_the_correction_leaves_other_statuses(current: Status) -> None:
-    """Only `retrying` is corrected; the correction is idempotent and ends in a valid status."""
-    corrected = corrected_to_failed(current)
-    assert corrected == ("failed" if current == "retrying" else current)
-    assert corrected_to_failed(corrected) == corrected
-    assert corrected in STATUSES
-
-
-@given(st.none() | statuses, status_events)
-def test_failed_is_reached_only_by_the_correction(current: Status | None, event: Event) -> None:
-    """No event writes `failed`: it is the late decision's word alone."""
-    assert next_status(current, event) != "failed"
 
 
 @given(statuses)

@@ -11,7 +11,7 @@ import redis
 
 import cogworker
 from cogworker.adapters import redis_keys as keys
-from cogworker.domain import failure, payload
+from cogworker.domain import payload, settlement
 from tests.faults import jobs, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.support.processes import CogworkerProcess, wait_until
@@ -50,7 +50,7 @@ def test_failures_while_redis_is_down_are_filed_once_it_is_back(
         assert job.interrupted_count == 1
         assert job.retry_count == 1
         assert job.failed_at is not None
-        assert score == pytest.approx(job.failed_at + failure.INTERRUPT_DELAY, abs=2.0)
+        assert score == pytest.approx(job.failed_at + settlement.INTERRUPT_DELAY, abs=2.0)
     stop_all(worker)
     assert all(starts_of(oracle_file, jid) == 1 for jid in jids)
     oracle.assert_each_in_one_place(inspect, jids, done=set())

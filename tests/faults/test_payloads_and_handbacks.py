@@ -14,7 +14,7 @@ import redis
 
 import cogworker
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.job_store import JobStore
+from cogworker.adapters.jobs.enqueue import EnqueueStore
 from cogworker.domain import payload
 from tests.faults import jobs_lua, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
@@ -36,7 +36,7 @@ def _push_held(inspect: redis.Redis, *args: object) -> str:
         "retry": True,
         "created_at": time.time(),
     }
-    JobStore(inspect).push("default", [json.dumps(entry)])
+    EnqueueStore(inspect).push("default", [json.dumps(entry)])
     return jid
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import redis
 
 import cogworker
-from cogworker.adapters.job_store import JobStore
+from cogworker.adapters.jobs.run import RunStore
 from tests.faults import oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.faults.jobs_reentrant import ExclusiveSleep
@@ -38,7 +38,7 @@ def test_a_recovered_while_executing_job_runs_at_once_despite_its_own_lock(
 
 def test_a_lock_is_taken_again_by_its_holder_only(inspect: redis.Redis) -> None:
     """The holder's jid takes its lock again (its TTL renewed); another jid is refused."""
-    store = JobStore(inspect)
+    store = RunStore(inspect)
     assert store.take_lock("cogworker:unique:r", "jid-a", 5)
     assert store.take_lock("cogworker:unique:r", "jid-a", 600)
     assert 5_000 < inspect.pttl("cogworker:unique:r") <= 600_000
@@ -48,6 +48,6 @@ def test_a_lock_is_taken_again_by_its_holder_only(inspect: redis.Redis) -> None:
 
 def test_a_lock_ttl_beyond_a_century_is_held_for_a_century(inspect: redis.Redis) -> None:
     """A payload's TTL of 1e300 s takes the lock (for a century) instead of failing the start."""
-    store = JobStore(inspect)
+    store = RunStore(inspect)
     assert store.take_lock("cogworker:unique:far", "jid-a", 1e300)
     assert inspect.pttl("cogworker:unique:far") > 99 * 365 * 86_400_000

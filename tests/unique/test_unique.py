@@ -15,7 +15,7 @@ import redis
 
 import cogworker
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.job_store import JobStore
+from cogworker.adapters.jobs.run import RunStore
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
 from tests.unique import jobs
 
@@ -141,7 +141,7 @@ def test_a_job_ending_for_good_releases_its_lock(
 
 def test_a_stale_holder_cannot_release_another_jobs_lock(rc: redis.Redis) -> None:
     """Release is owner-checked: only the jid that took the lock lets it go."""
-    store = JobStore(rc)
+    store = RunStore(rc)
     assert store.take_lock("cogworker:unique:x", "jid-a", 60)
     assert not store.take_lock("cogworker:unique:x", "jid-b", 60)
     assert not store.release_lock("cogworker:unique:x", "jid-b")

@@ -20,8 +20,11 @@ import attrs
 import redis
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.job_store import JobStore, as_bytes
+from cogworker.adapters.jobs.enqueue import EnqueueStore
+from cogworker.adapters.jobs.retention import Retention
+from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.process_registry import ProcessRegistry
+from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
 
 FIND_IN_LIST = LuaScript("dashboard_find")
@@ -85,13 +88,13 @@ class DashboardStore:
     """The dashboard's view of one Redis."""
 
     client: redis.Redis
-    jobs: JobStore
+    retention: Retention
     registry: ProcessRegistry
 
     @classmethod
-    def on(cls, client: redis.Redis, jobs: JobStore) -> DashboardStore:
-        """A store on `client`, acting through `jobs` (which carries the dead set's retention)."""
-        return cls(client=client, jobs=jobs, registry=ProcessRegistry(client))
+    def on(cls, client: redis.Redis, retention: Retention) -> DashboardStore:
+        """A store on `client`, keeping the dead set and statuses as `retention` says."""
+        return cls(client=client, retention=retention, registry=ProcessRegistry(client))
 
     # -- reads -------------------------------------------------------------
 
@@ -236,7 +239,11 @@ class DashboardStore:
 
     def requeue(self, sorted_set: str, moves: Sequence[tuple[bytes, str, str]]) -> list[bool]:
         """Put (entry, queue, payload) triples on their queues; True where this call did."""
-        return self.jobs.move_due(sorted_set, moves) if moves else []
+        return EnqueueStore(self.client).move_due(sorted_set, moves) if moves else []
+
+    def set_status(self, jid: str, status: str, now: float) -> None:
+        """Set a tracked job's status (put back on its queue by hand, say)."""
+        RunStore(self.client, status_ttl=self.retention.status_ttl).set_status(jid, status, now)
 
     def queue_tail(self, queue: str, count: int) -> list[bytes]:
         """The `count` jobs of a queue that run next, the next one first."""
@@ -246,8 +253,7 @@ class DashboardStore:
 
     def kill(self, sorted_set: str, removals: Sequence[Removal], now: float) -> list[bool]:
         """File entries in dead byte for byte as they are; False where one was already gone."""
-        kept = self.jobs.retention
-        trim = (now - kept.dead_max_age, kept.dead_max_jobs)
+        trim = self.retention.dead_trim(now)
         return self._remove((sorted_set, keys.DEAD), ("zset", "kill", now, *trim), removals)
 
     def delete(self, sorted_set: str, removals: Sequence[Removal]) -> int:

@@ -19,7 +19,7 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
-from cogworker.adapters.job_store import as_bytes
+from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
 from cogworker.domain.cron import ScheduleEntry, TickAction
 from cogworker.domain.retries import LONGEST_DELAY

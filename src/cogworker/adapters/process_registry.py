@@ -9,7 +9,7 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
-from cogworker.adapters.job_store import as_bytes
+from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory
 
 Signal = str  # "quiet", "resume" or "stop"
@@ -40,7 +40,7 @@ class ProcessRegistry:
         `held_locks` are the (lock, jid) of the periodic runs this process is
         running: each is renewed for `lock_ttl` seconds while the jid holds it.
         A time since anyone's previous beat over `beat_gap` seconds is noted
-        as an outage (see `JobStore.requeue`).  The RSS is recorded
+        as an outage (see `RecoverStore.recover`).  The RSS is recorded
         best-effort: if its history key can't be written, the beat still
         lands and the process hash's `memory_error` says why.
         """

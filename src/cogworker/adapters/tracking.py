@@ -13,7 +13,7 @@ import redis
 from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.job_store import as_bytes
+from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory, payload
 from cogworker.domain.stats import days_back
 

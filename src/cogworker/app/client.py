@@ -11,7 +11,7 @@ import redis
 
 from cogworker.adapters import redis_access, tracking
 from cogworker.adapters.connection import connect, describe
-from cogworker.adapters.job_store import JobStore
+from cogworker.adapters.jobs.enqueue import EnqueueStore
 from cogworker.adapters.redis_clock import RedisClock
 from cogworker.app import testing
 from cogworker.app.config import Config
@@ -21,6 +21,7 @@ from cogworker.app.middleware import client_chain
 from cogworker.app.push_batch import PushBatch
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
+from cogworker.domain.status import is_tracked
 from cogworker.exceptions import (
     EnqueueError,
     EnqueueRefusedError,
@@ -52,7 +53,7 @@ class Client:
         """`clock`: what "now" is for created, enqueued and due times (default: Redis's)."""
         self.config = config
         self.redis = client or connect(config.resolved_redis_url(), connections="per-thread")
-        self.store = JobStore(self.redis)
+        self.store = EnqueueStore(self.redis, status_ttl=config.retention.status_ttl)
         self._redis_clock = clock or RedisClock(self.redis)
 
     def enqueue(self, job_class: type[Job], *args: JSON, jid: str | None = None) -> str | None:
@@ -167,7 +168,8 @@ class Client:
         batch = PushBatch()
         for job, at in jobs:
             batch.add(job, at if at is not None and at > now else None, now, self.config)
-        tracked = [job.jid for job, _ in jobs if self._tracked(job)]
+        track_all = self.config.track_status
+        tracked = [job.jid for job, _ in jobs if is_tracked(job, track_all)]
         try:
             if batch.is_one_plain_push() and not tracked:
                 self.store.push(*batch.only_push())
@@ -187,9 +189,6 @@ class Client:
             kind = EnqueueRefusedError if refused else EnqueueUnavailableError
             raise kind(problem, unknown=unknown) from error
         return [replies.get(job.jid, 1) != 0 for job, _ in jobs]
-
-    def _tracked(self, job: JobRecord) -> bool:
-        return self.config.track_status or job.extra.get("track_status") is True
 
     def _failure(self, doing: str, error: redis.RedisError) -> tuple[str, bool] | None:
         """What to say of `error` and whether Redis refused (else it went away); None for

@@ -10,7 +10,7 @@ import attrs
 
 from cogworker.adapters import redis_access
 from cogworker.adapters.connection import describe
-from cogworker.adapters.job_store import Retention
+from cogworker.adapters.jobs.retention import Retention
 from cogworker.app.middleware import ClientMiddleware, ServerMiddleware
 from cogworker.app.periodic import Periodic, check_schedule
 from cogworker.domain.queues import QueuePlan, plan_of

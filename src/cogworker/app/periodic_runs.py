@@ -27,7 +27,7 @@ from cogworker.app.config import Config
 from cogworker.app.job_record import build_job, new_jid
 from cogworker.app.middleware import client_chain
 from cogworker.app.periodic import Periodic
-from cogworker.domain import payload, unique
+from cogworker.domain import payload, status, unique
 from cogworker.domain.cron import DROP, ScheduleEntry
 from cogworker.domain.job import JobRecord
 
@@ -95,7 +95,7 @@ def _with_run(
     mode = job.extra.get("unique")
     lock = job.extra.get("unique_lock")
     takes_lock = isinstance(lock, str) and unique.locks_at_enqueue(str(mode))
-    tracked = config.track_status or job.extra.get("track_status") is True
+    tracked = status.is_tracked(job, config.track_status)
     return attrs.evolve(
         claim,
         if_enqueued=ran(job.jid) if ran is not None else "",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import attrs
 
-from cogworker.adapters.job_store import UniquePush
+from cogworker.adapters.jobs.enqueue import UniquePush
 from cogworker.app.config import Config
 from cogworker.domain import payload, unique
 from cogworker.domain.job import JobRecord

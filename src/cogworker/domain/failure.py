@@ -2,7 +2,7 @@
 
 Everything that decides the fate of a failure lives in this module; the
 shell only gathers (calls the job class's `retry_in` hook through
-`adapters.user_hooks`), asks `decide`, logs its `Note` and writes the result.
+`adapters.user_hooks`); `settlement.settle` asks `decide`.
 
 The rules (README "Retries and Dead", "Custom delay", "Death hooks"):
 
@@ -24,9 +24,8 @@ The rules (README "Retries and Dead", "Custom delay", "Death hooks"):
   it raised                    the default backoff, with an error
   ===========================  ===============================================
 
-* If recording the failure itself fails (Redis away), the job is
-  "interrupted": retried after a fixed 30 s * n, whatever the hook said,
-  unless it has no retry left, was cut short, or was interrupted too often.
+What a decision then writes (locks, status, records, and where an
+interrupted write sends the job) is `settlement`'s.
 
 Pure: no I/O, no clock, no randomness (the jitter is a parameter), no logging.
 """
@@ -45,10 +44,6 @@ from cogworker.domain.retries import LONGEST_DELAY, default_backoff, is_last_fai
 #: Used as given (up to LONGEST_DELAY); but a delay past this is most likely
 #: a unit mix-up (ms for s), and it keeps an `until_executed` lock that long.
 LONG_DELAY = 365 * 24 * 60 * 60
-#: An interrupted job is retried after INTERRUPT_DELAY * its interruptions...
-INTERRUPT_DELAY = 30.0
-#: ...and goes to dead once interrupted more often than this.
-MAX_INTERRUPTS = 5
 #: How much of an unexpected hook value a log line quotes.
 _QUOTE_LIMIT = 200
 
@@ -74,8 +69,6 @@ class Retry:
     """Retry the job after `delay` seconds (`None`: the default backoff)."""
 
     delay: float | None = None
-    #: Whether the job class's `retry_in` hook took part.
-    hooked: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -83,7 +76,6 @@ class Dead:
     """File the job in dead for good; `killed` when its hook ended it early."""
 
     killed: bool = False
-    hooked: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -134,16 +126,6 @@ class Decided:
     note: Note | None = None
 
 
-@attrs.frozen(kw_only=True)
-class InterruptOutcome:
-    """Where an interrupted job goes, after how long, and why (for the log)."""
-
-    target: Literal["retry", "dead", "discard"]
-    #: Seconds until the retry; 0 for dead (filed now).
-    delay: float
-    reason: str
-
-
 def hook_is_consulted(job: JobRecord, has_hook: bool) -> bool:
     """Whether the shell should call the `retry_in` hook about `job`'s failure."""
     return has_hook and not is_last_failure(job)
@@ -165,7 +147,7 @@ def decide(job: JobRecord, answer: HookAnswer) -> Decided:
                 f"retry_in of {job.class_name} raised for jid={job.jid} "
                 f"(using the default backoff): {error.class_name}: {error.message}"
             )
-            return Decided(decision=Retry(hooked=True), note=Note(level="error", text=text))
+            return Decided(decision=Retry(), note=Note(level="error", text=text))
         case HookReturned(value=value):
             return _from_value(job, value)
         case _:
@@ -175,9 +157,9 @@ def decide(job: JobRecord, answer: HookAnswer) -> Decided:
 def _from_value(job: JobRecord, value: object) -> Decided:
     # Identity, not `==`: a user object's __eq__ has no say here.
     if value is None:
-        return Decided(decision=Retry(hooked=True))
+        return Decided(decision=Retry())
     if value is KILL:
-        return Decided(decision=Dead(killed=True, hooked=True))
+        return Decided(decision=Dead(killed=True))
     if value is DISCARD:
         return Decided(decision=Discard())
     delay = as_delay(value)
@@ -187,7 +169,7 @@ def _from_value(job: JobRecord, value: object) -> Decided:
             "using the default backoff (expected seconds >= 0, None, cogworker.KILL "
             "or cogworker.DISCARD)"
         )
-        return Decided(decision=Retry(hooked=True), note=Note(level="warning", text=text))
+        return Decided(decision=Retry(), note=Note(level="warning", text=text))
     note = None
     if delay > LONG_DELAY:
         used = "as given" if delay <= LONGEST_DELAY else f"capped at {LONGEST_DELAY}s (100 years)"
@@ -196,7 +178,7 @@ def _from_value(job: JobRecord, value: object) -> Decided:
             f"for jid={job.jid}; using it {used}"
         )
         note = Note(level="warning", text=text)
-    return Decided(decision=Retry(delay=min(delay, LONGEST_DELAY), hooked=True), note=note)
+    return Decided(decision=Retry(delay=min(delay, LONGEST_DELAY)), note=note)
 
 
 def as_delay(value: object) -> float | None:
@@ -223,60 +205,6 @@ def _quote(value: object) -> str:
     return text
 
 
-def outcome_of(decision: FailureDecision) -> Literal["retry", "dead", "discard"]:
-    """The decision as stamped on the job (`failure_outcome`) for `is_terminal_failure`."""
-    match decision:
-        case Retry():
-            return "retry"
-        case Dead():
-            return "dead"
-        case Discard():
-            return "discard"
-        case _:
-            assert_never(decision)
-
-
-def attempt_outcome(
-    decision: FailureDecision,
-) -> Literal["retrying", "dead", "killed", "discarded"]:
-    """The decision as the attempts log (and the dashboard's retry timeline) shows it."""
-    match decision:
-        case Retry():
-            return "retrying"
-        case Dead(killed=True):
-            return "killed"
-        case Dead():
-            return "dead"
-        case Discard():
-            return "discarded"
-        case _:
-            assert_never(decision)
-
-
-def is_cut_short(decision: FailureDecision) -> bool:
-    """Whether the job ended before its retries ran out (`KILL` or `DISCARD`)."""
-    match decision:
-        case Retry():
-            return False
-        case Dead(killed=killed):
-            return killed
-        case Discard():
-            return True
-        case _:
-            assert_never(decision)
-
-
-def is_hooked(decision: FailureDecision) -> bool:
-    """Whether the job class's `retry_in` hook took part (only then is it stamped)."""
-    match decision:
-        case Retry(hooked=hooked) | Dead(hooked=hooked):
-            return hooked
-        case Discard():
-            return True
-        case _:
-            assert_never(decision)
-
-
 def retry_delay(decision: Retry, count: int, jitter: float) -> float:
     """Seconds before retry number `count` (1 for the first): the hook's, or the default.
 
@@ -286,32 +214,3 @@ def retry_delay(decision: Retry, count: int, jitter: float) -> float:
     if decision.delay is not None:
         return min(decision.delay, LONGEST_DELAY)
     return min(default_backoff(count, jitter), LONGEST_DELAY)
-
-
-def interrupt_outcome(
-    job: JobRecord, decision: FailureDecision | None, interrupted_count: int
-) -> InterruptOutcome:
-    """Where `job` goes when recording its failure failed (Redis trouble).
-
-    `job` is as before this failure; `decision` what was decided for it, if
-    deciding got that far; `interrupted_count` its interruptions, this one
-    included (1 for the first).  Retried after 30 s * n whatever the hook
-    said, unless out of retries, killed or interrupted too often (dead), or
-    discarded: a discard is a write too (off the in-progress list, counted),
-    and it stays a discard when it has to be written later.
-    """
-    if isinstance(decision, Discard):
-        return InterruptOutcome(target="discard", delay=0.0, reason="discarded by its retry_in")
-    if is_last_failure(job):
-        return InterruptOutcome(target="dead", delay=0.0, reason="moved to dead: no retries left")
-    if decision is not None and is_cut_short(decision):
-        reason = f"moved to dead: ended by its retry_in ({attempt_outcome(decision)})"
-        return InterruptOutcome(target="dead", delay=0.0, reason=reason)
-    if interrupted_count > MAX_INTERRUPTS:
-        reason = f"moved to dead: interrupted more than {MAX_INTERRUPTS} times"
-        return InterruptOutcome(target="dead", delay=0.0, reason=reason)
-    delay = INTERRUPT_DELAY * interrupted_count
-    reason = (
-        f"retrying in {delay:g}s (interruption {interrupted_count} of at most {MAX_INTERRUPTS})"
-    )
-    return InterruptOutcome(target="retry", delay=delay, reason=reason)

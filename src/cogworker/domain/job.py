@@ -52,6 +52,11 @@ class ErrorRecord:
     message: str
     backtrace: str = ""
 
+    @property
+    def summary(self) -> str:
+        """`Type: message`, the type without its module, as log lines and run history show it."""
+        return f"{self.class_name.rpartition('.')[2]}: {self.message}"
+
 
 def with_failure(job: JobRecord, error: ErrorRecord, *, failed_at: float) -> JobRecord:
     """`job` after one more failed attempt: the count goes up and the error is kept.

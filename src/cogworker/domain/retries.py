@@ -1,4 +1,4 @@
-"""The retry budget, the default backoff and the terminal-failure check."""
+"""The retry budget and the default backoff."""
 
 from __future__ import annotations
 
@@ -36,15 +36,3 @@ def default_backoff(count: int, jitter: float) -> float:
 def is_last_failure(job: JobRecord) -> bool:
     """Whether a failure of `job`'s current attempt leaves no retry to make."""
     return job.retries_made + 1 > max_retries(job.retry)
-
-
-def is_terminal_failure(job: JobRecord, outcome: str | None = None) -> bool:
-    """Whether the current attempt's failure ends the job (dead or discarded).
-
-    `outcome` is the failure decision already made for this attempt
-    (`"retry"`, `"dead"` or `"discard"`), which wins when present: a job
-    class's `retry_in` hook can end a job before its budget runs out.
-    """
-    if outcome is not None:
-        return outcome != "retry"
-    return is_last_failure(job)

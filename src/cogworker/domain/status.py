@@ -1,12 +1,12 @@
 """A tracked job's status, and how each event of its life moves it.
 
 Everything that decides a status lives in this module; the shell writes
-what `next_status` (or `corrected_to_failed`) returns, with the expiry.
+what `next_status` returns (through `settlement` when a run ends), with
+the expiry.
 
     queued -> working -> complete
                       -> retrying -> working -> ...
                       -> dead | discarded
-    (a status written as retrying) -> failed, by a late decision
 
 * `next_status` is total: any event from any status (or none: untracked,
   expired) gives a status, so a lost or reordered write never wedges it.
@@ -16,10 +16,6 @@ what `next_status` (or `corrected_to_failed`) returns, with the expiry.
   is still between attempts.  A dead job put back on its queue by hand is
   `queued` again: a terminal status ends a life cycle, not the jid.
 * A killed job is `dead` (it is in the dead set); a discarded one `discarded`.
-* `failed` is what the spec's `Status.mark_failed` writes: the status said
-  `retrying` (a middleware raised after `perform`, so the failure was seen
-  before the job class's `retry_in` ended it with `KILL`/`DISCARD`), and the
-  late decision corrects it.
 """
 
 from __future__ import annotations
@@ -28,17 +24,17 @@ from typing import Literal, TypeAlias, assert_never, get_args
 
 import attrs
 
-Status: TypeAlias = Literal[
-    "queued", "working", "retrying", "complete", "failed", "dead", "discarded"
-]
+from cogworker.domain.job import JobRecord
+
+Status: TypeAlias = Literal["queued", "working", "retrying", "complete", "dead", "discarded"]
 #: Every status, in the order of a job's life.
 STATUSES: tuple[Status, ...] = get_args(Status)
 #: The statuses that end a job's life cycle: nothing more happens unless it is enqueued again.
-TERMINAL: frozenset[Status] = frozenset({"complete", "failed", "dead", "discarded"})
+TERMINAL: frozenset[Status] = frozenset({"complete", "dead", "discarded"})
 #: Seconds a status is kept after its last change, unless configured otherwise.
 DEFAULT_EXPIRY = 30 * 60
 
-#: How a failed attempt ended, as `failure.attempt_outcome` says it.
+#: How a failed attempt ended, as `settlement.attempt_outcome` says it.
 AttemptOutcome: TypeAlias = Literal["retrying", "dead", "killed", "discarded"]
 
 
@@ -95,15 +91,9 @@ def failed_status(outcome: AttemptOutcome) -> Status:
             assert_never(outcome)
 
 
-def corrected_to_failed(current: Status) -> Status:
-    """The status once a late decision ended the job: `retrying` becomes `failed`.
-
-    Only `retrying` is contradicted by the late decision; any other status
-    is left as it is: a terminal one already tells how the job ended, and
-    `queued` or `working` were written after the failure (a new enqueue or
-    attempt), so they are newer news.
-    """
-    return "failed" if current == "retrying" else current
+def is_tracked(job: JobRecord, track_all: bool) -> bool:
+    """Whether `job`'s status is tracked: by configuration, or asked for at enqueue."""
+    return track_all or job.extra.get("track_status") is True
 
 
 def is_terminal(status: Status) -> bool:

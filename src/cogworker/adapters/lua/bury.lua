@@ -2,24 +2,26 @@
 -- the payload given (an unparseable entry wrapped, a repeat orphan with its
 -- error). At most once: only the caller that removed it files it.
 --
+-- shape: KEYS 2 + 2n, ARGV 6
 -- KEYS[1] where it is now   KEYS[2] the dead set
 -- KEYS[3], KEYS[4] (optional) the job's orphanings and hand-backs counters,
 --         deleted with the move
--- ARGV[1] "zset" or "list"   ARGV[2] the entry as stored   ARGV[3] the score
+-- ARGV[1] "zset" or "list", or "taken": already taken off by the caller (basic fetch)
+-- ARGV[2] the entry as stored   ARGV[3] the score
 -- ARGV[4] the payload to file   ARGV[5] trim below this score   ARGV[6] most entries kept
 --
 -- Returns 1 if this call filed it, 0 if it was already gone.
-need_choice(1, "zset", "list")
+need_choice(1, "zset", "list", "taken")
 need_text(2)
 need_number(3)
 need_text(4)
 need_number(5)
 need_int(6, 1, MOST)
 
-local removed
+local removed = 1
 if ARGV[1] == "zset" then
   removed = redis.call("ZREM", KEYS[1], ARGV[2])
-else
+elseif ARGV[1] == "list" then
   removed = redis.call("LREM", KEYS[1], 1, ARGV[2])
 end
 if removed == 0 then

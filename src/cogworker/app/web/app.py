@@ -24,7 +24,6 @@ from litestar.template import TemplateConfig
 from cogworker.adapters import redis_access
 from cogworker.adapters.connection import connect, describe
 from cogworker.adapters.dashboard_store import DashboardStore
-from cogworker.adapters.job_store import JobStore
 from cogworker.app.config import Config
 from cogworker.app.web.asgi import DashboardApp
 from cogworker.app.web.context import Dashboard, render
@@ -148,7 +147,7 @@ def create_app(
     root = normalized_root(root_path)
     url = config.resolved_redis_url()
     redis_client = client or connect(url)
-    store = DashboardStore.on(redis_client, JobStore(redis_client, config.retention))
+    store = DashboardStore.on(redis_client, config.retention)
     dashboard = Dashboard(
         config=config, store=store, root=root, read_only=read_only, redis_label=describe(url)
     )

@@ -118,8 +118,8 @@ def _mark_queued(
     """Tracked jobs put back on their queue get the status the status rules say."""
     for view in views:
         job = view.job
-        if job is None or not (config.track_status or job.extra.get("track_status") is True):
+        if job is None or not status.is_tracked(job, config.track_status):
             continue
         current = tracking.status(store.client, job.jid)
         known = status.status_of(current) if current is not None else None
-        store.jobs.set_status(job.jid, status.next_status(known, status.Enqueued()), now)
+        store.set_status(job.jid, status.next_status(known, status.Enqueued()), now)

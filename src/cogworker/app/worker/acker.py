@@ -20,7 +20,7 @@ from collections.abc import Callable
 import attrs
 
 from cogworker.adapters.connection import SOCKET_TIMEOUT
-from cogworker.adapters.job_store import JobStore, Settlement
+from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.app.worker.ownership import report_lost_ownership
 from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.app.worker.state import WorkerState
@@ -37,7 +37,7 @@ LINGER = 0.002
 class Acker:
     """Writes acks handed to it until told to stop (then drains what is left)."""
 
-    store: JobStore
+    store: SettleStore
     state: WorkerState
     logger: logging.Logger
     #: This process's identity (None: basic fetch, no in-progress list to check).
@@ -45,14 +45,14 @@ class Acker:
     clock: Callable[[], float] = time.time
     #: Tells a loss of Redis's data from an orphan recovery when a job is found gone.
     epoch_watch: EpochWatch | None = None
-    _waiting: collections.deque[Settlement] = attrs.field(factory=collections.deque)
+    _waiting: collections.deque[SettleOrder] = attrs.field(factory=collections.deque)
     _marks: StatusMarks = attrs.field(factory=StatusMarks)
     _arrived: threading.Event = attrs.field(factory=threading.Event)
     _stopping: bool = False
 
-    def submit(self, settlement: Settlement) -> None:
+    def submit(self, order: SettleOrder) -> None:
         """Hand over a finished job's ack."""
-        self._waiting.append(settlement)
+        self._waiting.append(order)
         self._wake()
 
     def mark_working(self, jid: str, started_at: float) -> None:
@@ -85,13 +85,13 @@ class Acker:
             while self._waiting or self._marks:
                 self._write(self._take())
 
-    def _take(self) -> list[Settlement]:
-        batch: list[Settlement] = []
+    def _take(self) -> list[SettleOrder]:
+        batch: list[SettleOrder] = []
         while self._waiting and len(batch) < BATCH:
             batch.append(self._waiting.popleft())
         return batch
 
-    def _write(self, batch: list[Settlement]) -> None:
+    def _write(self, batch: list[SettleOrder]) -> None:
         # Acks first, then marks: a mark is never taken after its job's ack (see StatusMarks).
         working = self._marks.take({done.outcome.jid for done in batch}) if self._marks else {}
         try:
@@ -101,17 +101,17 @@ class Acker:
             return
         finally:
             self._marks.written()
-        for settlement, written in zip(batch, owned, strict=True):
-            self.state.release(settlement.fetched.raw)
+        for order, written in zip(batch, owned, strict=True):
+            self.state.release(order.fetched.raw)
             if not written:
-                outcome = settlement.outcome
+                outcome = order.outcome
                 report_lost_ownership(
                     self.logger, self.epoch_watch, outcome.jid, outcome.class_name
                 )
 
-    def _write_failed(self, batch: list[Settlement], marks: int, error: Exception) -> None:
-        for settlement in batch:
-            self.state.pending.remember(settlement)
+    def _write_failed(self, batch: list[SettleOrder], marks: int, error: Exception) -> None:
+        for order in batch:
+            self.state.pending.remember(order)
         if batch:
             self.logger.error(
                 "couldn't acknowledge %d finished jobs (%s); will ack them later, "

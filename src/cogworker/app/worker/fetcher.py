@@ -23,7 +23,7 @@ from returns.pipeline import is_successful
 from cogworker.adapters import key_guard
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.connection import BLOCK_SECONDS
-from cogworker.adapters.job_store import Fetched, JobStore
+from cogworker.adapters.jobs.fetch import Fetched, FetchStore
 from cogworker.app.config import Config
 from cogworker.app.worker.backoff import Backoff
 from cogworker.app.worker.slots import FetchSlots
@@ -41,7 +41,7 @@ IDLE_PAUSE = 0.002
 class Fetcher:
     """Feeds `work` with fetched jobs while the process is neither quiet nor stopping."""
 
-    store: JobStore
+    store: FetchStore
     config: Config
     state: WorkerState
     logger: logging.Logger

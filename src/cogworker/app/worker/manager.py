@@ -25,7 +25,12 @@ import redis
 from cogworker.adapters import key_guard, redis_access
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect, describe
-from cogworker.adapters.job_store import Fetched, JobStore
+from cogworker.adapters.jobs.enqueue import EnqueueStore
+from cogworker.adapters.jobs.fetch import Fetched, FetchStore
+from cogworker.adapters.jobs.handover import HandoverStore
+from cogworker.adapters.jobs.recover import RecoverStore
+from cogworker.adapters.jobs.run import RunStore
+from cogworker.adapters.jobs.settle import SettleStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.adapters.redis_clock import RedisClock
@@ -40,6 +45,7 @@ from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.app.worker.poller import Poller
 from cogworker.app.worker.processor import Processor
 from cogworker.app.worker.reconciler import Reconciler
+from cogworker.app.worker.settler import Settler
 from cogworker.app.worker.slots import FetchSlots
 from cogworker.app.worker.state import WorkerState
 from cogworker.app.worker.stopping import SETTING_EXIT, THREAD_DIED_EXIT, StopControl
@@ -66,7 +72,10 @@ class Manager:
         self.state = WorkerState(identity=new_identity())
         if quiet:
             self.state.quiet.set()
-        self.store = JobStore(self.redis, retention=config.retention)
+        retention = config.retention
+        self.settles = SettleStore(self.redis, retention)
+        self.recovers = RecoverStore(self.redis, retention)
+        self.runs = RunStore(self.redis, status_ttl=retention.status_ttl)
         self.registry = ProcessRegistry(self.redis)
         self._stop = StopControl(self.logger, self.state.identity, self.state.stopping)
         self._stop_requested = self._stop.requested
@@ -78,7 +87,15 @@ class Manager:
         self._slots = FetchSlots(config.concurrency, config.prefetch)
         self._threads: list[threading.Thread] = []
         self.heartbeat = Heartbeat(self.registry, config, self.state, self.logger, self.signal)
-        self.reconciler = Reconciler(self.store, self.registry, config, self.state, self.logger)
+        self.reconciler = Reconciler(
+            HandoverStore(self.settles),
+            self.recovers,
+            self.runs,
+            self.registry,
+            config,
+            self.state,
+            self.logger,
+        )
         periodic_store = PeriodicStore(self.redis)
         self.epoch_watch = EpochWatch(periodic_store, config, self.logger, self.clock)
         self.periodic = PeriodicManager(
@@ -90,8 +107,8 @@ class Manager:
             watch=self.epoch_watch,
         )
 
-    def _own_store(self) -> JobStore:
-        """A store on a connection of its own, for the fetcher's or acker's busy thread.
+    def _own_client(self) -> redis.Redis:
+        """A client with a connection of its own, for the fetcher's or acker's busy thread.
 
         It skips the pool's checkout on every command (about a tenth of a
         busy worker's time); if Redis went away just now, the pool will do.
@@ -99,8 +116,8 @@ class Manager:
         try:
             client = connect(self.config.resolved_redis_url(), connections="single")
         except redis.RedisError:
-            return self.store
-        return JobStore(client, retention=self.config.retention)
+            return self.redis
+        return client
 
     @property
     def identity(self) -> str:
@@ -145,23 +162,37 @@ class Manager:
         reliable = self.config.fetch == "reliable"
         owner = self.identity if reliable else None
         self.acker = Acker(
-            self._own_store(), self.state, self.logger, owner, epoch_watch=self.epoch_watch
+            SettleStore(self._own_client(), self.config.retention),
+            self.state,
+            self.logger,
+            owner,
+            epoch_watch=self.epoch_watch,
+        )
+        settler = Settler(
+            self.settles,
+            self.recovers,
+            self.state,
+            self.logger,
+            owner,
+            acker=self.acker,
+            epoch_watch=self.epoch_watch,
+            clock=self.clock,
         )
         processor = Processor(
-            self.store,
+            self.runs, settler, self.config, self.state, self.logger, clock=self.clock
+        )
+        fetcher = Fetcher(
+            FetchStore(self._own_client()),
             self.config,
             self.state,
             self.logger,
-            reliable=reliable,
-            acker=self.acker,
-            clock=self.clock,
-            epoch_watch=self.epoch_watch,
-        )
-        fetcher = Fetcher(
-            self._own_store(), self.config, self.state, self.logger, self._work, self._slots, plan
+            self._work,
+            self._slots,
+            plan,
         )
         poller = Poller(
-            self.store,
+            EnqueueStore(self.redis),
+            self.recovers,
             self.config.poll_interval,
             self.state.stopping,
             self.logger,

@@ -12,12 +12,14 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from typing import Literal
 
 import attrs
 from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.job_store import JobStore
+from cogworker.adapters.jobs.enqueue import EnqueueStore
+from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.app.job_record import new_jid
 from cogworker.app.worker.backoff import repeat
 from cogworker.domain import payload
@@ -29,7 +31,8 @@ BATCH = 100
 class Poller:
     """Moves due entries of the scheduled and retry sets."""
 
-    store: JobStore
+    enqueues: EnqueueStore
+    recovers: RecoverStore
     interval: float
     stopping: threading.Event
     logger: logging.Logger
@@ -54,21 +57,22 @@ class Poller:
         moved = 0
         while True:
             now = self.clock()
-            entries = self.store.due(sorted_set, now, BATCH)
+            entries = self.enqueues.due(sorted_set, now, BATCH)
             moves = [move for entry in entries if (move := self._move_of(sorted_set, entry, now))]
             if moves:
-                moved += sum(self.store.move_due(sorted_set, moves))
+                moved += sum(self.enqueues.move_due(sorted_set, moves))
             if len(entries) < BATCH:
                 return moved
 
     def _move_of(self, sorted_set: str, entry: bytes, now: float) -> tuple[bytes, str, str] | None:
         decoded = payload.decode(entry)
         if not is_successful(decoded):
-            dead = payload.unparseable_entry(entry, decoded.failure(), jid=new_jid(), now=now)
-            if self.store.bury(sorted_set, "zset", entry, dead, now):
+            problem = decoded.failure()
+            holder: tuple[str, Literal["zset"]] = (sorted_set, "zset")
+            if self.recovers.bury_unreadable(holder, entry, problem, jid=new_jid(), now=now):
                 self.logger.error(
                     "an unparseable entry moved to dead",
-                    extra={"queue": sorted_set, "error": str(decoded.failure())},
+                    extra={"queue": sorted_set, "error": str(problem)},
                 )
             return None
         job = decoded.unwrap()

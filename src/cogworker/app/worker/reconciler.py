@@ -18,12 +18,10 @@ from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import user_hooks
-from cogworker.adapters.job_store import (
-    JobStore,
-    Settlement,
-    outcome_record,
-    parse_outcome_record,
-)
+from cogworker.adapters.jobs.handover import HandoverStore, parse_handover_record
+from cogworker.adapters.jobs.recover import RecoverStore
+from cogworker.adapters.jobs.run import RunStore
+from cogworker.adapters.jobs.settle import SettleOrder
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
@@ -31,7 +29,7 @@ from cogworker.app.job import load_job_class
 from cogworker.app.job_record import new_jid
 from cogworker.app.worker.backoff import repeat
 from cogworker.app.worker.state import WorkerState
-from cogworker.domain import payload
+from cogworker.domain import payload, settlement
 from cogworker.domain.job import JobRecord
 from cogworker.exceptions import (
     JobFailedError,
@@ -48,7 +46,9 @@ SCAN_EVERY = 20
 class Reconciler:
     """Settles this process's pending writes and recovers other processes' orphans."""
 
-    store: JobStore
+    handovers: HandoverStore
+    recovers: RecoverStore
+    runs: RunStore
     registry: ProcessRegistry
     config: Config
     state: WorkerState
@@ -88,15 +88,15 @@ class Reconciler:
 
     def settle_pending(self) -> None:
         """Write the acks and failure outcomes that failed earlier; stop at the first error."""
-        for settlement in self.state.pending.snapshot():
-            self._settle(settlement)
-            self.state.pending.forget(settlement)
-            self.state.release(settlement.fetched.raw)
+        for order in self.state.pending.snapshot():
+            self._settle(order)
+            self.state.pending.forget(order)
+            self.state.release(order.fetched.raw)
 
     def release_deferred(self) -> None:
         """Let go of the locks whose release failed while Redis was away (owner-checked)."""
         for lock, jid in self.state.deferred_releases():
-            self.store.release_lock(lock, jid)
+            self.runs.release_lock(lock, jid)
             self.state.released(lock, jid)
 
     def hand_over_pending(self) -> None:
@@ -105,25 +105,25 @@ class Reconciler:
         Each moves off the in-progress list in the same step, so the final
         requeue can't run a finished job again.
         """
-        for settlement in self.state.pending.snapshot():
-            record = outcome_record(settlement.outcome)
-            self.store.hand_over(self.state.identity, settlement.fetched, record)
-            self.state.pending.forget(settlement)
+        for order in self.state.pending.snapshot():
+            self.handovers.hand_over(self.state.identity, order.fetched, order.outcome)
+            self.state.pending.forget(order)
 
     def file_unsettled(self) -> int:
         """Write what stopped processes handed over; how many this call wrote."""
         written = 0
-        for record in self.store.unsettled():
+        for record in self.handovers.unsettled():
             now = self.clock()
-            outcome = parse_outcome_record(record)
+            outcome = parse_handover_record(record)
             if outcome is None:
                 error = payload.PayloadError(
                     problem=payload.PayloadProblem.BAD_FIELD, detail="a damaged unsettled record"
                 )
-                dead = payload.unparseable_entry(record, error, jid=new_jid(), now=now)
-                self.store.bury(keys.UNSETTLED, "list", record, dead, now)
+                self.recovers.bury_unreadable(
+                    (keys.UNSETTLED, "list"), record, error, jid=new_jid(), now=now
+                )
                 continue
-            if not self.store.settle_handed_over(record, outcome, now):
+            if not self.handovers.settle_handed_over(record, outcome, now):
                 continue
             written += 1
             if outcome.kind == "dead":
@@ -143,7 +143,7 @@ class Reconciler:
         if self._passes % SCAN_EVERY == 1:
             identities |= self.registry.holders()
         for identity in sorted(identities - {self.state.identity}):
-            result = self.store.recover(
+            result = self.recovers.recover(
                 identity,
                 threshold=self.config.orphan_threshold,
                 max_orphanings=self.config.max_orphanings,
@@ -167,7 +167,7 @@ class Reconciler:
         Those still running are handed back unfinished: each counts toward
         `max_handbacks`, past which it is parked for `bury_repeat_orphans`.
         """
-        return self.store.requeue_own(
+        return self.recovers.requeue_own(
             self.state.identity,
             running=self.state.running_payloads(),
             max_handbacks=self.config.max_handbacks,
@@ -186,15 +186,16 @@ class Reconciler:
 
     def _bury_parked(self, parked: str, error: Exception) -> int:
         buried = 0
-        for entry in self.store.parked(parked):
+        for entry in self.recovers.parked(parked):
             now = self.clock()
             decoded = payload.decode(entry)
             if not is_successful(decoded):
-                dead = payload.unparseable_entry(entry, decoded.failure(), jid=new_jid(), now=now)
-                buried += self.store.bury(parked, "list", entry, dead, now)
+                buried += self.recovers.bury_unreadable(
+                    (parked, "list"), entry, decoded.failure(), jid=new_jid(), now=now
+                )
                 continue
             job = _with_error(decoded.unwrap(), error, now)
-            if self.store.bury(parked, "list", entry, payload.encode(job), now, jid=job.jid):
+            if self.recovers.bury(parked, "list", entry, payload.encode(job), now, jid=job.jid):
                 buried += 1
                 self.logger.error("moved to dead: %s", error, extra={"jid": job.jid})
                 self._release_locks(job)
@@ -204,15 +205,13 @@ class Reconciler:
 
     def _release_locks(self, job: JobRecord) -> None:
         """A job that ended outside a settlement lets go of its locks (owner-checked)."""
-        for field in ("unique_lock", "running_lock"):
-            lock = job.extra.get(field)
-            if isinstance(lock, str):
-                self.state.defer_release(lock, job.jid)  # done by the next pass
+        for lock in settlement.locks_released_for_good(job):
+            self.state.defer_release(lock, job.jid)  # done by the next pass
 
-    def _settle(self, settlement: Settlement) -> None:
-        outcome = settlement.outcome
+    def _settle(self, order: SettleOrder) -> None:
+        outcome = order.outcome
         owner = self.state.identity if self.config.fetch == "reliable" else None
-        filed = self.store.settle(owner, settlement.fetched, outcome, self.clock())
+        filed = self.handovers.settles.settle(owner, order, self.clock())
         self.logger.info("an outcome written late: %s", outcome.kind, extra={"jid": outcome.jid})
         if filed and outcome.kind == "dead":
             self._notify_failed(outcome.payload)

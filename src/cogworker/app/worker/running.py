@@ -23,19 +23,21 @@ from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 from cogworker.exceptions import UnknownJobClassError
 
-#: Decides a failure as soon as `perform` raises (the error, the job's class if loaded).
-Decide = Callable[[BaseException, "type | None"], failure.Decided]
+#: Asks the job class's `retry_in` hook about a failure as soon as `perform` raises
+#: (the error, the job's class if loaded).
+Ask = Callable[[BaseException, "type | None"], failure.HookAnswer]
 
 
 @attrs.frozen(kw_only=True)
 class Attempt:
-    """How one run ended: the error (None on success) and the decision made when perform raised."""
+    """How one run ended: the error (None on success) and what `retry_in` said of it, if
+    it was asked when `perform` raised."""
 
     job_class: type | None
     started_at: float
     ended_at: float
     error: BaseException | None = None
-    decided: failure.Decided | None = None
+    answer: failure.HookAnswer | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -47,10 +49,10 @@ class Runner:
     clock: Callable[[], float]
     job_modules: tuple[str, ...] | None
 
-    def run(self, job: JobRecord, queue: str, decide: Decide) -> Attempt:
+    def run(self, job: JobRecord, queue: str, ask: Ask) -> Attempt:
         """Run `job` through the middleware; whatever its code raises is the attempt's error."""
         job_class, load_error = self._load(job.class_name)
-        decided: list[failure.Decided] = []
+        answers: list[failure.HookAnswer] = []
 
         def perform(ctx: RunContext) -> None:
             if job_class is None:
@@ -58,10 +60,10 @@ class Runner:
             try:
                 _perform(job_class, job.jid, ctx.args)
             except BaseException as error:
-                # Decided now, before any middleware sees the failure; a hook
+                # Asked now, before any middleware sees the failure; a hook
                 # that raises instead is met again, and handled, at settlement.
                 with contextlib.suppress(BaseException):
-                    decided.append(decide(error, job_class))
+                    answers.append(ask(error, job_class))
                 raise
 
         ctx = RunContext(job=job, queue=queue, job_class=job_class, identity=self.identity)
@@ -69,8 +71,8 @@ class Runner:
         try:
             server_chain(self.middleware, ctx, perform)()
         except BaseException as error:  # the job's own: see the module's docstring
-            first = decided[0] if decided else None
-            return attrs.evolve(attempt, ended_at=self.clock(), error=error, decided=first)
+            first = answers[0] if answers else None
+            return attrs.evolve(attempt, ended_at=self.clock(), error=error, answer=first)
         return attrs.evolve(attempt, ended_at=self.clock())
 
     def _load(self, path: str) -> tuple[type[Job] | None, UnknownJobClassError | None]:

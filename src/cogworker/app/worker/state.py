@@ -9,7 +9,7 @@ import time
 import attrs
 from returns.pipeline import is_successful
 
-from cogworker.adapters.job_store import Settlement
+from cogworker.adapters.jobs.settle import SettleOrder
 from cogworker.domain import payload
 from cogworker.domain.json_values import JSON
 
@@ -23,14 +23,14 @@ class PendingSettlements:
     """
 
     _lock: threading.Lock = attrs.field(factory=threading.Lock)
-    _pending: dict[bytes, Settlement] = attrs.field(factory=dict)
+    _pending: dict[bytes, SettleOrder] = attrs.field(factory=dict)
 
-    def remember(self, settlement: Settlement) -> None:
+    def remember(self, order: SettleOrder) -> None:
         """Keep a settlement to retry."""
         with self._lock:
-            self._pending[settlement.fetched.raw] = settlement
+            self._pending[order.fetched.raw] = order
 
-    def snapshot(self) -> list[Settlement]:
+    def snapshot(self) -> list[SettleOrder]:
         """The settlements still to write."""
         with self._lock:
             return list(self._pending.values())
@@ -39,10 +39,10 @@ class PendingSettlements:
         with self._lock:
             return raw in self._pending
 
-    def forget(self, settlement: Settlement) -> None:
+    def forget(self, order: SettleOrder) -> None:
         """Drop a settlement that has been written (or that nothing is left to write for)."""
         with self._lock:
-            self._pending.pop(settlement.fetched.raw, None)
+            self._pending.pop(order.fetched.raw, None)
 
     def __len__(self) -> int:
         with self._lock:

@@ -1,0 +1,92 @@
+"""Enqueue: jobs onto their queues, now or into the scheduled set for later, and due
+jobs of the scheduled and retry sets onto their queues when their time comes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import cast
+
+import attrs
+import redis
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters import scripts
+from cogworker.adapters.jobs.status_marks import queue_mark
+from cogworker.adapters.replies import as_bytes
+
+
+@attrs.frozen(kw_only=True)
+class UniquePush:
+    """A unique job to push only if its lock is free (taking it for `jid`)."""
+
+    queue: str
+    payload: str
+    jid: str
+    lock: str
+    ttl: float
+    #: When to run it (scheduled), or None for now.
+    at: float | None = None
+
+
+@attrs.define
+class EnqueueStore:
+    """Pushes on one Redis."""
+
+    client: redis.Redis
+    #: How long a tracked job's "queued" status is kept.
+    status_ttl: float = 30 * 60
+
+    def push(self, queue: str, payloads: Sequence[str]) -> None:
+        """Put payloads on `queue` (one round trip)."""
+        scripts.PUSH(self.client, (keys.queue(queue), keys.QUEUES), (queue, *payloads))
+
+    def push_all(
+        self,
+        groups: Mapping[str, Sequence[str]],
+        scheduled: Sequence[tuple[float, str]],
+        *,
+        queued: Sequence[str] = (),
+        now: float = 0.0,
+    ) -> None:
+        """Push payloads onto queues and into the scheduled set, and mark tracked jids
+        `queued`, in one round trip."""
+        pipe = self.client.pipeline(transaction=False)
+        for queue, payloads in groups.items():
+            scripts.PUSH.queue(pipe, (keys.queue(queue), keys.QUEUES), (queue, *payloads))
+        if scheduled:
+            pipe.zadd(keys.SCHEDULE, {payload: at for at, payload in scheduled})
+        for jid in queued:
+            queue_mark(pipe, jid, "queued", now, self.status_ttl)
+        if pipe.command_stack:
+            scripts.run_pipeline(self.client, pipe)
+
+    def push_unique(self, pushes: Sequence[UniquePush]) -> list[int]:
+        """Push unique jobs whose locks are free (one round trip): 1 where pushed, 0 where
+        another jid holds the lock, 2 where this jid does (pushed before: nothing done)."""
+        pipe = self.client.pipeline(transaction=False)
+        for push in pushes:
+            target = keys.SCHEDULE if push.at is not None else keys.queue(push.queue)
+            scripts.PUSH_UNIQUE.queue(
+                pipe,
+                (target, keys.QUEUES, push.lock),
+                (push.queue, push.payload, push.jid, int(push.ttl * 1000), push.at or ""),
+            )
+        return [int(reply) for reply in scripts.run_pipeline(self.client, pipe)]
+
+    def due(self, sorted_set: str, now: float, limit: int) -> list[bytes]:
+        """Entries of a scheduled or retry set whose time has come, oldest first."""
+        return [
+            as_bytes(entry)
+            for entry in cast(
+                "list[bytes | str]", self.client.zrangebyscore(sorted_set, "-inf", now, 0, limit)
+            )
+        ]
+
+    def move_due(self, sorted_set: str, moves: Sequence[tuple[bytes, str, str]]) -> list[bool]:
+        """Move (entry, queue, payload) triples onto their queues; True where this call did."""
+        pipe = self.client.pipeline(transaction=False)
+        for entry, queue, payload in moves:
+            scripts.MOVE_DUE.queue(
+                pipe, (sorted_set, keys.queue(queue), keys.QUEUES), (entry, payload, queue)
+            )
+        return [bool(reply) for reply in scripts.run_pipeline(self.client, pipe)]

@@ -1,0 +1,109 @@
+"""A settlement as `settle.lua` takes it: the typed decision, written out as text.
+
+This is the one place a `domain.settlement.Settlement` becomes strings; the
+same record is what a stopping process hands over (see `handover`), so it
+stays the same shape until the script has written it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, assert_never
+
+import attrs
+
+from cogworker.domain import payload, records
+from cogworker.domain.settlement import (
+    Ack,
+    Discarded,
+    Effects,
+    Extend,
+    LockEffect,
+    Release,
+    Settlement,
+    ToDead,
+    ToRetry,
+)
+
+OutcomeKind = Literal["ack", "retry", "dead", "discard"]
+LockAction = Literal["release", "extend", ""]
+
+
+@attrs.frozen(kw_only=True)
+class OutcomeRecord:
+    """What settle.lua writes, field by field ("" where there is nothing to write)."""
+
+    kind: OutcomeKind
+    jid: str
+    class_name: str = ""
+    #: When to retry it, or when it died.
+    score: float = 0.0
+    #: The entry filed in retry or dead.
+    payload: str = ""
+    #: JSON records for the attempts log and the run history.
+    attempt: str = ""
+    history: str = ""
+    #: Whether the run goes into the job's own history too (else only its class's).
+    history_per_job: bool = True
+    #: The job's new status, when its status is tracked.
+    status: str = ""
+    #: Its unique lock, what to do with it, and the TTL an "extend" gives it.
+    unique_lock: str = ""
+    unique_action: LockAction = ""
+    lock_ttl: float = 0.0
+    #: Its periodic running lock, when this settlement lets go of it.
+    running_lock: str = ""
+
+    @property
+    def is_plain_ack(self) -> bool:
+        """A success with only counters and its class's history to write (see ack_many.lua)."""
+        return self.kind == "ack" and not (
+            self.history_per_job or self.status or self.unique_lock or self.running_lock
+        )
+
+
+def outcome_record(settlement: Settlement) -> OutcomeRecord:
+    """`settlement` as settle.lua takes it."""
+    match settlement:
+        case Ack(jid=jid, class_name=class_name, effects=effects):
+            return _record("ack", jid, class_name, 0.0, "", effects)
+        case ToRetry(job=job, at=at, effects=effects):
+            return _record("retry", job.jid, job.class_name, at, payload.encode(job), effects)
+        case ToDead(job=job, at=at, effects=effects):
+            return _record("dead", job.jid, job.class_name, at, payload.encode(job), effects)
+        case Discarded(job=job, effects=effects):
+            return _record("discard", job.jid, job.class_name, 0.0, "", effects)
+        case _:
+            assert_never(settlement)
+
+
+def _record(
+    kind: OutcomeKind, jid: str, class_name: str, score: float, filed: str, effects: Effects
+) -> OutcomeRecord:
+    action, ttl = _lock_action(effects.unique_lock)
+    return OutcomeRecord(
+        kind=kind,
+        jid=jid,
+        class_name=class_name,
+        score=score,
+        payload=filed,
+        attempt="" if effects.attempt is None else records.to_json(effects.attempt),
+        history="" if effects.history is None else records.to_json(effects.history),
+        history_per_job=effects.history_per_job,
+        status=effects.status or "",
+        unique_lock=effects.unique_lock.key if effects.unique_lock else "",
+        unique_action=action,
+        lock_ttl=ttl,
+        running_lock=effects.running_lock.key if effects.running_lock else "",
+    )
+
+
+def _lock_action(effect: LockEffect | None) -> tuple[LockAction, float]:
+    if effect is None:
+        return "", 0.0
+    match effect.change:
+        case Release():
+            return "release", 0.0
+        case Extend(ttl=ttl):
+            return "extend", ttl
+        case _:
+            assert_never(effect.change)

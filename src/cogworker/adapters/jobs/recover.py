@@ -1,0 +1,174 @@
+"""Recover: the jobs of a stopping or gone process back on their queues, and the jobs
+that keep coming back (repeat orphans, repeat hand-backs) or can't be read filed in
+dead instead."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Collection, Iterable
+from typing import Literal
+
+import attrs
+import redis
+from returns.pipeline import is_successful
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters import scripts
+from cogworker.adapters.jobs.fetch import FetchStore
+from cogworker.adapters.jobs.retention import ORPHANINGS_TTL, Retention
+from cogworker.adapters.replies import as_bytes
+from cogworker.domain import payload
+
+
+@attrs.frozen(kw_only=True)
+class Judgment:
+    """The limits a requeue judges by (see requeue.lua): when a process is gone, and how
+    many orphanings and unfinished hand-backs a job may have before it is parked."""
+
+    threshold: float = 0.0
+    beat_gap: float = 0.0
+    max_orphanings: int = 0
+    max_handbacks: int = 0
+
+
+def _told_entries(entries: Iterable[bytes], running: Collection[bytes]) -> list[str]:
+    """Per readable entry (SHA1, queue, jid, "1" if still running), as requeue.lua takes them.
+
+    Payloads are read here, not in Lua: Redis's cjson refuses some that
+    Python wrote (a lone surrogate, deep nesting).  An unreadable one is
+    left out, and the script parks it.
+    """
+    told: list[str] = []
+    for raw in set(entries):
+        decoded = payload.decode(raw)
+        if is_successful(decoded):
+            job = decoded.unwrap()
+            running_now = "1" if raw in running else "0"
+            told += (
+                hashlib.sha1(raw, usedforsecurity=False).hexdigest(),
+                job.queue,
+                job.jid,
+                running_now,
+            )
+    return told
+
+
+@attrs.define
+class RecoverStore:
+    """Requeues and burials on one Redis."""
+
+    client: redis.Redis
+    retention: Retention = attrs.field(factory=Retention)
+
+    def requeue_own(
+        self, identity: str, *, running: Collection[bytes] = (), max_handbacks: int
+    ) -> int:
+        """At shutdown: put `identity`'s own unfinished jobs back on their queues; how many.
+
+        The `running` payloads are handed back unfinished: each counts a
+        hand-back, and one handed back more than `max_handbacks` times is
+        parked for the reconciler to file in dead instead.
+        """
+        requeued, _ = self._requeue(
+            identity, Judgment(max_handbacks=max_handbacks), running=running
+        )
+        return max(requeued, 0)
+
+    def recover(
+        self, identity: str, *, threshold: float, max_orphanings: int, beat_gap: float
+    ) -> tuple[int, int] | None:
+        """A gone process's jobs back on their queues: (requeued, parked), counting an
+        orphaning for each; None when it may not be judged gone.
+
+        Gone: its heartbeat is older than `threshold` seconds while the other
+        processes keep beating (no gap over `beat_gap` between anyone's beats
+        within the last threshold; see requeue.lua).
+        """
+        judgment = Judgment(threshold=threshold, beat_gap=beat_gap, max_orphanings=max_orphanings)
+        requeued, parked = self._requeue(identity, judgment, recovery=True)
+        return None if requeued == -1 else (requeued, parked)
+
+    def _requeue(
+        self,
+        identity: str,
+        judgment: Judgment,
+        *,
+        recovery: bool = False,
+        running: Collection[bytes] = (),
+    ) -> tuple[int, int]:
+        # The judging arguments count only with `recovery` (see requeue.lua).
+        entries = FetchStore(self.client).in_progress(identity)
+        requeued, parked = scripts.REQUEUE(
+            self.client,
+            (
+                keys.in_progress(identity),
+                keys.QUEUES,
+                keys.REPEAT_ORPHANS,
+                keys.PROCESSES,
+                keys.process(identity),
+                keys.workers(identity),
+                keys.memory_history(identity),
+                keys.BEATS,
+                keys.REPEAT_HANDBACKS,
+            ),
+            (
+                "1" if recovery else "0",
+                judgment.threshold,
+                judgment.max_orphanings,
+                identity,
+                keys.QUEUE_PREFIX,
+                keys.ORPHANINGS_PREFIX,
+                ORPHANINGS_TTL,
+                judgment.beat_gap,
+                judgment.max_handbacks,
+                keys.HANDBACKS_PREFIX,
+                *_told_entries(entries, running),
+            ),
+        )
+        return int(requeued), int(parked)
+
+    def parked(self, parked: str) -> list[bytes]:
+        """The entries of a parking list (repeat orphans or hand-backs) waiting to be
+        filed in dead."""
+        return [as_bytes(entry) for entry in self.client.lrange(parked, 0, -1)]
+
+    def bury(
+        self,
+        source: str,
+        kind: Literal["zset", "list", "taken"],
+        entry: bytes,
+        filed: str,
+        now: float,
+        jid: str | None = None,
+    ) -> bool:
+        """File `entry` of `source` in dead as `filed`; True if this call did.
+
+        With `jid`, the job's orphanings and hand-backs counters go too (a
+        buried repeat orphan or hand-back).
+        """
+        counters = [keys.orphanings(jid), keys.handbacks(jid)] if jid else []
+        done = scripts.BURY(
+            self.client,
+            (source, keys.DEAD, *counters),
+            (kind, entry, now, filed, *self.retention.dead_trim(now)),
+        )
+        return bool(done)
+
+    def bury_unreadable(
+        self,
+        holder: tuple[str, Literal["zset", "list"]] | None,
+        entry: bytes,
+        problem: payload.PayloadError,
+        *,
+        jid: str,
+        now: float,
+    ) -> bool:
+        """File an entry that isn't a job in dead, its text kept, under a new `jid`.
+
+        `holder`: the set or list it is taken off; None when the caller took
+        it already (basic fetch).
+        """
+        filed = payload.unparseable_entry(entry, problem, jid=jid, now=now)
+        if holder is None:
+            return self.bury(keys.DEAD, "taken", entry, filed, now)
+        return self.bury(*holder, entry, filed, now)

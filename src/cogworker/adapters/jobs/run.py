@@ -1,0 +1,46 @@
+"""Run: what a run's start writes: a unique lock taken or let go of, a duplicate of a
+running job put back for later, a tracked job marked working."""
+
+from __future__ import annotations
+
+import attrs
+import redis
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters import scripts
+from cogworker.adapters.jobs.fetch import Fetched
+from cogworker.adapters.jobs.status_marks import queue_mark
+from cogworker.domain.retries import LONGEST_DELAY
+
+
+@attrs.define
+class RunStore:
+    """Run-start writes on one Redis."""
+
+    client: redis.Redis
+    #: How long a tracked job's status is kept after its last change.
+    status_ttl: float = 30 * 60
+
+    def take_lock(self, lock: str, jid: str, ttl: float) -> bool:
+        """Take a lock for `jid` if it is free or already `jid`'s (its TTL starts again).
+
+        A TTL longer than the longest delay (say a payload's 1e300) is held that long.
+        """
+        seconds = ttl if 0 < ttl < LONGEST_DELAY else LONGEST_DELAY
+        return bool(scripts.TAKE_LOCK(self.client, (lock,), (jid, max(1, int(seconds * 1000)))))
+
+    def release_lock(self, lock: str, jid: str) -> bool:
+        """Let go of a lock `jid` holds; False if it was gone or someone else's."""
+        return bool(scripts.RELEASE_LOCK(self.client, (lock,), (jid,)))
+
+    def defer(self, identity: str, job: Fetched, at: float) -> bool:
+        """Move a job off `identity`'s in-progress list to the scheduled set, to run at `at`."""
+        return bool(
+            scripts.DEFER(self.client, (keys.in_progress(identity), keys.SCHEDULE), (job.raw, at))
+        )
+
+    def set_status(self, jid: str, status: str, now: float) -> None:
+        """Set a tracked job's status outside a settlement (it started working, say)."""
+        pipe = self.client.pipeline(transaction=False)
+        queue_mark(pipe, jid, status, now, self.status_ttl)
+        pipe.execute()

@@ -1,0 +1,144 @@
+"""The settler: writes what `domain.settlement` decided for a run, and copes when it can't.
+
+An ack goes to the acker (batched) or is written at once; a failure is
+written at once, and if that write fails it is settled again as interrupted
+(`settlement.settle(..., interrupted=True)`) and written once more; what
+still can't be written is remembered for the reconciler.  Either way the
+job stays on this process's in-progress list until its outcome is written,
+so a crash meanwhile makes it an orphan (run again), never a loss.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Literal
+
+import attrs
+import redis
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.jobs.fetch import Fetched
+from cogworker.adapters.jobs.outcome import outcome_record
+from cogworker.adapters.jobs.recover import RecoverStore
+from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.app.death import DeathNotice
+from cogworker.app.job_record import new_jid
+from cogworker.app.worker.acker import Acker
+from cogworker.app.worker.ownership import report_lost_ownership
+from cogworker.app.worker.periodic_watch import EpochWatch
+from cogworker.app.worker.running import Attempt
+from cogworker.app.worker.state import WorkerState
+from cogworker.domain import payload, settlement
+
+#: The failure settled again as interrupted, once its first write failed.
+Interrupted = Callable[[], settlement.Failure]
+
+
+@attrs.define
+class Settler:
+    """Writes settlements for one worker process."""
+
+    settles: SettleStore
+    recovers: RecoverStore
+    state: WorkerState
+    logger: logging.Logger
+    #: This process's identity (None: basic fetch, no in-progress list to check).
+    owner: str | None
+    #: Writes acks in batches; None: each ack is written before the next job.
+    acker: Acker | None = None
+    #: Tells a loss of Redis's data from an orphan recovery when a job is found gone.
+    epoch_watch: EpochWatch | None = None
+    clock: Callable[[], float] = time.time
+
+    def write_ack(self, fetched: Fetched, ack: settlement.Ack) -> None:
+        """Acknowledge a successful run (batched when there is an acker)."""
+        order = SettleOrder(fetched=fetched, outcome=outcome_record(ack))
+        if self.acker is not None:
+            self.acker.submit(order)
+            return
+        try:
+            owned = self.settles.settle(self.owner, order, self.clock())
+        except redis.RedisError as error:
+            self.state.pending.remember(order)
+            self.logger.error(
+                "couldn't acknowledge a finished job (%s); will ack it later, it won't run again",
+                error,
+                extra={"jid": ack.jid, "reason": "ack-interrupted"},
+            )
+            return
+        self._settled(fetched, ack.jid, ack.class_name, owned)
+
+    def write_failure(
+        self,
+        fetched: Fetched,
+        attempt: Attempt,
+        decided: settlement.Failure,
+        interrupted: Interrupted,
+    ) -> tuple[bool, DeathNotice | None]:
+        """File a failed run; (whether this write filed it, the death hooks' notice if any)."""
+        if self.acker is not None and decided.effects.status is not None:
+            self.acker.withdraw_mark(decided.job.jid)  # "working" can't land after this status
+        order = SettleOrder(fetched=fetched, outcome=outcome_record(decided))
+        try:
+            written = self.settles.settle(self.owner, order, self.clock())
+        except redis.RedisError as write_error:
+            return False, self._write_interrupted(fetched, attempt, interrupted(), write_error)
+        self._settled(fetched, decided.job.jid, decided.job.class_name, written)
+        return written, _notice(decided, attempt) if written else None
+
+    def _write_interrupted(
+        self,
+        fetched: Fetched,
+        attempt: Attempt,
+        decided: settlement.Failure,
+        cause: redis.RedisError,
+    ) -> DeathNotice | None:
+        job = decided.job
+        order = SettleOrder(fetched=fetched, outcome=outcome_record(decided))
+        reason = settlement.interruption_reason(decided)
+        extra = {"jid": job.jid, "class": job.class_name, "reason": reason}
+        try:
+            written = self.settles.settle(self.owner, order, self.clock())
+        except redis.RedisError:
+            self.state.pending.remember(order)
+            self.logger.error(
+                "couldn't record a failure (%s); will file it later", cause, extra=extra
+            )
+            return None
+        self.logger.error("couldn't record a failure (%s) at first; filed", cause, extra=extra)
+        self._settled(fetched, job.jid, job.class_name, written)
+        return _notice(decided, attempt) if written else None
+
+    def file_unparseable(self, fetched: Fetched, problem: payload.PayloadError) -> None:
+        """File a fetched payload that isn't a job in dead, its text kept."""
+        extra = {"queue": fetched.queue, "error": str(problem), "reason": "unparseable"}
+        holder: tuple[str, Literal["list"]] | None = None
+        if self.owner is not None:
+            holder = (keys.in_progress(self.owner), "list")
+        try:
+            self.recovers.bury_unreadable(
+                holder, fetched.raw, problem, jid=new_jid(), now=self.clock()
+            )
+        except redis.RedisError:
+            # Left on the in-progress list: the shutdown requeue parks it, then it's buried.
+            self.logger.exception("couldn't file an unparseable payload in dead", extra=extra)
+            return
+        self.state.release(fetched.raw)
+        self.logger.error("an unparseable payload moved to dead", extra=extra)
+
+    def _settled(self, fetched: Fetched, jid: str, class_name: str, written: bool) -> None:
+        """The outcome's write came back: the job is no longer this process's to hold."""
+        self.state.release(fetched.raw)
+        if not written:
+            report_lost_ownership(self.logger, self.epoch_watch, jid, class_name)
+
+
+def _notice(decided: settlement.Failure, attempt: Attempt) -> DeathNotice | None:
+    """The death hooks' notice, for a job just filed in dead."""
+    if not isinstance(decided, settlement.ToDead) or attempt.error is None:
+        return None
+    return DeathNotice(
+        entry=payload.to_dict(decided.job), exception=attempt.error, job_class=attempt.job_class
+    )

@@ -1,0 +1,380 @@
+"""What a run's end writes: one decision, from how the run ended to every effect.
+
+Everything that decides what settling a run writes lives in this module;
+the worker gathers (runs the job, asks its `retry_in` hook), calls
+`settle` once, and the store applies the answer in one script.
+
+`settle` gives a closed union, each variant carrying its effects:
+
+  ==============  =====================================  ====================
+  variant         when                                   death hooks
+  ==============  =====================================  ====================
+  `Ack`           `perform` returned                     no
+  `ToRetry`       it raised, a retry is left and the     no
+                  hook didn't end it
+  `ToDead`        no retry left, `retry=False`/`0`, the  yes
+                  hook returned `KILL`, or writing the
+                  failure failed too often
+  `Discarded`     the hook returned `DISCARD`            no
+  ==============  =====================================  ====================
+
+(`failure.decide` holds the hook table.)  The effects:
+
+* locks: an ``until_executed`` lock is extended through a retry's wait and
+  released when the job ends for good; a ``while_executing`` lock is released
+  when the run ends, whatever follows; a periodic run's running lock is
+  released when the job ends for good.
+* status (tracked jobs only): `status.next_status` of the run's end.
+* records: the attempt (failures only) and the run history (when kept); a
+  run goes into its job's own history only when the job is tracked or has
+  failed before (else its class's history is enough).
+
+If writing a failure fails (Redis away), the same inputs are settled again
+as `interrupted` (the job's interruptions counted, n in all): a job that
+would retry is retried after `INTERRUPT_DELAY` * n instead, whatever the hook
+said, and goes to dead once interrupted more than `MAX_INTERRUPTS` times; an
+end for good stays one.
+
+Pure: no I/O, no clock, no randomness (`now` and the jitter are parameters).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias, assert_never
+
+import attrs
+
+from cogworker.domain import failure, status, unique
+from cogworker.domain.job import ErrorRecord, JobRecord, with_failure
+from cogworker.domain.records import AttemptRecord, RunRecord
+from cogworker.domain.status import AttemptOutcome
+
+#: An interrupted job is retried after INTERRUPT_DELAY * its interruptions...
+INTERRUPT_DELAY = 30.0
+#: ...and goes to dead once interrupted more often than this.
+MAX_INTERRUPTS = 5
+
+
+@attrs.frozen(kw_only=True)
+class Run:
+    """One run of a job, as the worker saw it."""
+
+    job: JobRecord
+    queue: str
+    #: The worker process's identity.
+    process: str
+    started_at: float
+    ended_at: float
+
+
+@attrs.frozen(kw_only=True)
+class Returned:
+    """The run's `perform` returned."""
+
+
+@attrs.frozen(kw_only=True)
+class Raised:
+    """The run raised `error`; `answer` is what the class's `retry_in` hook said of it."""
+
+    error: ErrorRecord
+    answer: failure.HookAnswer = failure.NO_HOOK
+
+
+RunEnd: TypeAlias = Returned | Raised
+
+
+@attrs.frozen(kw_only=True)
+class Keeping:
+    """What the worker's configuration says to record and hold."""
+
+    #: Track every job's status (else only jobs enqueued with `track_status`).
+    track_all: bool
+    #: Keep run history records.
+    history: bool
+    #: A unique lock's TTL when the job doesn't carry its own.
+    unique_lock_ttl: float
+
+
+@attrs.frozen(kw_only=True)
+class Release:
+    """Delete the lock (if the job still holds it)."""
+
+
+@attrs.frozen(kw_only=True)
+class Extend:
+    """Make the lock last `ttl` more seconds (if the job still holds it)."""
+
+    ttl: float
+
+
+@attrs.frozen(kw_only=True)
+class LockEffect:
+    """What becomes of one lock the job holds."""
+
+    key: str
+    change: Release | Extend
+
+
+@attrs.frozen(kw_only=True)
+class Effects:
+    """What settling writes besides moving the job."""
+
+    unique_lock: LockEffect | None = None
+    running_lock: LockEffect | None = None
+    #: The job's new status; None when its status isn't tracked.
+    status: status.Status | None = None
+    attempt: AttemptRecord | None = None
+    history: RunRecord | None = None
+    #: Whether the history record goes into the job's own list too.
+    history_per_job: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class Ack:
+    """The run succeeded: the job is done."""
+
+    jid: str
+    class_name: str
+    effects: Effects
+
+
+@attrs.frozen(kw_only=True)
+class ToRetry:
+    """File `job` (one failure more counted) in the retry set, to run again at `at`."""
+
+    job: JobRecord
+    at: float
+    effects: Effects
+    note: failure.Note | None = None
+
+
+#: Why a job goes to dead: no retry left, its `retry_in` returned `KILL`, or
+#: writing its failures failed too often.
+DeathCause: TypeAlias = Literal["exhausted", "killed", "interrupted"]
+
+
+@attrs.frozen(kw_only=True)
+class ToDead:
+    """File `job` in dead, scored `at`; the death hooks run once it is written."""
+
+    job: JobRecord
+    at: float
+    effects: Effects
+    cause: DeathCause = "exhausted"
+    note: failure.Note | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Discarded:
+    """Drop `job`: neither retry nor dead, no death hooks (counted as failed)."""
+
+    job: JobRecord
+    effects: Effects
+    note: failure.Note | None = None
+
+
+Failure: TypeAlias = ToRetry | ToDead | Discarded
+Settlement: TypeAlias = Ack | Failure
+
+
+@attrs.frozen(kw_only=True)
+class HeldLocks:
+    """The locks a job's record says it may hold ("" for none)."""
+
+    unique_mode: str = ""
+    unique_lock: str = ""
+    running_lock: str = ""
+
+
+def held_locks(job: JobRecord) -> HeldLocks:
+    """The locks named in `job`'s payload (fields that aren't strings name none)."""
+    extra = job.extra
+    return HeldLocks(
+        unique_mode=_text(extra.get("unique")),
+        unique_lock=_text(extra.get("unique_lock")),
+        running_lock=_text(extra.get("running_lock")),
+    )
+
+
+def locks_released_for_good(job: JobRecord) -> tuple[str, ...]:
+    """The locks a job that ended outside a run lets go of (buried, deleted, killed)."""
+    held = held_locks(job)
+    return tuple(lock for lock in (held.unique_lock, held.running_lock) if lock)
+
+
+def settle(
+    run: Run,
+    end: RunEnd,
+    keeping: Keeping,
+    *,
+    now: float,
+    jitter: float,
+    interrupted: bool = False,
+) -> Settlement:
+    """What `run`'s end writes.
+
+    `now` is when the write is made; `jitter` in [0, 30) spreads the default
+    backoff; `interrupted`: the first write of this failure failed.
+    """
+    match end:
+        case Returned():
+            return _ack(run, keeping)
+        case Raised():
+            return _failure(run, end, keeping, now, jitter, interrupted)
+        case _:
+            assert_never(end)
+
+
+def is_terminal(settlement: Settlement) -> bool:
+    """Whether the job ends for good here (nothing of it runs again)."""
+    return not isinstance(settlement, ToRetry)
+
+
+def attempt_outcome(settlement: Failure) -> AttemptOutcome:
+    """How a failed attempt ended, as the attempts log and run history say it."""
+    match settlement:
+        case ToRetry():
+            return "retrying"
+        case ToDead(cause="killed"):
+            return "killed"
+        case ToDead():
+            return "dead"
+        case Discarded():
+            return "discarded"
+        case _:
+            assert_never(settlement)
+
+
+def interruption_reason(settlement: Failure) -> str:
+    """Where an interrupted failure goes, and why (for the log line)."""
+    match settlement:
+        case ToRetry(job=job, at=at):
+            count = job.interrupted_count or 0
+            return f"retrying at {at:.0f} (interruption {count} of at most {MAX_INTERRUPTS})"
+        case ToDead(cause="killed"):
+            return "moved to dead: ended by its retry_in (killed)"
+        case ToDead(cause="interrupted"):
+            return f"moved to dead: interrupted more than {MAX_INTERRUPTS} times"
+        case ToDead():
+            return "moved to dead: no retries left"
+        case Discarded():
+            return "discarded by its retry_in"
+        case _:
+            assert_never(settlement)
+
+
+def _ack(run: Run, keeping: Keeping) -> Ack:
+    job = run.job
+    tracked = status.is_tracked(job, keeping.track_all)
+    effects = Effects(
+        unique_lock=_unique_lock_effect(job, keeping, retry_at=None, now=run.ended_at),
+        running_lock=_running_lock_effect(job, terminal=True),
+        status=status.next_status(None, status.Succeeded()) if tracked else None,
+        history=_history(run, "success", None) if keeping.history else None,
+        history_per_job=tracked or job.retries_made > 0,
+    )
+    return Ack(jid=job.jid, class_name=job.class_name, effects=effects)
+
+
+def _failure(
+    run: Run, raised: Raised, keeping: Keeping, now: float, jitter: float, interrupted: bool
+) -> Failure:
+    decided = failure.decide(run.job, raised.answer)
+    filed = with_failure(run.job, raised.error, failed_at=run.ended_at)
+    interruptions = 0
+    if interrupted:
+        interruptions = (run.job.interrupted_count or 0) + 1
+        filed = attrs.evolve(filed, interrupted_count=interruptions)
+    placed = _placed(decided.decision, filed, run.ended_at, now, jitter, interruptions)
+    effects = _failure_effects(run, raised.error, placed, keeping, now)
+    return attrs.evolve(placed, effects=effects, note=decided.note)
+
+
+def _placed(
+    decision: failure.FailureDecision,
+    filed: JobRecord,
+    ended_at: float,
+    now: float,
+    jitter: float,
+    interruptions: int,
+) -> Failure:
+    """Where the failed job goes (effects still to be filled in)."""
+    none = Effects()
+    match decision:
+        case failure.Retry() if interruptions > MAX_INTERRUPTS:
+            return ToDead(job=filed, at=now, effects=none, cause="interrupted")
+        case failure.Retry() if interruptions:
+            return ToRetry(job=filed, at=now + INTERRUPT_DELAY * interruptions, effects=none)
+        case failure.Retry():
+            delay = failure.retry_delay(decision, filed.retries_made, jitter)
+            return ToRetry(job=filed, at=ended_at + delay, effects=none)
+        case failure.Dead(killed=killed):
+            return ToDead(
+                job=filed, at=now, effects=none, cause="killed" if killed else "exhausted"
+            )
+        case failure.Discard():
+            return Discarded(job=filed, effects=none)
+        case _:
+            assert_never(decision)
+
+
+def _failure_effects(
+    run: Run, error: ErrorRecord, placed: Failure, keeping: Keeping, now: float
+) -> Effects:
+    job, filed = run.job, placed.job
+    outcome = attempt_outcome(placed)
+    retry_at = placed.at if isinstance(placed, ToRetry) else None
+    tracked = status.is_tracked(job, keeping.track_all)
+    attempt = AttemptRecord(
+        attempt=filed.retries_made,
+        failed_at=run.ended_at,
+        error_class=error.class_name,
+        error_message=error.message,
+        outcome=outcome,
+    )
+    return Effects(
+        unique_lock=_unique_lock_effect(job, keeping, retry_at=retry_at, now=now),
+        running_lock=_running_lock_effect(job, terminal=is_terminal(placed)),
+        status=status.next_status(None, status.Failed(outcome=outcome)) if tracked else None,
+        attempt=attempt,
+        history=_history(run, outcome, error.summary) if keeping.history else None,
+        history_per_job=True,
+    )
+
+
+def _unique_lock_effect(
+    job: JobRecord, keeping: Keeping, *, retry_at: float | None, now: float
+) -> LockEffect | None:
+    held = held_locks(job)
+    if not held.unique_lock:
+        return None
+    if unique.held_while_running(held.unique_mode):
+        return LockEffect(key=held.unique_lock, change=Release())
+    if not unique.held_until_done(held.unique_mode):
+        return None  # let go of when the run started
+    if retry_at is None:
+        return LockEffect(key=held.unique_lock, change=Release())
+    ttl = unique.retry_ttl(unique.ttl_of(job.extra, keeping.unique_lock_ttl), retry_at, now)
+    return LockEffect(key=held.unique_lock, change=Extend(ttl=ttl))
+
+
+def _running_lock_effect(job: JobRecord, *, terminal: bool) -> LockEffect | None:
+    lock = held_locks(job).running_lock
+    return LockEffect(key=lock, change=Release()) if lock and terminal else None
+
+
+def _history(run: Run, outcome: str, error: str | None) -> RunRecord:
+    return RunRecord(
+        jid=run.job.jid,
+        class_name=run.job.class_name,
+        queue=run.queue,
+        started_at=run.started_at,
+        ended_at=run.ended_at,
+        outcome=outcome,
+        process=run.process,
+        error=error,
+    )
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""

@@ -1,0 +1,282 @@
+"""Properties of the settlement: what a run's end writes, checked against the spec's tables."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from cogworker.domain import settlement
+from cogworker.domain.failure import (
+    DISCARD,
+    KILL,
+    NO_HOOK,
+    HookAnswer,
+    HookRaised,
+    HookReturned,
+)
+from cogworker.domain.job import ErrorRecord, JobRecord
+from cogworker.domain.retries import default_backoff, is_last_failure
+from cogworker.domain.settlement import (
+    MAX_INTERRUPTS,
+    Ack,
+    Discarded,
+    Extend,
+    Keeping,
+    Raised,
+    Release,
+    Returned,
+    Run,
+    Settlement,
+    ToDead,
+    ToRetry,
+)
+from cogworker.domain.status import is_tracked
+from tests.domain.strategies import (
+    error_records,
+    hook_answers,
+    job_records,
+    jobs_on_last_failure,
+    jobs_with_retries_left,
+)
+
+ERROR = ErrorRecord(class_name="app.errors.Boom", message="boom")
+NOW = 1_800_000_000.0
+KEEP_ALL = Keeping(track_all=True, history=True, unique_lock_ttl=600.0)
+
+keepings = st.builds(
+    Keeping,
+    track_all=st.booleans(),
+    history=st.booleans(),
+    unique_lock_ttl=st.floats(min_value=1, max_value=1e6),
+)
+jitters = st.floats(min_value=0, max_value=29.999, allow_nan=False)
+ends: st.SearchStrategy[settlement.RunEnd] = st.one_of(
+    st.builds(Returned), st.builds(Raised, error=error_records, answer=hook_answers)
+)
+
+
+def run_of(job: JobRecord) -> Run:
+    """`job`'s run on queue "q", one second long, ending at NOW."""
+    return Run(job=job, queue="q", process="host:1:ab", started_at=NOW - 1, ended_at=NOW)
+
+
+def failed(
+    job: JobRecord, answer: HookAnswer = NO_HOOK, *, keeping: Keeping = KEEP_ALL, jitter: float = 0
+) -> Settlement:
+    """`job`'s run, failed with ERROR and `answer` from its hook, settled at NOW."""
+    end = Raised(error=ERROR, answer=answer)
+    return settlement.settle(run_of(job), end, keeping, now=NOW, jitter=jitter)
+
+
+def job(retry: bool | int, made: int, **extra: str) -> JobRecord:
+    """A job with the `retry` option, `made` retries made and payload fields `extra`."""
+    return JobRecord(
+        class_name="app.Send",
+        queue="q",
+        jid="j1",
+        retry=retry,
+        retry_count=made or None,
+        extra=extra,
+    )
+
+
+# The spec's retry_in table ("Custom delay") and death-hook table, row by row:
+# (retry option, retries made, the hook's answer) -> where the job goes.
+TABLE = [
+    pytest.param(True, 0, HookReturned(value=60), ToRetry, id="seconds: retry after them"),
+    pytest.param(True, 0, HookReturned(value=0), ToRetry, id="0: the next poll"),
+    pytest.param(True, 0, HookReturned(value=None), ToRetry, id="None: the default delay"),
+    pytest.param(True, 3, HookReturned(value=KILL), ToDead, id="KILL: dead, hooks run"),
+    pytest.param(True, 3, HookReturned(value=DISCARD), Discarded, id="DISCARD: dropped"),
+    pytest.param(True, 0, HookReturned(value="soon"), ToRetry, id="anything else: default"),
+    pytest.param(True, 0, HookRaised(error=ERROR), ToRetry, id="it raised: default"),
+    pytest.param(True, 25, NO_HOOK, ToDead, id="out of retries: dead, hooks run"),
+    pytest.param(False, 0, NO_HOOK, ToDead, id="retry=False: dead, hooks run"),
+    pytest.param(0, 0, NO_HOOK, ToDead, id="retry=0: dead, hooks run"),
+    pytest.param(5, 0, NO_HOOK, ToRetry, id="no hook: the budget decides"),
+]
+
+
+@pytest.mark.parametrize(("retry", "made", "answer", "variant"), TABLE)
+def test_the_spec_tables_row_by_row(
+    retry: bool | int, made: int, answer: HookAnswer, variant: type
+) -> None:
+    """Each row of the retry_in and death-hook tables settles as the spec says."""
+    assert type(failed(job(retry, made), answer)) is variant
+
+
+def test_a_hook_delay_is_used_exactly_and_the_default_grows_with_jitter() -> None:
+    """Seconds from the hook: retried exactly that much later; None: the default backoff."""
+    exact = failed(job(True, 0), HookReturned(value=60), jitter=29)
+    default = failed(job(True, 2), HookReturned(value=None), jitter=10)
+    assert isinstance(exact, ToRetry)
+    assert isinstance(default, ToRetry)
+    assert exact.at == NOW + 60
+    assert default.at == NOW + default_backoff(3, 10)
+
+
+@given(job_records(), ends, keepings, jitters)
+def test_every_end_settles_as_exactly_one_variant(
+    job: JobRecord, end: settlement.RunEnd, keeping: Keeping, jitter: float
+) -> None:
+    """A returned run is an Ack, a raised one a failure; nothing else and nothing both."""
+    settled = settlement.settle(run_of(job), end, keeping, now=NOW, jitter=jitter)
+    assert isinstance(settled, Ack) == isinstance(end, Returned)
+    assert settlement.is_terminal(settled) == (not isinstance(settled, ToRetry))
+
+
+@given(jobs_on_last_failure(), hook_answers)
+@example(job(False, 0), HookReturned(value=KILL))
+def test_the_last_failure_is_dead_whatever_the_hook_says(
+    job: JobRecord, answer: HookAnswer
+) -> None:
+    """No retry left: dead as exhausted, and the death hooks run (ToDead)."""
+    settled = failed(job, answer)
+    assert isinstance(settled, ToDead)
+    assert settled.cause == "exhausted"
+    assert settlement.attempt_outcome(settled) == "dead"
+
+
+@given(jobs_with_retries_left())
+def test_kill_is_dead_as_killed_and_discard_is_dropped(job: JobRecord) -> None:
+    """KILL: dead, "killed" in the attempts log; DISCARD: discarded, no entry to file."""
+    killed, dropped = (
+        failed(job, HookReturned(value=KILL)),
+        failed(job, HookReturned(value=DISCARD)),
+    )
+    assert isinstance(killed, ToDead)
+    assert killed.cause == "killed"
+    assert settlement.attempt_outcome(killed) == "killed"
+    assert isinstance(dropped, Discarded)
+    assert settlement.attempt_outcome(dropped) == "discarded"
+
+
+@given(job_records(), error_records, hook_answers, keepings)
+def test_a_failure_counts_one_more_retry_and_records_it(
+    job: JobRecord, error: ErrorRecord, answer: HookAnswer, keeping: Keeping
+) -> None:
+    """The filed record has one more failure; the attempt record says how the attempt ended."""
+    run = run_of(job)
+    settled = settlement.settle(run, Raised(error=error, answer=answer), keeping, now=NOW, jitter=0)
+    assert not isinstance(settled, Ack)
+    assert settled.job.retries_made == job.retries_made + 1
+    assert settled.job.error_class == error.class_name
+    attempt = settled.effects.attempt
+    assert attempt is not None
+    assert attempt.attempt == settled.job.retries_made
+    assert attempt.outcome == settlement.attempt_outcome(settled)
+    history = settled.effects.history
+    assert (history is not None) == keeping.history
+    if history is not None:
+        assert history.outcome == attempt.outcome
+        assert history.error == error.summary
+
+
+@given(job_records(), ends, keepings)
+def test_a_status_is_written_only_for_tracked_jobs_and_follows_the_end(
+    job: JobRecord, end: settlement.RunEnd, keeping: Keeping
+) -> None:
+    """Tracked: complete, retrying, dead or discarded by the variant; untracked: none."""
+    settled = settlement.settle(run_of(job), end, keeping, now=NOW, jitter=0)
+    expected = {Ack: "complete", ToRetry: "retrying", ToDead: "dead", Discarded: "discarded"}
+    tracked = keeping.track_all or job.extra.get("track_status") is True
+    assert settled.effects.status == (expected[type(settled)] if tracked else None)
+
+
+@given(job_records(), keepings)
+def test_a_success_goes_to_its_jobs_own_history_only_when_worth_it(
+    job: JobRecord, keeping: Keeping
+) -> None:
+    """A plain first success goes to its class's history only; tracked or retried, its own too."""
+    settled = settlement.settle(run_of(job), Returned(), keeping, now=NOW, jitter=0)
+    tracked = is_tracked(job, keeping.track_all)
+    assert settled.effects.history_per_job == (tracked or job.retries_made > 0)
+    assert settled.effects.attempt is None
+
+
+@given(ends, st.sampled_from(["until_executed", "until_executing", "while_executing"]))
+@example(Raised(error=ERROR, answer=HookReturned(value=10**9)), "until_executed")
+def test_a_unique_lock_is_extended_through_a_retry_and_released_at_the_end(
+    end: settlement.RunEnd, mode: str
+) -> None:
+    """until_executed: extended past the retry, released for good; while_executing: released
+    when the run ends; until_executing: already let go of when the run started."""
+    locked = job(True, 0, unique=mode, unique_lock="cogworker:unique:x")
+    settled = settlement.settle(run_of(locked), end, KEEP_ALL, now=NOW, jitter=0)
+    effect = settled.effects.unique_lock
+    if mode == "until_executing":
+        assert effect is None
+        return
+    assert effect is not None
+    assert effect.key == "cogworker:unique:x"
+    if mode == "until_executed" and isinstance(settled, ToRetry):
+        assert isinstance(effect.change, Extend)
+        assert effect.change.ttl >= min(settled.at - NOW, 3_155_760_000)
+    else:
+        assert isinstance(effect.change, Release)
+
+
+@given(ends)
+def test_a_periodic_running_lock_is_released_exactly_when_the_job_ends_for_good(
+    end: settlement.RunEnd,
+) -> None:
+    """A periodic run's lock stays through retries and goes once the job ends for good."""
+    periodic = job(True, 0, running_lock="cogworker:periodic:running:nightly")
+    settled = settlement.settle(run_of(periodic), end, KEEP_ALL, now=NOW, jitter=0)
+    released = settled.effects.running_lock
+    assert (released is not None) == settlement.is_terminal(settled)
+
+
+@given(job_records())
+def test_fields_that_are_not_strings_name_no_lock(job: JobRecord) -> None:
+    """A payload whose lock fields aren't strings holds no lock; strings are taken as given."""
+    odd = attrs.evolve(job, extra={"unique_lock": 7, "running_lock": ["x"], "unique": None})
+    assert settlement.held_locks(odd) == settlement.HeldLocks()
+    assert settlement.locks_released_for_good(odd) == ()
+    named = attrs.evolve(job, extra={"unique_lock": "a", "running_lock": "b"})
+    assert settlement.locks_released_for_good(named) == ("a", "b")
+
+
+def interrupted(job: JobRecord, answer: HookAnswer = NO_HOOK) -> Settlement:
+    """`job`'s failure settled again after its first write failed."""
+    end = Raised(error=ERROR, answer=answer)
+    return settlement.settle(run_of(job), end, KEEP_ALL, now=NOW, jitter=0, interrupted=True)
+
+
+@given(jobs_with_retries_left(), st.integers(0, MAX_INTERRUPTS - 1))
+@example(job(True, 0), 0)
+def test_an_interrupted_retry_waits_30s_per_interruption_whatever_the_hook_said(
+    job: JobRecord, before: int
+) -> None:
+    """Retried after 30 s times its interruptions (this one counted), not the hook's delay."""
+    settled = interrupted(attrs.evolve(job, interrupted_count=before), HookReturned(value=12345))
+    assert isinstance(settled, ToRetry)
+    assert settled.job.interrupted_count == before + 1
+    assert settled.at == NOW + 30.0 * (before + 1)
+    assert "interruption" in settlement.interruption_reason(settled)
+
+
+@given(jobs_with_retries_left(), st.integers(MAX_INTERRUPTS, 1000))
+def test_a_job_interrupted_too_often_is_dead(job: JobRecord, before: int) -> None:
+    """Past MAX_INTERRUPTS interruptions a job that would retry goes to dead instead."""
+    settled = interrupted(attrs.evolve(job, interrupted_count=before))
+    assert isinstance(settled, ToDead)
+    assert settled.cause == "interrupted"
+    assert settlement.attempt_outcome(settled) == "dead"
+    assert "interrupted more than" in settlement.interruption_reason(settled)
+
+
+@given(job_records(), hook_answers, st.integers(0, 1000))
+def test_an_interruption_never_turns_an_end_for_good_into_a_retry(
+    job: JobRecord, answer: HookAnswer, before: int
+) -> None:
+    """Dead stays dead (no retries left, or killed) and a discard stays a discard."""
+    first = failed(job, answer)
+    again = interrupted(attrs.evolve(job, interrupted_count=before), answer)
+    if settlement.is_terminal(first):
+        assert type(again) is type(first)
+    if is_last_failure(job):
+        assert isinstance(again, ToDead)
+        assert settlement.interruption_reason(again) == "moved to dead: no retries left"
