@@ -96,6 +96,9 @@ class Config:
     redis_url: str | None = attrs.field(default=None, validator=_redis_url)
     #: Jobs run at once by one worker process (its processor threads).
     concurrency: int = attrs.field(default=10, validator=_positive)
+    #: `async def` jobs run at once by one worker process, on its event loop
+    #: (besides the `concurrency` threads); 0: this worker refuses async jobs.
+    async_concurrency: int = attrs.field(default=100, validator=_not_negative)
     #: Jobs a worker may fetch ahead of its free threads, so several share a
     #: round trip (faster with many short jobs).  They wait in the process
     #: meanwhile, and if it dies they are recovered (and counted toward
@@ -229,6 +232,7 @@ class Config:
 FILE_FIELDS = (
     "redis_url",
     "concurrency",
+    "async_concurrency",
     "prefetch",
     "queues",
     "fetch",

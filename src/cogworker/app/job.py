@@ -129,19 +129,24 @@ class Job:
         return default_client().enqueue_at(at, cls, *args, jid=jid)
 
 
+def is_async_job(job_class: type[Job]) -> bool:
+    """Whether `job_class`'s `perform` is an ``async def`` (run on a worker's event loop)."""
+    return inspect.iscoroutinefunction(job_class.perform)
+
+
 def _check_perform(cls: type[Job]) -> None:
-    """Refuse a `perform` whose body a worker's plain call would never run."""
+    """Refuse a `perform` whose body a worker would never run: a generator of either kind."""
     perform = cls.perform
-    if inspect.iscoroutinefunction(perform) or inspect.isasyncgenfunction(perform):
-        kind = "an async def"
+    if inspect.isasyncgenfunction(perform):
+        kind = "an async generator function"
     elif inspect.isgeneratorfunction(perform):
         kind = "a generator function"
     else:
         return
     raise TypeError(
-        f"{cls.__qualname__}.perform is {kind}: a worker calls perform and doesn't drive "
-        "what it returns, so its body would never run (async jobs are not supported yet); "
-        "define it with a plain def"
+        f"{cls.__qualname__}.perform is {kind}: a worker calls perform (or awaits it) and "
+        "doesn't iterate what it returns, so its body would never run; define it with def "
+        "or async def"
     )
 
 
