@@ -8,17 +8,20 @@ Every call here follows the same rules (README "Custom delay", "Death hooks"):
 * an `Exception` it raises is caught and logged with the jid, and the
   caller carries on; a `BaseException` (Ctrl-C, `SystemExit`, shutdown)
   propagates;
-* a live exception leaves here only as an `ErrorRecord`.
+* a live exception leaves here only as an `ErrorRecord`;
+* a hook may be an ``async def``: awaited on the worker's loop when its job
+  is an async one asking `retry_in`, else run to its end on a loop of its own.
 
 It decides nothing: what a `retry_in` answer means is `domain.failure`'s.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import inspect
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
 from returns.result import Failure, Result, Success
@@ -87,16 +90,42 @@ def run_isolated(
         return Failure(error)
 
 
+def finished(value: object) -> object:
+    """`value`, or if a hook handed back an awaitable (an ``async def`` hook), what it
+    gives once run to its end on an event loop of its own (the caller runs none)."""
+    if not inspect.isawaitable(value):
+        return value
+    return asyncio.run(_awaited(value))
+
+
+async def _awaited(awaitable: Awaitable[object]) -> object:
+    return await awaitable
+
+
 def ask_retry_in(
     hook: Callable[..., object], count: int, exception: BaseException, job: Mapping[str, JSON]
 ) -> HookReturned | HookRaised:
     """What a `retry_in(count, exception, job)` hook says, for `domain.failure.decide`.
 
     Nothing is logged here: `decide` says what to log.  `count` is the
-    retries made before this failure (0 on the first).
+    retries made before this failure (0 on the first).  An ``async def``
+    hook is run to its end (see `finished`).
     """
     try:
+        value = finished(call_with_fitting_args(hook, count, exception, deep_copy(dict(job))))
+    except Exception as error:
+        return HookRaised(error=error_record(error))
+    return HookReturned(value=value)
+
+
+async def ask_retry_in_async(
+    hook: Callable[..., object], count: int, exception: BaseException, job: Mapping[str, JSON]
+) -> HookReturned | HookRaised:
+    """`ask_retry_in` from a running event loop: an ``async def`` hook is awaited on it."""
+    try:
         value = call_with_fitting_args(hook, count, exception, deep_copy(dict(job)))
+        if inspect.isawaitable(value):
+            value = await value
     except Exception as error:
         return HookRaised(error=error_record(error))
     return HookReturned(value=value)
@@ -115,7 +144,9 @@ def run_death_hook(
     """
     jid = str(job.get("jid"))
     copied = deep_copy(dict(job))
-    return run_isolated(what, jid, lambda: call_with_fitting_args(hook, copied, exception), logger)
+    return run_isolated(
+        what, jid, lambda: finished(call_with_fitting_args(hook, copied, exception)), logger
+    )
 
 
 #: How much of an exception's message is kept (with its record, in history, in a log line).

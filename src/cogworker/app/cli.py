@@ -108,6 +108,10 @@ def main() -> None:
 @click.argument("app")
 @click.option("-c", "--concurrency", type=click.IntRange(min=1), help="Jobs run at once.")
 @click.option(
+    "--async-concurrency", type=click.IntRange(min=0),
+    help="async def jobs run at once on the event loop (0: none).",
+)  # fmt: skip
+@click.option(
     "--prefetch", type=click.IntRange(min=0),
     help="Jobs fetched ahead of free threads (short jobs share round trips).",
 )  # fmt: skip

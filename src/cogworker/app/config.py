@@ -41,8 +41,8 @@ def _positive(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
         raise ConfigError(f"Config.{attribute.name} must be above 0, got {value!r}")
 
 
-def _not_negative(_: object, attribute: attrs.Attribute[Any], value: int) -> None:
-    if value < 0:
+def _not_negative(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if not value >= 0:  # NaN too
         raise ConfigError(f"Config.{attribute.name} must be 0 or more, got {value!r}")
 
 
@@ -99,6 +99,9 @@ class Config:
     #: `async def` jobs run at once by one worker process, on its event loop
     #: (besides the `concurrency` threads); 0: this worker refuses async jobs.
     async_concurrency: int = attrs.field(default=100, validator=_not_negative)
+    #: Seconds an async job may block the event loop (sync code instead of
+    #: awaiting) before the worker logs a warning naming what ran; 0: never.
+    async_block_warning: float = attrs.field(default=1.0, validator=_not_negative)
     #: Jobs a worker may fetch ahead of its free threads, so several share a
     #: round trip (faster with many short jobs).  They wait in the process
     #: meanwhile, and if it dies they are recovered (and counted toward
@@ -233,6 +236,7 @@ FILE_FIELDS = (
     "redis_url",
     "concurrency",
     "async_concurrency",
+    "async_block_warning",
     "prefetch",
     "queues",
     "fetch",

@@ -24,12 +24,27 @@ retries, its dead entry, `ctx.job`) keeps the ones it was enqueued with::
 
     def decrypt(ctx: RunContext, run: CallNext) -> None:
         run(args=[json.loads(fernet.decrypt(ctx.args[0].encode()))])
+
+A server middleware may be an ``async def``: it wraps `async def` jobs only,
+on the worker's event loop, and awaits `run`::
+
+    async def timed(ctx: RunContext, run: AsyncCallNext) -> None:
+        started = time.monotonic()
+        try:
+            await run()
+        finally:
+            metrics.observe(ctx.job.class_name, time.monotonic() - started)
+
+A sync one wraps async jobs too: its `run()` blocks until the job's
+coroutine (and the async layers) ended.  For an async job the sync layers
+are the outer ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 import attrs
 
@@ -65,7 +80,22 @@ class CallNext(Protocol):
         """Run the next layer (or `perform`), with `args` instead of the context's if given."""
 
 
-ServerMiddleware = Callable[[RunContext, CallNext], None]
+class AsyncCallNext(Protocol):
+    """The rest of an async job's chain, for an async middleware: await it to go on."""
+
+    def __call__(self, *, args: Sequence[JSON] | None = None) -> Awaitable[None]:
+        """Run the next layer (or `perform`), with `args` instead of the context's if given."""
+
+
+SyncServerMiddleware: TypeAlias = Callable[[RunContext, CallNext], None]
+AsyncServerMiddleware: TypeAlias = Callable[[RunContext, AsyncCallNext], Awaitable[None]]
+ServerMiddleware: TypeAlias = SyncServerMiddleware | AsyncServerMiddleware
+
+
+def is_async_layer(layer: object) -> bool:
+    """Whether a server middleware is an ``async def`` (a function or a `__call__`)."""
+    call = getattr(layer, "__call__", None)  # noqa: B004  # its __call__, not callable()
+    return inspect.iscoroutinefunction(layer) or inspect.iscoroutinefunction(call)
 
 
 def client_chain(middleware: Sequence[ClientMiddleware], push: Push) -> Push:
@@ -80,7 +110,7 @@ def _wrap_client(layer: ClientMiddleware, push: Push) -> Push:
 
 
 def server_chain(
-    middleware: Sequence[ServerMiddleware],
+    middleware: Sequence[SyncServerMiddleware],
     ctx: RunContext,
     perform: Callable[[RunContext], None],
 ) -> CallNext:
@@ -88,8 +118,43 @@ def server_chain(
     return _next_layer(tuple(middleware), ctx, perform)
 
 
+def split_layers(
+    middleware: Sequence[ServerMiddleware],
+) -> tuple[tuple[SyncServerMiddleware, ...], tuple[AsyncServerMiddleware, ...]]:
+    """The sync layers and the async ones, each in the configured order."""
+    sync: list[SyncServerMiddleware] = []
+    async_: list[AsyncServerMiddleware] = []
+    for layer in middleware:
+        if is_async_layer(layer):
+            async_.append(layer)  # type: ignore[arg-type]  # checked just above
+        else:
+            sync.append(layer)  # type: ignore[arg-type]  # likewise
+    return tuple(sync), tuple(async_)
+
+
+def async_server_chain(
+    middleware: Sequence[AsyncServerMiddleware],
+    ctx: RunContext,
+    perform: Callable[[RunContext], Awaitable[None]],
+) -> AsyncCallNext:
+    """`perform` (awaited) wrapped by the async `middleware`, the first entry outermost."""
+    layers = tuple(middleware)
+
+    def at(index: int, current: RunContext) -> AsyncCallNext:
+        async def run(*, args: Sequence[JSON] | None = None) -> None:
+            inner = current if args is None else attrs.evolve(current, args=_passed_on(args))
+            if index == len(layers):
+                await perform(inner)
+            else:
+                await layers[index](inner, at(index + 1, inner))
+
+        return run
+
+    return at(0, ctx)
+
+
 def _next_layer(
-    layers: tuple[ServerMiddleware, ...],
+    layers: tuple[SyncServerMiddleware, ...],
     ctx: RunContext,
     perform: Callable[[RunContext], None],
 ) -> CallNext:

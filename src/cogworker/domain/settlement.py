@@ -186,9 +186,14 @@ class HeldLocks:
     running_lock: str = ""
 
 
+_NONE_HELD = HeldLocks()
+
+
 def held_locks(job: JobRecord) -> HeldLocks:
     """The locks named in `job`'s payload (fields that aren't strings name none)."""
     extra = job.extra
+    if "unique_lock" not in extra and "running_lock" not in extra:
+        return _NONE_HELD  # most jobs: every run looks
     return HeldLocks(
         unique_mode=_text(extra.get("unique")),
         unique_lock=_text(extra.get("unique_lock")),
@@ -263,13 +268,17 @@ def interruption_reason(settlement: Failure) -> str:
             assert_never(settlement)
 
 
+_SUCCEEDED = status.Succeeded()
+
+
 def _ack(run: Run, keeping: Keeping) -> Ack:
     job = run.job
+    held = held_locks(job)
     tracked = status.is_tracked(job, keeping.track_all)
     effects = Effects(
-        unique_lock=_unique_lock_effect(job, keeping, retry_at=None, now=run.ended_at),
-        running_lock=_running_lock_effect(job, terminal=True),
-        status=status.next_status(None, status.Succeeded()) if tracked else None,
+        unique_lock=_unique_lock_effect(job, held, keeping, retry_at=None, now=run.ended_at),
+        running_lock=_running_lock_effect(held, terminal=True),
+        status=status.next_status(None, _SUCCEEDED) if tracked else None,
         history=_history(run, "success", None) if keeping.history else None,
         history_per_job=tracked or job.retries_made > 0,
     )
@@ -324,6 +333,7 @@ def _failure_effects(
     job, filed = run.job, placed.job
     outcome = attempt_outcome(placed)
     retry_at = placed.at if isinstance(placed, ToRetry) else None
+    held = held_locks(job)
     tracked = status.is_tracked(job, keeping.track_all)
     attempt = AttemptRecord(
         attempt=filed.retries_made,
@@ -333,8 +343,8 @@ def _failure_effects(
         outcome=outcome,
     )
     return Effects(
-        unique_lock=_unique_lock_effect(job, keeping, retry_at=retry_at, now=now),
-        running_lock=_running_lock_effect(job, terminal=is_terminal(placed)),
+        unique_lock=_unique_lock_effect(job, held, keeping, retry_at=retry_at, now=now),
+        running_lock=_running_lock_effect(held, terminal=is_terminal(placed)),
         status=status.next_status(None, status.Failed(outcome=outcome)) if tracked else None,
         attempt=attempt,
         history=_history(run, outcome, error.summary) if keeping.history else None,
@@ -343,9 +353,8 @@ def _failure_effects(
 
 
 def _unique_lock_effect(
-    job: JobRecord, keeping: Keeping, *, retry_at: float | None, now: float
+    job: JobRecord, held: HeldLocks, keeping: Keeping, *, retry_at: float | None, now: float
 ) -> LockEffect | None:
-    held = held_locks(job)
     if not held.unique_lock:
         return None
     if unique.held_while_running(held.unique_mode):
@@ -358,8 +367,8 @@ def _unique_lock_effect(
     return LockEffect(key=held.unique_lock, change=Extend(ttl=ttl))
 
 
-def _running_lock_effect(job: JobRecord, *, terminal: bool) -> LockEffect | None:
-    lock = held_locks(job).running_lock
+def _running_lock_effect(held: HeldLocks, *, terminal: bool) -> LockEffect | None:
+    lock = held.running_lock
     return LockEffect(key=lock, change=Release()) if lock and terminal else None
 
 

@@ -38,6 +38,7 @@ from cogworker.app.config import Config
 from cogworker.app.worker import pulse
 from cogworker.app.worker.acker import Acker
 from cogworker.app.worker.backoff import Backoff
+from cogworker.app.worker.event_loop import EventLoop
 from cogworker.app.worker.fetcher import Fetcher
 from cogworker.app.worker.heartbeat import Heartbeat
 from cogworker.app.worker.periodic_manager import PeriodicManager
@@ -45,6 +46,7 @@ from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.app.worker.poller import Poller
 from cogworker.app.worker.processor import Processor
 from cogworker.app.worker.reconciler import Reconciler
+from cogworker.app.worker.run_start import RunStart
 from cogworker.app.worker.settler import Settler
 from cogworker.app.worker.slots import FetchSlots
 from cogworker.app.worker.state import WorkerState
@@ -86,6 +88,7 @@ class Manager:
         self._work: queue.SimpleQueue[Fetched | None] = queue.SimpleQueue()
         self._slots = FetchSlots(config.concurrency, config.prefetch)
         self._threads: list[threading.Thread] = []
+        self.event_loop = self._event_loop()
         self.heartbeat = Heartbeat(self.registry, config, self.state, self.logger, self.signal)
         self.reconciler = Reconciler(
             HandoverStore(self.settles),
@@ -118,6 +121,22 @@ class Manager:
         except redis.RedisError:
             return self.redis
         return client
+
+    def _event_loop(self) -> EventLoop | None:
+        """Where async jobs run (none with `async_concurrency=0`)."""
+        if self.config.async_concurrency == 0:
+            return None
+
+        def on_the_loop() -> str:
+            running = self.state.running_jobs().items()
+            return ", ".join(f"{w.class_name} {w.jid}" for n, w in running if n.startswith("loop:"))
+
+        return EventLoop(
+            self.config.async_concurrency,
+            self.logger,
+            block_warning=self.config.async_block_warning,
+            describe=on_the_loop,
+        )
 
     @property
     def identity(self) -> str:
@@ -168,19 +187,7 @@ class Manager:
             owner,
             epoch_watch=self.epoch_watch,
         )
-        settler = Settler(
-            self.settles,
-            self.recovers,
-            self.state,
-            self.logger,
-            owner,
-            acker=self.acker,
-            epoch_watch=self.epoch_watch,
-            clock=self.clock,
-        )
-        processor = Processor(
-            self.runs, settler, self.config, self.state, self.logger, clock=self.clock
-        )
+        processor = self._processor(owner, self.acker)
         fetcher = Fetcher(
             FetchStore(self._own_client()),
             self.config,
@@ -198,6 +205,8 @@ class Manager:
             self.logger,
             clock=self.clock,
         )
+        if self.event_loop is not None:
+            self.event_loop.start(self._spawn)
         for index in range(self.config.concurrency):
             self._spawn(f"processor-{index}", lambda: self._process_loop(processor))
         self._spawn("fetcher", fetcher.run)
@@ -207,13 +216,36 @@ class Manager:
         self._spawn("reconciler", self.reconciler.run)
         self._spawn("periodic", self.periodic.run)
         self.logger.info(
-            "worker started: %s, %d threads, queues %s, %s fetch, Redis %s",
+            "worker started: %s, %d threads, %d async, queues %s, %s fetch, Redis %s",
             self.identity,
             self.config.concurrency,
+            self.config.async_concurrency,
             ",".join(plan.names),
             self.config.fetch,
             describe(self.config.resolved_redis_url()),
             extra={"identity": self.identity},
+        )
+
+    def _processor(self, owner: str | None, acker: Acker) -> Processor:
+        settler = Settler(
+            self.settles,
+            self.recovers,
+            self.state,
+            self.logger,
+            owner,
+            acker=acker,
+            epoch_watch=self.epoch_watch,
+            clock=self.clock,
+        )
+        starts = RunStart(self.runs, self.config, self.state, self.logger, acker, self.clock)
+        return Processor(
+            starts,
+            settler,
+            self.config,
+            self.state,
+            self.logger,
+            event_loop=self.event_loop,
+            clock=self.clock,
         )
 
     def stop(self) -> None:
@@ -228,7 +260,13 @@ class Manager:
         processors = [t for t in self._threads if t.name.startswith("processor-")]
         for _ in processors:
             self._work.put(None)
-        unfinished = self._stop.drain(processors, self.config.shutdown_timeout)
+        loop = self.event_loop
+        on_loop = loop.running if loop is not None else (lambda: 0)
+        unfinished = self._stop.drain(processors, self.config.shutdown_timeout, on_loop)
+        if loop is not None:
+            # Cancelled, not settled: they stay in progress and go back to their queues.
+            loop.cancel_all()
+            loop.stop()
         # Every ack handed over is written (or remembered) before the final
         # requeue, which would otherwise run a finished job again.
         if self.acker is not None:

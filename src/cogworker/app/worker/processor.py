@@ -4,10 +4,17 @@ gather → decide → apply: the job's run and its `retry_in` answer are
 gathered here, `domain.settlement.settle` decides everything the run's end
 writes, and the `Settler` writes it in one script that first checks the job
 is still this process's.
+
+A sync job runs on the processor thread that took it.  An async job
+(`async def perform`) is handed to the process's event loop once it has a
+place there, and the thread goes back for the next job; it is gathered,
+decided and written the same way, its failure's write and its death hooks
+on a thread of their own so the loop keeps running.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import threading
@@ -15,135 +22,240 @@ import time
 from collections.abc import Callable
 
 import attrs
-import redis
 from returns.pipeline import is_successful
 
 from cogworker.adapters import user_hooks
 from cogworker.adapters.jobs.fetch import Fetched
-from cogworker.adapters.jobs.run import RunStore
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
-from cogworker.app.worker.running import Attempt, Runner
+from cogworker.app.job import Job, is_async_job
+from cogworker.app.worker.event_loop import EventLoop
+from cogworker.app.worker.run_start import RunStart
+from cogworker.app.worker.running import Ask, AskAsync, Attempt, Runner, load_class
 from cogworker.app.worker.settler import Settler
 from cogworker.app.worker.state import RunningJob, WorkerState
-from cogworker.domain import failure, payload, settlement, unique
-from cogworker.domain import status as job_status
+from cogworker.domain import failure, payload, settlement
 from cogworker.domain.job import JobRecord
 from cogworker.domain.retries import JITTER_SPAN
+from cogworker.exceptions import UnknownJobClassError
 
 
 @attrs.define
 class Processor:
     """Runs jobs handed to it and writes their outcomes."""
 
-    runs: RunStore
+    starts: RunStart
     settler: Settler
     config: Config
     state: WorkerState
     logger: logging.Logger
+    #: Where async jobs run; None when this process runs none (`async_concurrency=0`).
+    event_loop: EventLoop | None = None
     clock: Callable[[], float] = time.time
     rng: random.Random = attrs.field(factory=random.Random)
+    _keeping: settlement.Keeping = attrs.field(init=False)
+
+    @_keeping.default
+    def _keeping_of_config(self) -> settlement.Keeping:
+        return settlement.Keeping(
+            track_all=self.config.track_status,
+            history=self.config.history,
+            unique_lock_ttl=self.config.unique_lock_ttl,
+        )
 
     def process(self, fetched: Fetched) -> None:
-        """Run one fetched job to its settled outcome; death hooks run last, once it is safe."""
+        """Run one fetched job to its settled outcome; death hooks run last, once it is safe.
+
+        An async job is only handed to the event loop here (see the module's docstring).
+        """
         decoded = payload.decode(fetched.raw)
         if not is_successful(decoded):
             self.settler.file_unparseable(fetched, decoded.failure())
             return
         job = decoded.unwrap()
-        if not self._may_start(job, fetched):
+        loaded = load_class(job.class_name, self.config.job_modules)
+        job_class = loaded[0]
+        if job_class is not None and is_async_job(job_class):
+            if self.event_loop is not None:
+                self._hand_to_loop(self.event_loop, job, fetched, job_class)
+                return
+            loaded = (None, _no_loop(job_class))
+        if not self.starts.may_start(job, fetched):
             return
         thread = threading.current_thread().name
-        running_lock = settlement.held_locks(job).running_lock
-        held = (running_lock, job.jid) if running_lock else None
-        self.state.started(
-            thread,
-            RunningJob(job.jid, job.class_name, fetched.queue, fetched.raw, self.clock()),
-            held,
-        )
+        self._started(thread, job, fetched)
         try:
-            notice = self._run_and_settle(job, fetched)
+            notice = self._run_and_settle(job, fetched, loaded)
         finally:
             self.state.finished(thread)
         if notice is not None:
             notify(notice, self.config.death_handlers, self.logger)
 
-    def _may_start(self, job: JobRecord, fetched: Fetched) -> bool:
-        """Unique locks at the start of a run: let go (until_executing) or take (while_executing).
+    def _hand_to_loop(
+        self, loop: EventLoop, job: JobRecord, fetched: Fetched, job_class: type[Job]
+    ) -> None:
+        if not loop.take_place(self.state.stopping):
+            return  # stopping: left on the in-progress list for the final requeue
+        if not self.starts.may_start(job, fetched):
+            loop.give_place_back()
+            return
+        loop.submit(self._run_on_loop(job, fetched, job_class))
 
-        A while_executing job whose lock a duplicate holds goes back to the
-        scheduled set for a little while instead of running alongside it.
-        """
-        held = settlement.held_locks(job)
-        mode, lock = held.unique_mode, held.unique_lock
-        if not lock:
-            return True
-        if unique.released_at_start(mode):
-            self._release(lock, job.jid)
-        if not unique.held_while_running(mode):
-            return True
+    def _started(self, runner: str, job: JobRecord, fetched: Fetched) -> None:
+        running_lock = settlement.held_locks(job).running_lock
+        held = (running_lock, job.jid) if running_lock else None
+        work = RunningJob(job.jid, job.class_name, fetched.queue, fetched.raw, self.clock())
+        self.state.started(runner, work, held)
+
+    def _run_and_settle(
+        self,
+        job: JobRecord,
+        fetched: Fetched,
+        loaded: tuple[type[Job] | None, BaseException | None],
+    ) -> DeathNotice | None:
+        self._begin(job, fetched)
+        ask = self._asker(job)
+        attempt = self._runner.run(job, fetched.queue, ask, loaded)
         try:
-            ttl = unique.ttl_of(job.extra, self.config.unique_lock_ttl)
-            if self.runs.take_lock(lock, job.jid, ttl):
-                return True
-            deferred = self.runs.defer(
-                self.state.identity, fetched, self.clock() + unique.BUSY_RETRY_SECONDS
-            )
-        except redis.RedisError as error:
-            self.logger.warning("couldn't check the job's lock (%s); it stays in progress", error)
-            return False  # left on the in-progress list: requeued at shutdown, or recovered
-        self.state.release(fetched.raw)
-        self.logger.info(
-            "a duplicate is running; put back for %.0fs",
-            unique.BUSY_RETRY_SECONDS,
-            extra={"jid": job.jid, "reason": "while-executing" if deferred else "lost-ownership"},
+            answer = attempt.answer
+            if attempt.error is not None and answer is None:
+                answer = ask(attempt.error, attempt.job_class)
+            end = _end_of(attempt, answer)
+        except BaseException as error:
+            end = self._end_despite(job, attempt, error)
+        decided = self._decide(job, fetched, attempt, end)
+        if decided is None:
+            return None
+        written, notice = self.settler.write_failure(
+            fetched, attempt, decided, self._interrupted(job, fetched, attempt, end)
         )
-        return False
+        self._log_failure(job, fetched, attempt, end, decided, written)
+        return notice
 
-    def _release(self, lock: str, jid: str) -> None:
+    async def _run_on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> None:
+        runner = f"loop:{job.jid}"
+        self._started(runner, job, fetched)
         try:
-            self.runs.release_lock(lock, jid)
-        except redis.RedisError:
-            self.state.defer_release(lock, jid)  # the reconciler lets go of it later
+            notice = await self._run_and_settle_async(job, fetched, job_class)
+        except asyncio.CancelledError:
+            raise  # a stop: counted as still running when the job is handed back
+        except Exception:
+            # Not the job's own error (that is settled): it stays in progress, to be
+            # requeued at shutdown or recovered as an orphan.
+            self.logger.exception("processor error", extra={"jid": job.jid})
+            notice = None
+        self.state.finished(runner)
+        if notice is not None:
+            await asyncio.to_thread(notify, notice, self.config.death_handlers, self.logger)
 
-    def _run_and_settle(self, job: JobRecord, fetched: Fetched) -> DeathNotice | None:
+    async def _run_and_settle_async(
+        self, job: JobRecord, fetched: Fetched, job_class: type[Job]
+    ) -> DeathNotice | None:
+        self._begin(job, fetched)
+        ask = self._async_asker(job)
+        attempt = await self._runner.run_async(job, fetched.queue, job_class, ask)
+        try:
+            answer = attempt.answer
+            if attempt.error is not None and answer is None:
+                answer = await ask(attempt.error, job_class)
+            end = _end_of(attempt, answer)
+        except Exception as error:
+            end = self._end_despite(job, attempt, error)
+        decided = self._decide(job, fetched, attempt, end)
+        if decided is None:
+            return None
+        interrupted = self._interrupted(job, fetched, attempt, end)
+        written, notice = await asyncio.to_thread(
+            self.settler.write_failure, fetched, attempt, decided, interrupted
+        )
+        self._log_failure(job, fetched, attempt, end, decided, written)
+        return notice
+
+    @property
+    def _runner(self) -> Runner:
+        return Runner(
+            middleware=self.config.server_middleware,
+            identity=self.state.identity,
+            clock=self.clock,
+            job_modules=self.config.job_modules,
+        )
+
+    def _begin(self, job: JobRecord, fetched: Fetched) -> None:
         # The fields of a line at INFO are built only when INFO is on: two lines per job.
         if self.logger.isEnabledFor(logging.INFO):
             self.logger.info("start", extra=_log_fields(job, fetched.queue))
-        self._mark_working(job)
-        attempt = self._run(job, fetched.queue)
-        run = settlement.Run(
-            job=job,
-            queue=fetched.queue,
-            process=self.state.identity,
-            started_at=attempt.started_at,
-            ended_at=attempt.ended_at,
+        self.starts.mark_working(job)
+
+    def _decide(
+        self, job: JobRecord, fetched: Fetched, attempt: Attempt, end: settlement.RunEnd
+    ) -> settlement.Failure | None:
+        """Settle the run; an ack is handed to the settler here, a failure returned to write."""
+        decided = settlement.settle(
+            _run_of(job, fetched, attempt, self.state.identity),
+            end,
+            self._keeping,
+            now=self.clock(),
+            jitter=self.rng.random() * JITTER_SPAN,
         )
-        try:
-            end = self._end_of(job, attempt)
-        except BaseException as error:
-            # Gathering runs user code (a retry_in hook asked late, an exception's
-            # own __str__): whatever it raises, the run is still filed, never left
-            # on the in-progress list to run again uncounted at the next start.
-            end = self._end_despite(job, attempt, error)
-        decided = self._settle(run, end)
         if isinstance(decided, settlement.Ack):
             self.settler.write_ack(fetched, decided)
             if self.logger.isEnabledFor(logging.INFO):
                 self.logger.info("done", extra=_log_fields(job, fetched.queue, attempt))
             return None
+        if decided.note is not None:
+            level = logging.ERROR if decided.note.level == "error" else logging.WARNING
+            self.logger.log(
+                level, decided.note.text, extra={"jid": job.jid, "class": job.class_name}
+            )
+        return decided
 
-        def interrupted() -> settlement.Failure:
-            again = settlement.settle(
+    def _interrupted(
+        self, job: JobRecord, fetched: Fetched, attempt: Attempt, end: settlement.RunEnd
+    ) -> Callable[[], settlement.Failure]:
+        """The failure settled again as interrupted, for when its first write fails."""
+
+        def again() -> settlement.Failure:
+            run = _run_of(job, fetched, attempt, self.state.identity)
+            decided = settlement.settle(
                 run, end, self._keeping, now=self.clock(), jitter=0.0, interrupted=True
             )
-            assert not isinstance(again, settlement.Ack)  # a failure stays one
-            return again
+            assert not isinstance(decided, settlement.Ack)  # a failure stays one
+            return decided
 
-        written, notice = self.settler.write_failure(fetched, attempt, decided, interrupted)
-        if written:
-            self._log_failure(job, fetched, attempt, end, decided)
-        return notice
+        return again
+
+    def _end_despite(
+        self, job: JobRecord, attempt: Attempt, error: BaseException
+    ) -> settlement.RunEnd:
+        """Gathering the run's end raised `error` (user code: a retry_in hook asked late, an
+        exception's own __str__): a failure all the same, settled by the retry budget alone,
+        never left on the in-progress list to run again uncounted at the next start."""
+        self.logger.error(
+            "settling the run raised %s; filed as a failure without asking retry_in",
+            user_hooks.summary(error),
+            exc_info=error,
+            extra={"jid": job.jid, "class": job.class_name, "reason": "settle-error"},
+        )
+        return settlement.Raised(error=user_hooks.error_record(attempt.error or error))
+
+    def _asker(self, job: JobRecord) -> Ask:
+        def ask(error: BaseException, job_class: type | None) -> failure.HookAnswer:
+            hook = _retry_in(job, job_class)
+            if hook is None:
+                return failure.NO_HOOK
+            return user_hooks.ask_retry_in(hook, job.retries_made, error, payload.to_dict(job))
+
+        return ask
+
+    def _async_asker(self, job: JobRecord) -> AskAsync:
+        async def ask(error: BaseException, job_class: type | None) -> failure.HookAnswer:
+            hook = _retry_in(job, job_class)
+            if hook is None:
+                return failure.NO_HOOK
+            count, entry = job.retries_made, payload.to_dict(job)
+            return await user_hooks.ask_retry_in_async(hook, count, error, entry)
+
+        return ask
 
     def _log_failure(
         self,
@@ -152,7 +264,10 @@ class Processor:
         attempt: Attempt,
         end: settlement.RunEnd,
         decided: settlement.Failure,
+        written: bool,
     ) -> None:
+        if not written:
+            return  # an interrupted write logs its own lines; a lost job isn't this one's
         error = end.error.summary if isinstance(end, settlement.Raised) else ""
         self.logger.warning(
             "fail",
@@ -163,76 +278,40 @@ class Processor:
             },
         )
 
-    def _end_of(self, job: JobRecord, attempt: Attempt) -> settlement.RunEnd:
-        if attempt.error is None:
-            return settlement.Returned()
-        answer = attempt.answer
-        if answer is None:
-            answer = self._ask(job, attempt.error, attempt.job_class)
-        return settlement.Raised(error=user_hooks.error_record(attempt.error), answer=answer)
 
-    def _end_despite(
-        self, job: JobRecord, attempt: Attempt, error: BaseException
-    ) -> settlement.RunEnd:
-        """Gathering the run's end raised `error`: a failure, settled by the retry budget alone."""
-        self.logger.error(
-            "settling the run raised %s; filed as a failure without asking retry_in",
-            user_hooks.summary(error),
-            exc_info=error,
-            extra={"jid": job.jid, "class": job.class_name, "reason": "settle-error"},
-        )
-        return settlement.Raised(error=user_hooks.error_record(attempt.error or error))
+def _retry_in(job: JobRecord, job_class: type | None) -> Callable[..., object] | None:
+    """The class's `retry_in` hook, when it is to be asked about this failure."""
+    hook: Callable[..., object] | None = getattr(job_class, "retry_in", None)
+    if hook is None or not failure.hook_is_consulted(job, has_hook=True):
+        return None
+    return hook
 
-    def _settle(self, run: settlement.Run, end: settlement.RunEnd) -> settlement.Settlement:
-        decided = settlement.settle(
-            run, end, self._keeping, now=self.clock(), jitter=self.rng.random() * JITTER_SPAN
-        )
-        note = None if isinstance(decided, settlement.Ack) else decided.note
-        if note is not None:
-            level = logging.ERROR if note.level == "error" else logging.WARNING
-            self.logger.log(
-                level, note.text, extra={"jid": run.job.jid, "class": run.job.class_name}
-            )
-        return decided
 
-    def _run(self, job: JobRecord, queue: str) -> Attempt:
-        runner = Runner(
-            middleware=self.config.server_middleware,
-            identity=self.state.identity,
-            clock=self.clock,
-            job_modules=self.config.job_modules,
-        )
-        return runner.run(job, queue, lambda error, job_class: self._ask(job, error, job_class))
+_RETURNED = settlement.Returned()
 
-    def _ask(
-        self, job: JobRecord, error: BaseException, job_class: type | None
-    ) -> failure.HookAnswer:
-        hook = getattr(job_class, "retry_in", None)
-        if hook is None or not failure.hook_is_consulted(job, has_hook=True):
-            return failure.NO_HOOK
-        return user_hooks.ask_retry_in(hook, job.retries_made, error, payload.to_dict(job))
 
-    @property
-    def _keeping(self) -> settlement.Keeping:
-        return settlement.Keeping(
-            track_all=self.config.track_status,
-            history=self.config.history,
-            unique_lock_ttl=self.config.unique_lock_ttl,
-        )
+def _end_of(attempt: Attempt, answer: failure.HookAnswer | None) -> settlement.RunEnd:
+    if attempt.error is None:
+        return _RETURNED
+    error = user_hooks.error_record(attempt.error)
+    return settlement.Raised(error=error, answer=failure.NO_HOOK if answer is None else answer)
 
-    def _mark_working(self, job: JobRecord) -> None:
-        if not job_status.is_tracked(job, self.config.track_status):
-            return
-        working = job_status.next_status(None, job_status.Started())
-        acker = self.settler.acker
-        if acker is not None:  # written with the next batch of acks
-            acker.mark_working(job.jid, self.clock())
-            return
-        try:
-            self.runs.set_status(job.jid, working, self.clock())
-        except redis.RedisError as error:
-            # Informational only: the run goes ahead, the outcome's write sets the status again.
-            self.logger.warning("couldn't mark the job working (%s)", error, extra={"jid": job.jid})
+
+def _run_of(job: JobRecord, fetched: Fetched, attempt: Attempt, process: str) -> settlement.Run:
+    return settlement.Run(
+        job=job,
+        queue=fetched.queue,
+        process=process,
+        started_at=attempt.started_at,
+        ended_at=attempt.ended_at,
+    )
+
+
+def _no_loop(job_class: type[Job]) -> UnknownJobClassError:
+    return UnknownJobClassError(
+        f"{job_class.class_path()} is an async job (async def perform) and this worker "
+        "runs none: it was started with async_concurrency=0"
+    )
 
 
 def _log_fields(job: JobRecord, queue: str, attempt: Attempt | None = None) -> dict[str, str]:

@@ -5,19 +5,32 @@ Everything the job's code raises ends here as the run's error, a
 `GeneratorExit`, a module that exits at import): on a processor thread it
 can only be the job's, because the worker's own stop never raises there
 (its signal handlers run on the main thread and only set a flag).
+
+An async job (`async def perform`) runs on the worker's event loop
+(`run_async`), where the one exception that isn't the job's is the
+cancellation a stop sends once `shutdown_timeout` is up: it propagates, and
+the job, unsettled, goes back to its queue.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 import attrs
 
 from cogworker.adapters import user_hooks
 from cogworker.app.job import Job, load_job_class
-from cogworker.app.middleware import RunContext, ServerMiddleware, server_chain
+from cogworker.app.middleware import (
+    RunContext,
+    ServerMiddleware,
+    async_server_chain,
+    server_chain,
+    split_layers,
+)
 from cogworker.domain import failure
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
@@ -26,6 +39,8 @@ from cogworker.exceptions import UnknownJobClassError
 #: Asks the job class's `retry_in` hook about a failure as soon as `perform` raises
 #: (the error, the job's class if loaded).
 Ask = Callable[[BaseException, "type | None"], failure.HookAnswer]
+#: The same, from the event loop (an async hook is awaited there).
+AskAsync = Callable[[BaseException, "type | None"], Awaitable[failure.HookAnswer]]
 
 
 @attrs.frozen(kw_only=True)
@@ -49,9 +64,16 @@ class Runner:
     clock: Callable[[], float]
     job_modules: tuple[str, ...] | None
 
-    def run(self, job: JobRecord, queue: str, ask: Ask) -> Attempt:
-        """Run `job` through the middleware; whatever its code raises is the attempt's error."""
-        job_class, load_error = self._load(job.class_name)
+    def run(
+        self,
+        job: JobRecord,
+        queue: str,
+        ask: Ask,
+        loaded: tuple[type[Job] | None, BaseException | None],
+    ) -> Attempt:
+        """Run `job` through the sync middleware; whatever its code raises is the attempt's
+        error.  `loaded`: its class, or why there is none (see `load_class`)."""
+        job_class, load_error = loaded
         answers: list[failure.HookAnswer] = []
 
         def perform(ctx: RunContext) -> None:
@@ -68,22 +90,93 @@ class Runner:
 
         ctx = RunContext(job=job, queue=queue, job_class=job_class, identity=self.identity)
         attempt = Attempt(job_class=job_class, started_at=self.clock(), ended_at=0.0)
+        sync_layers, _ = split_layers(self.middleware)  # async layers wrap async jobs only
         try:
-            server_chain(self.middleware, ctx, perform)()
+            server_chain(sync_layers, ctx, perform)()
         except BaseException as error:  # the job's own: see the module's docstring
             first = answers[0] if answers else None
             return attrs.evolve(attempt, ended_at=self.clock(), error=error, answer=first)
         return attrs.evolve(attempt, ended_at=self.clock())
 
-    def _load(self, path: str) -> tuple[type[Job] | None, UnknownJobClassError | None]:
-        """The job's class, or why it can't be had (not allowed, not found, its import failed)."""
+    async def run_async(
+        self, job: JobRecord, queue: str, job_class: type[Job], ask: AskAsync
+    ) -> Attempt:
+        """Run an async job through the middleware on the running loop: the sync layers
+        (outermost, on a thread of their own) and the async ones; see the module's docstring."""
+        answers: list[failure.HookAnswer] = []
+
+        async def perform(ctx: RunContext) -> None:
+            try:
+                await _perform_async(job_class, job.jid, ctx.args)
+            except BaseException as error:
+                if not _stopped():
+                    with contextlib.suppress(Exception):
+                        answers.append(await ask(error, job_class))
+                raise
+
+        ctx = RunContext(job=job, queue=queue, job_class=job_class, identity=self.identity)
+        attempt = Attempt(job_class=job_class, started_at=self.clock(), ended_at=0.0)
         try:
-            return load_job_class(path, self.job_modules), None
-        except UnknownJobClassError as error:
-            return None, error
-        except BaseException as error:  # a module that exits at import
-            summary = user_hooks.summary(error)
-            return None, UnknownJobClassError(f"{path}: importing it raised {summary}")
+            await self._chain_async(ctx, perform)
+        except BaseException as error:
+            if _stopped():
+                raise  # the stop's cancellation: not settled, handed back
+            first = answers[0] if answers else None
+            return attrs.evolve(attempt, ended_at=self.clock(), error=error, answer=first)
+        return attrs.evolve(attempt, ended_at=self.clock())
+
+    async def _chain_async(
+        self, ctx: RunContext, perform: Callable[[RunContext], Awaitable[None]]
+    ) -> None:
+        sync_layers, async_layers = split_layers(self.middleware)
+        if not sync_layers:
+            await async_server_chain(async_layers, ctx, perform)()
+            return
+        loop = asyncio.get_running_loop()
+        inner: list[Any] = []
+
+        def blocking(inner_ctx: RunContext) -> None:
+            chain = async_server_chain(async_layers, inner_ctx, perform)
+
+            async def whole() -> None:
+                await chain()
+
+            inner.append(asyncio.run_coroutine_threadsafe(whole(), loop))
+            inner[-1].result()
+
+        try:
+            await asyncio.to_thread(server_chain(sync_layers, ctx, blocking))
+        except asyncio.CancelledError:
+            for running in inner:
+                running.cancel()
+            raise
+
+
+def load_class(
+    path: str, job_modules: tuple[str, ...] | None
+) -> tuple[type[Job] | None, UnknownJobClassError | None]:
+    """A job's class, or why it can't be had (not allowed, not found, its import failed)."""
+    try:
+        return load_job_class(path, job_modules), None
+    except UnknownJobClassError as error:
+        return None, error
+    except BaseException as error:  # a module that exits at import
+        summary = user_hooks.summary(error)
+        return None, UnknownJobClassError(f"{path}: importing it raised {summary}")
+
+
+def _stopped() -> bool:
+    """Whether the running task is being cancelled from outside (a stop), not by the job."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+async def _perform_async(job_class: type[Job], jid: str, args: Sequence[JSON]) -> None:
+    """One awaited `perform` of an async job."""
+    instance = job_class()
+    instance.jid = jid
+    perform: Callable[..., Awaitable[object]] = instance.perform  # type: ignore[assignment]  # async def
+    await perform(*args)
 
 
 def _perform(job_class: type[Job], jid: str, args: Sequence[JSON]) -> None:
@@ -101,5 +194,5 @@ def _perform(job_class: type[Job], jid: str, args: Sequence[JSON]) -> None:
     if any(check(returned) for check in undriven):
         raise TypeError(
             f"{job_class.__qualname__}.perform returned {type(returned).__name__} "
-            "instead of running: async jobs are not supported yet, define it with def"
+            "instead of running: a worker awaits perform only when it is an async def"
         )

@@ -181,6 +181,11 @@ class WorkerState:
         self._shown = shown
         return {thread: text for thread, (_, text) in shown.items()}
 
+    def running_jobs(self) -> dict[str, RunningJob]:
+        """What runs now, by the thread (or "loop:JID" for an async job) running it."""
+        with self._running_lock:
+            return dict(self._running)
+
     def running_payloads(self) -> set[bytes]:
         """The payloads of the jobs running now (as fetched)."""
         with self._running_lock:

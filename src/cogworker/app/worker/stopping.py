@@ -78,14 +78,24 @@ class StopControl:
         self.died = name
         self.requested.set()
 
-    def drain(self, processors: list[threading.Thread], timeout: float) -> int:
-        """Wait up to `timeout` for the running jobs, or until hurried; how many still run."""
+    def drain(
+        self,
+        processors: list[threading.Thread],
+        timeout: float,
+        on_loop: Callable[[], int] = lambda: 0,
+    ) -> int:
+        """Wait up to `timeout` for the running jobs (the processors' and the `on_loop()`
+        async ones), or until hurried; how many still run."""
         deadline = time.monotonic() + timeout
-        while any(thread.is_alive() for thread in processors):
+
+        def unfinished_now() -> int:
+            return sum(thread.is_alive() for thread in processors) + on_loop()
+
+        while unfinished_now():
             remaining = deadline - time.monotonic()
             if remaining <= 0 or self.hurry.wait(min(remaining, DRAIN_POLL)):
                 break
-        unfinished = sum(thread.is_alive() for thread in processors)
+        unfinished = unfinished_now()
         if self.hurry.is_set() and unfinished:
             self.logger.warning(
                 "stopping now (second stop signal): %d running jobs go back unfinished",

@@ -1,0 +1,85 @@
+"""A run's start: the unique lock let go of (until_executing) or taken (while_executing),
+and a tracked job marked working.
+
+A while_executing job whose lock a duplicate holds goes back to the
+scheduled set for a little while instead of running alongside it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+import attrs
+import redis
+
+from cogworker.adapters.jobs.fetch import Fetched
+from cogworker.adapters.jobs.run import RunStore
+from cogworker.app.config import Config
+from cogworker.app.worker.acker import Acker
+from cogworker.app.worker.state import WorkerState
+from cogworker.domain import settlement, unique
+from cogworker.domain import status as job_status
+from cogworker.domain.job import JobRecord
+
+
+@attrs.define
+class RunStart:
+    """What a worker process writes as a run starts."""
+
+    runs: RunStore
+    config: Config
+    state: WorkerState
+    logger: logging.Logger
+    #: Marks tracked jobs working with its next batch; None: written at once.
+    acker: Acker | None = None
+    clock: Callable[[], float] = time.time
+
+    def may_start(self, job: JobRecord, fetched: Fetched) -> bool:
+        """Let go of or take the job's unique lock; False if it mustn't run now."""
+        held = settlement.held_locks(job)
+        mode, lock = held.unique_mode, held.unique_lock
+        if not lock:
+            return True
+        if unique.released_at_start(mode):
+            self._release(lock, job.jid)
+        if not unique.held_while_running(mode):
+            return True
+        try:
+            ttl = unique.ttl_of(job.extra, self.config.unique_lock_ttl)
+            if self.runs.take_lock(lock, job.jid, ttl):
+                return True
+            deferred = self.runs.defer(
+                self.state.identity, fetched, self.clock() + unique.BUSY_RETRY_SECONDS
+            )
+        except redis.RedisError as error:
+            self.logger.warning("couldn't check the job's lock (%s); it stays in progress", error)
+            return False  # left on the in-progress list: requeued at shutdown, or recovered
+        self.state.release(fetched.raw)
+        self.logger.info(
+            "a duplicate is running; put back for %.0fs",
+            unique.BUSY_RETRY_SECONDS,
+            extra={"jid": job.jid, "reason": "while-executing" if deferred else "lost-ownership"},
+        )
+        return False
+
+    def mark_working(self, job: JobRecord) -> None:
+        """A tracked job's "working" status (with the next batch of acks, if batched)."""
+        if not job_status.is_tracked(job, self.config.track_status):
+            return
+        if self.acker is not None:
+            self.acker.mark_working(job.jid, self.clock())
+            return
+        working = job_status.next_status(None, job_status.Started())
+        try:
+            self.runs.set_status(job.jid, working, self.clock())
+        except redis.RedisError as error:
+            # Informational only: the run goes ahead, the outcome's write sets the status again.
+            self.logger.warning("couldn't mark the job working (%s)", error, extra={"jid": job.jid})
+
+    def _release(self, lock: str, jid: str) -> None:
+        try:
+            self.runs.release_lock(lock, jid)
+        except redis.RedisError:
+            self.state.defer_release(lock, jid)  # the reconciler lets go of it later
