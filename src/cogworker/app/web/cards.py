@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from cogworker.adapters.dashboard_store import ProcessInfo
+from cogworker.adapters.dashboard_processes import ProcessInfo
 from cogworker.domain import memory, sparkline
 
 

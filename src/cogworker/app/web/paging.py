@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 
 import attrs
 
-from cogworker.adapters.dashboard_store import DashboardStore, Entry
+from cogworker.adapters.dashboard_sets import Entry, SetStore
 from cogworker.app.web.entries import Filter, JobView, key_of
 from cogworker.app.web.params import Cursor
 
@@ -65,7 +65,7 @@ def _cursor_of(entry: Entry) -> Cursor:
 
 
 def page_of(
-    store: DashboardStore,
+    store: SetStore,
     key: str,
     *,
     descending: bool,
@@ -125,7 +125,7 @@ class Matches:
 
 
 def matching(
-    store: DashboardStore,
+    store: SetStore,
     key: str,
     *,
     descending: bool,

@@ -14,7 +14,7 @@ from typing import Literal
 import attrs
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import tracking
+from cogworker.adapters.dashboard_sets import SetStore
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.config import Config
 from cogworker.app.web.entries import JobView, key_of
@@ -66,9 +66,7 @@ class Outcome:
     skipped: int = 0
 
 
-def resolve(
-    store: DashboardStore, kind: SetKind, cursors: Sequence[Cursor]
-) -> tuple[list[JobView], int]:
+def resolve(store: SetStore, kind: SetKind, cursors: Sequence[Cursor]) -> tuple[list[JobView], int]:
     """The entries named by (score, key) cursors, and how many are no longer there."""
     found: list[JobView] = []
     members = store.members_at(kind.key, [cursor.score for cursor in cursors])
@@ -91,10 +89,10 @@ def apply(
     if action in ("retry", "enqueue"):
         return _requeue(store, config, kind, views, now)
     if action == "kill":
-        killed = store.kill(kind.key, removals(views), now)
+        killed = store.sets.kill(kind.key, removals(views), now)
         announce_kills(config, [view for view, done in zip(views, killed, strict=True) if done])
         return Outcome(done=sum(killed), gone=len(killed) - sum(killed))
-    deleted = store.delete(kind.key, removals(views))
+    deleted = store.sets.delete(kind.key, removals(views))
     return Outcome(done=deleted, gone=len(views) - deleted)
 
 
@@ -107,7 +105,7 @@ def _requeue(
         for view in movable
         if view.job is not None
     ]
-    moved = store.requeue(kind.key, moves)
+    moved = store.sets.requeue(kind.key, moves)
     _mark_queued(store, config, [v for v, ok in zip(movable, moved, strict=True) if ok], now)
     return Outcome(done=sum(moved), gone=len(moved) - sum(moved), skipped=len(views) - len(movable))
 
@@ -120,6 +118,6 @@ def _mark_queued(
         job = view.job
         if job is None or not status.is_tracked(job, config.track_status):
             continue
-        current = tracking.status(store.client, job.jid)
+        current = store.status(job.jid)
         known = status.status_of(current) if current is not None else None
         store.set_status(job.jid, status.next_status(known, status.Enqueued()), now)

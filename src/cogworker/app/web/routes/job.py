@@ -7,7 +7,6 @@ from typing import Any
 from litestar import Request, get
 from litestar.response import Template
 
-from cogworker.adapters import tracking
 from cogworker.app.web import params
 from cogworker.app.web.context import dashboard, query_of, render, threaded
 from cogworker.app.web.locate import locate
@@ -53,7 +52,7 @@ def job(request: Request[Any, Any, Any]) -> Template:
         return render(request, "job_missing", title="Go to a job", jid="")
     store = dashboard(request).store
     place = locate(store, jid)
-    attempts = tracking.attempts(store.client, jid)
+    attempts = store.attempts(jid)
     return render(
         request,
         "job",
@@ -63,7 +62,7 @@ def job(request: Request[Any, Any, Any]) -> Template:
         place=place,
         kind=KINDS.get(place.slug) if place else None,
         tag_class=TAG_CLASSES.get(place.tag, "tag-neutral") if place else "",
-        status=tracking.status(store.client, jid),
+        status=store.status(jid),
         timeline=_timeline(attempts),
         more_attempts=max(0, len(attempts) - ATTEMPTS_SHOWN),
         now=store.now(),
@@ -76,5 +75,5 @@ def history(request: Request[Any, Any, Any]) -> Template:
     """Every recorded run of one jid, newest first."""
     jid = params.text(query_of(request), "jid")
     store = dashboard(request).store
-    runs = tracking.history(store.client, jid) if jid else []
+    runs = store.history(jid) if jid else []
     return render(request, "history", title=f"History of {jid}", jid=jid, runs=runs)

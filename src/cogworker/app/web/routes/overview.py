@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import cattrs
-import redis
 from litestar import Request, get
 from litestar.response import Response, Template
 
-from cogworker.adapters import tracking
+from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.web import about, params
 from cogworker.app.web.context import VERSION, dashboard, query_of, render, threaded
 from cogworker.domain.stats import PERIODS, days_back, runs_per_day
@@ -20,9 +19,10 @@ DEFAULT_PERIOD = next(iter(PERIODS))
 ABOUT = about.cogworker_section(VERSION)
 
 
-def _chart(client: redis.Redis, now: float, days: int) -> dict[str, list[Any]]:
-    processed = tracking.daily_counts(client, "processed", now, days)
-    failed = tracking.daily_counts(client, "failed", now, days)
+def _chart(store: DashboardStore, days: int) -> dict[str, list[Any]]:
+    now = store.now()
+    processed = store.daily_counts("processed", now, days)
+    failed = store.daily_counts("failed", now, days)
     runs = runs_per_day(processed, failed, days_back(now, days))
     return {
         "labels": [run.day for run in runs],
@@ -46,7 +46,7 @@ def overview(request: Request[Any, Any, Any]) -> Template:
         counts=store.counts(),
         redis_info=about.redis_section(store.redis_info()),
         about=ABOUT,
-        chart=_chart(store.client, store.now(), PERIODS[period]),
+        chart=_chart(store, PERIODS[period]),
         period=period,
         periods=tuple(PERIODS),
     )
@@ -57,7 +57,7 @@ def overview(request: Request[Any, Any, Any]) -> Template:
 def stats(request: Request[Any, Any, Any]) -> dict[str, Any]:
     """The stat cards' numbers and every queue's size and latency, as JSON."""
     store = dashboard(request).store
-    loads = tracking.queues(store.client, store.now())
+    loads = store.queues.loads(store.now())
     return {"stats": cattrs.unstructure(store.counts()), "queues": cattrs.unstructure(loads)}
 
 
@@ -65,8 +65,6 @@ def stats(request: Request[Any, Any, Any]) -> dict[str, Any]:
 @threaded
 def health(request: Request[Any, Any, Any]) -> Response[dict[str, str]]:
     """200 when Redis answers, 503 when it doesn't (no details either way)."""
-    try:
-        dashboard(request).store.client.ping()
-    except (redis.ConnectionError, redis.TimeoutError):
+    if not dashboard(request).store.answers():
         return Response({"status": "redis unavailable"}, status_code=503)
     return Response({"status": "ok"})

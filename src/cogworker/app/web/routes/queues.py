@@ -7,7 +7,6 @@ from typing import Any
 from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
-from cogworker.adapters import tracking
 from cogworker.app.web import params
 from cogworker.app.web.context import back, dashboard, query_of, render, threaded, writable
 from cogworker.app.web.entries import JobView, is_plain_key, key_of
@@ -29,7 +28,7 @@ def queues(request: Request[Any, Any, Any]) -> Template:
         "queues",
         live=True,
         title="Queues",
-        loads=tracking.queues(store.client, store.now()),
+        loads=store.queues.loads(store.now()),
     )
 
 
@@ -41,7 +40,7 @@ def queue(request: Request[Any, Any, Any]) -> Template:
     name = params.text(query, "name", limit=500)
     page = params.integer(query, "page", 1, MAX_PAGE, 1)
     store = dashboard(request).store
-    size, entries = store.queue_page(name, (page - 1) * PER_PAGE, PER_PAGE)
+    size, entries = store.queues.page(name, (page - 1) * PER_PAGE, PER_PAGE)
     return render(
         request,
         "queue",
@@ -61,7 +60,7 @@ def queue(request: Request[Any, Any, Any]) -> Template:
 def clear_confirm(request: Request[Any, Any, Any]) -> Template:
     """The confirmation of clearing a queue, stating how many jobs it would delete."""
     name = params.text(query_of(request), "name", limit=500)
-    size = dashboard(request).store.queue_size(name)
+    size = dashboard(request).store.queues.size(name)
     return render(request, "confirm_clear", title=f"Clear {name}?", name=name, size=size)
 
 
@@ -71,7 +70,7 @@ def clear(request: Request[Any, Any, Any], data: Form) -> Redirect:
     """Delete every job of a queue, letting go of their locks (no hooks run)."""
     dash = writable(request)
     name = params.text(params.form_values(data), "name", limit=500)
-    deleted = clear_queue(dash.store, name) if name else 0
+    deleted = clear_queue(dash.store.queues, name) if name else 0
     return back(dash, "/queues", done="clear", n=deleted)
 
 
@@ -83,9 +82,9 @@ def delete(request: Request[Any, Any, Any], data: Form) -> Redirect:
     form = params.form_values(data)
     name = params.text(form, "name", limit=500)
     key = params.text(form, "key", limit=200)
-    store = dash.store
+    queues = dash.store.queues
     # The key is a jid (then look for that text) or a digest (then every entry is a candidate).
     needle = key if is_plain_key(key) else ""
-    found = [JobView.of(raw) for raw in store.find_in_queue(name, needle) if key_of(raw) == key]
-    deleted = bool(found) and store.delete_from_queue(name, removals(found[:1]), clearing=False)[0]
+    found = [JobView.of(raw) for raw in queues.find(name, needle) if key_of(raw) == key]
+    deleted = bool(found) and queues.delete(name, removals(found[:1]), clearing=False)[0]
     return back(dash, "/queue", name=name, done="delete", n=int(deleted), gone=int(not deleted))
