@@ -26,6 +26,7 @@ from cogworker.adapters.periodic_store import PeriodicStore, decode_entry
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain.cron import ScheduleEntry
+from cogworker.domain.records import AttemptRecord, RunRecord
 
 
 @attrs.frozen(kw_only=True)
@@ -136,12 +137,12 @@ class DashboardStore:
         """Set a tracked job's status (put back on its queue by hand, say)."""
         RunStore(self._client, status_ttl=self._retention.status_ttl).set_status(jid, status, now)
 
-    def attempts(self, jid: str) -> list[dict[str, Any]]:
-        """A job's failed attempts, newest first."""
+    def attempts(self, jid: str) -> list[AttemptRecord]:
+        """A job's failed attempts, newest first (unreadable ones left out)."""
         return tracking.attempts(self._client, jid)
 
-    def history(self, jid: str) -> list[dict[str, Any]]:
-        """A job's runs, newest first."""
+    def history(self, jid: str) -> list[RunRecord]:
+        """A job's runs, newest first (unreadable ones left out)."""
         return tracking.history(self._client, jid)
 
     # -- the periodic schedule -----------------------------------------------

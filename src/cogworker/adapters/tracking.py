@@ -1,21 +1,29 @@
 """Reading what the engine records: statuses, attempts, run history, live work,
 memory history and the counters.  Cheap reads: each function is one round trip.
+
+Attempts and runs come back as their records (`domain.records`); one that
+can't be read as its record (damaged, or written by an incompatible
+version) is left out.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 import redis
 from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.codec import structured
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory, payload
+from cogworker.domain.records import AttemptRecord, RunRecord
 from cogworker.domain.stats import days_back
+
+R = TypeVar("R", AttemptRecord, RunRecord)
 
 
 def status(client: redis.Redis, jid: str) -> str | None:
@@ -24,19 +32,19 @@ def status(client: redis.Redis, jid: str) -> str | None:
     return None if value is None else as_bytes(value).decode()
 
 
-def attempts(client: redis.Redis, jid: str) -> list[dict[str, Any]]:
+def attempts(client: redis.Redis, jid: str) -> list[AttemptRecord]:
     """A job's failed attempts, newest first (at most 25)."""
-    return _records(client.lrange(keys.job_attempts(jid), 0, -1))
+    return _records(client.lrange(keys.job_attempts(jid), 0, -1), AttemptRecord)
 
 
-def history(client: redis.Redis, jid: str) -> list[dict[str, Any]]:
+def history(client: redis.Redis, jid: str) -> list[RunRecord]:
     """A job's runs, newest first."""
-    return _records(client.lrange(keys.history(jid), 0, -1))
+    return _records(client.lrange(keys.history(jid), 0, -1), RunRecord)
 
 
-def class_history(client: redis.Redis, class_name: str, limit: int = 100) -> list[dict[str, Any]]:
+def class_history(client: redis.Redis, class_name: str, limit: int = 100) -> list[RunRecord]:
     """The latest runs of a job class, newest first."""
-    return _records(client.lrange(keys.class_history(class_name), 0, limit - 1))
+    return _records(client.lrange(keys.class_history(class_name), 0, limit - 1), RunRecord)
 
 
 def running_work(
@@ -117,8 +125,8 @@ def _waited(oldest: bytes | None, now: float) -> float:
     return max(0.0, now - (job.enqueued_at or job.created_at))
 
 
-def _records(raw: list[Any]) -> list[dict[str, Any]]:
-    return [record for item in raw if (record := _record(item)) is not None]
+def _records(raw: list[Any], kind: type[R]) -> list[R]:
+    return [record for item in raw if (record := structured(item, kind)) is not None]
 
 
 def _record(raw: bytes | str) -> dict[str, Any] | None:

@@ -29,20 +29,6 @@ TAG_CLASSES = {
 }
 
 
-def _timeline(attempts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        {
-            "attempt": attempt.get("attempt"),
-            "label": OUTCOME_LABELS.get(str(attempt.get("outcome")), "failed"),
-            "retrying": attempt.get("outcome") == "retrying",
-            "failed_at": attempt.get("failed_at"),
-            "error_class": str(attempt.get("error_class", "")),
-            "error_message": str(attempt.get("error_message", "")),
-        }
-        for attempt in attempts[:ATTEMPTS_SHOWN]
-    ]
-
-
 @get("/job", name="job")
 @threaded
 def job(request: Request[Any, Any, Any]) -> Template:
@@ -63,7 +49,8 @@ def job(request: Request[Any, Any, Any]) -> Template:
         kind=KINDS.get(place.slug) if place else None,
         tag_class=TAG_CLASSES.get(place.tag, "tag-neutral") if place else "",
         status=store.status(jid),
-        timeline=_timeline(attempts),
+        timeline=attempts[:ATTEMPTS_SHOWN],
+        outcome_labels=OUTCOME_LABELS,
         more_attempts=max(0, len(attempts) - ATTEMPTS_SHOWN),
         now=store.now(),
     )

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import cattrs
 from litestar import Request, get
 from litestar.response import Response, Template
 
+from cogworker.adapters.codec import unstructured
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.web import about, params
 from cogworker.app.web.context import VERSION, dashboard, query_of, render, threaded
@@ -58,7 +58,7 @@ def stats(request: Request[Any, Any, Any]) -> dict[str, Any]:
     """The stat cards' numbers and every queue's size and latency, as JSON."""
     store = dashboard(request).store
     loads = store.queues.loads(store.now())
-    return {"stats": cattrs.unstructure(store.counts()), "queues": cattrs.unstructure(loads)}
+    return {"stats": unstructured(store.counts()), "queues": unstructured(loads)}
 
 
 @get("/health", name="health")
