@@ -17,7 +17,8 @@ import cattrs
 
 T = TypeVar("T")
 
-CONVERTER = cattrs.Converter()
+#: Unstructured, a field at its default is left out (a queue's `problem` only when it has one).
+CONVERTER = cattrs.Converter(omit_if_default=True)
 
 
 def _exactly(kind: type) -> Any:

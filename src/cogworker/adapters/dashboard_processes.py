@@ -11,6 +11,7 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import tracking
+from cogworker.adapters.flagged_reads import Flags, replies
 from cogworker.adapters.process_registry import ProcessRegistry, Signal
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory
@@ -23,10 +24,23 @@ class ProcessInfo:
     identity: str
     fields: dict[str, str]
     busy: int
+    #: Its keys that can't be read (their part is left empty).
+    problems: tuple[str, ...] = ()
 
 
 def _text(value: bytes | str) -> str:
     return as_bytes(value).decode("utf-8", "backslashreplace")
+
+
+def _info(identity: str, fields: object, busy: object) -> ProcessInfo:
+    flags = Flags()
+    heartbeat = flags.checked(keys.process(identity), fields, "hash") or {}
+    return ProcessInfo(
+        identity=identity,
+        fields={_text(k): _text(v) for k, v in heartbeat.items()},
+        busy=flags.checked(keys.workers(identity), busy, "hash") or 0,
+        problems=tuple(flags.problems),
+    )
 
 
 @attrs.define
@@ -47,15 +61,9 @@ class ProcessStore:
         for identity in identities:
             pipe.hgetall(keys.process(identity))
             pipe.hlen(keys.workers(identity))
-        replies = pipe.execute()
-        return [
-            ProcessInfo(
-                identity=identity,
-                fields={_text(k): _text(v) for k, v in fields.items()},
-                busy=int(busy),
-            )
-            for identity, fields, busy in zip(identities, replies[::2], replies[1::2], strict=True)
-        ]
+        found = replies(pipe)
+        pairs = zip(identities, found[::2], found[1::2], strict=True)
+        return [_info(identity, fields, busy) for identity, fields, busy in pairs]
 
     def running_work(self, identities: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
         """Per process, what each of its threads runs now (see `tracking.running_work`)."""

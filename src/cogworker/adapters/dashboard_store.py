@@ -20,6 +20,7 @@ from cogworker.adapters import tracking
 from cogworker.adapters.dashboard_processes import ProcessStore
 from cogworker.adapters.dashboard_queues import QueueStore
 from cogworker.adapters.dashboard_sets import SetStore
+from cogworker.adapters.flagged_reads import Flags, refusal, replies
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.periodic_store import PeriodicStore, decode_entry
@@ -28,29 +29,48 @@ from cogworker.adapters.replies import as_bytes
 from cogworker.domain.cron import ScheduleEntry
 from cogworker.domain.records import AttemptRecord, RunRecord
 
+#: The counters of the stat cards, and the sorted sets they count.
+PROCESSED, FAILED = keys.stat("processed"), keys.stat("failed")
+SIZED_SETS = (keys.SCHEDULE, keys.RETRY, keys.DEAD)
+
+
+def _text(value: bytes | str) -> str:
+    return as_bytes(value).decode("utf-8", "backslashreplace")
+
 
 @attrs.frozen(kw_only=True)
 class Counts:
-    """The numbers of the overview's stat cards."""
+    """The numbers of the overview's stat cards: None where the key can't be read (the
+    sums leave such keys out), and a sentence for each key that can't."""
 
-    processed: int
-    failed: int
+    processed: int | None
+    failed: int | None
     busy: int
     enqueued: int
-    scheduled: int
-    retries: int
-    dead: int
-    processes: int
+    scheduled: int | None
+    retries: int | None
+    dead: int | None
+    processes: int | None
+    problems: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
 class ScheduleRow:
     """One periodic job of the schedule (`entry` None: it couldn't be read), and its run in
-    flight."""
+    flight (`problem`: its running lock can't be read)."""
 
     name: str
     entry: ScheduleEntry | None
     running: str | None
+    problem: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Schedule:
+    """The periodic schedule as the Periodic page lists it (`problem`: its key can't be read)."""
+
+    rows: tuple[ScheduleRow, ...]
+    problem: str | None = None
 
 
 @attrs.define
@@ -89,29 +109,44 @@ class DashboardStore:
 
     def counts(self) -> Counts:
         """The stat cards' numbers, in two round trips."""
+        flags = Flags()
         pipe = self._client.pipeline(transaction=False)
-        pipe.mget([keys.stat("processed"), keys.stat("failed")])
-        for key in (keys.SCHEDULE, keys.RETRY, keys.DEAD):
+        pipe.get(PROCESSED)
+        pipe.get(FAILED)
+        for key in SIZED_SETS:
             pipe.zcard(key)
         pipe.smembers(keys.PROCESSES)
         pipe.smembers(keys.QUEUES)
-        (processed, failed), scheduled, retries, dead, processes, queues = pipe.execute()
-        pipe = self._client.pipeline(transaction=False)
-        for name in queues:
-            pipe.llen(keys.queue(as_bytes(name).decode("utf-8", "backslashreplace")))
-        for identity in processes:
-            pipe.hlen(keys.workers(as_bytes(identity).decode("utf-8", "backslashreplace")))
-        sizes = pipe.execute()
+        processed, failed, *set_sizes, processes, queues = replies(pipe)
+        scheduled, retries, dead = (
+            flags.checked(key, size, "sorted set")
+            for key, size in zip(SIZED_SETS, set_sizes, strict=True)
+        )
+        identities = flags.checked(keys.PROCESSES, processes, "set")
+        names = flags.checked(keys.QUEUES, queues, "set") or set()
+        queue_keys = [(keys.queue(_text(name)), "list") for name in names]
+        busy_keys = [(keys.workers(_text(identity)), "hash") for identity in identities or ()]
+        lengths = self._lengths([*queue_keys, *busy_keys], flags)
         return Counts(
-            processed=int(processed or 0),
-            failed=int(failed or 0),
-            busy=sum(sizes[len(queues) :]),
-            enqueued=sum(sizes[: len(queues)]),
+            processed=flags.count(PROCESSED, processed),
+            failed=flags.count(FAILED, failed),
+            enqueued=sum(lengths[: len(queue_keys)]),
+            busy=sum(lengths[len(queue_keys) :]),
             scheduled=scheduled,
             retries=retries,
             dead=dead,
-            processes=len(processes),
+            processes=None if identities is None else len(identities),
+            problems=tuple(flags.problems),
         )
+
+    def _lengths(self, sized: list[tuple[str, str]], flags: Flags) -> list[int]:
+        """The lengths of (key, "list" or "hash") pairs in one round trip; 0 for an unreadable
+        one (flagged)."""
+        pipe = self._client.pipeline(transaction=False)
+        for key, kind in sized:
+            (pipe.llen if kind == "list" else pipe.hlen)(key)
+        found = zip(sized, replies(pipe), strict=True)
+        return [flags.checked(key, length, kind) or 0 for (key, kind), length in found]
 
     def redis_info(self) -> dict[str, Any]:
         """The server, clients and memory sections of INFO, merged (one round trip)."""
@@ -123,8 +158,9 @@ class DashboardStore:
             merged.update(part)
         return merged
 
-    def daily_counts(self, name: str, now: float, days: int) -> dict[str, int]:
-        """A counter (`processed`, `failed`) for each of the last `days` UTC days."""
+    def daily_counts(self, name: str, now: float, days: int) -> dict[str, int | None]:
+        """A counter (`processed`, `failed`) for each of the last `days` UTC days (None: the
+        day's counter isn't a count)."""
         return tracking.daily_counts(self._client, name, now, days)
 
     # -- one job's records ---------------------------------------------------
@@ -147,10 +183,21 @@ class DashboardStore:
 
     # -- the periodic schedule -----------------------------------------------
 
-    def schedule(self) -> list[ScheduleRow]:
+    def schedule(self) -> Schedule:
         """Every periodic job of the schedule, by name, with its run in flight."""
-        store = PeriodicStore(self._client)
-        return [
-            ScheduleRow(name=name, entry=decode_entry(raw), running=store.running(name))
-            for name, raw in sorted(store.schedule().items())
-        ]
+        try:
+            stored = PeriodicStore(self._client).schedule()
+        except redis.ResponseError as error:
+            return Schedule(rows=(), problem=refusal(keys.PERIODIC_SCHEDULE, error, "hash"))
+        names = sorted(stored)
+        pipe = self._client.pipeline(transaction=False)
+        for name in names:
+            pipe.get(keys.periodic_running(name))
+        found = zip(names, replies(pipe), strict=True)
+        return Schedule(rows=tuple(_row(name, stored[name], running) for name, running in found))
+
+
+def _row(name: str, raw: bytes, running: object) -> ScheduleRow:
+    problem = refusal(keys.periodic_running(name), running, "string")
+    holder = _text(running) if isinstance(running, bytes | str) else None
+    return ScheduleRow(name=name, entry=decode_entry(raw), running=holder, problem=problem)

@@ -119,6 +119,18 @@ def _redis_refused(request: Request[Any, Any, Any], error: Exception) -> Templat
     )  # fmt: skip
 
 
+def _redis_answer(request: Request[Any, Any, Any], error: Exception) -> Template:
+    """A command Redis refused: a key of the wrong type has a page of its own; else a 500."""
+    if "WRONGTYPE" not in str(error):
+        return _unexpected(request, error)
+    LOGGER.warning("dashboard: a key of the wrong type on %s: %s", request.url.path, error)
+    return render(
+        request, "error", title="A key of the wrong type", status_code=500,
+        message="A key this page reads holds another Redis type than cogworker writes "
+        "(`cogworker work` names it at start). Delete or rename it.",
+    )  # fmt: skip
+
+
 def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Template:
     LOGGER.exception("dashboard: error serving %s", request.url.path)
     return render(
@@ -181,6 +193,7 @@ def create_app(
             redis.TimeoutError: _redis_error,
             RedisRefusedError: _redis_refused,
             RedisUnavailableError: _redis_error,
+            redis.ResponseError: _redis_answer,
             Exception: _unexpected,
         },
         state=State({"cogworker_dashboard": dashboard}),

@@ -64,8 +64,10 @@ def clear_queue(queues: QueueStore, queue: str) -> int:
     Goes through as many jobs as the queue held when it started (jobs pushed
     meanwhile may stay), and unregisters the queue once it is empty.
     """
-    deleted = 0
-    for _ in range(queues.size(queue) // CLEAR_BATCH + 2):
+    deleted, size = 0, queues.size(queue)
+    if size is None:  # not a list: nothing a queue's clear can take off it
+        return 0
+    for _ in range(size // CLEAR_BATCH + 2):
         entries = queues.tail(queue, CLEAR_BATCH)
         done = queues.delete(queue, [_decoded_removal(raw) for raw in entries], clearing=True)
         deleted += sum(done)

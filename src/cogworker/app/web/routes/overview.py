@@ -19,16 +19,28 @@ DEFAULT_PERIOD = next(iter(PERIODS))
 ABOUT = about.cogworker_section(VERSION)
 
 
-def _chart(store: DashboardStore, days: int) -> dict[str, list[Any]]:
+def _chart(store: DashboardStore, days: int) -> tuple[dict[str, list[Any]], list[str]]:
+    """The chart's series, and a sentence for each day's counter that isn't a count (left
+    out of the chart)."""
     now = store.now()
-    processed = store.daily_counts("processed", now, days)
-    failed = store.daily_counts("failed", now, days)
-    runs = runs_per_day(processed, failed, days_back(now, days))
-    return {
+    per_day = {name: store.daily_counts(name, now, days) for name in ("processed", "failed")}
+    counted = {
+        name: {day: n for day, n in values.items() if n is not None}
+        for name, values in per_day.items()
+    }
+    runs = runs_per_day(counted["processed"], counted["failed"], days_back(now, days))
+    chart: dict[str, list[Any]] = {
         "labels": [run.day for run in runs],
         "succeeded": [run.succeeded for run in runs],
         "failed": [run.failed for run in runs],
     }
+    unreadable = [
+        f"the {name} counter of {day} is not a count (left out of the chart)"
+        for name, values in per_day.items()
+        for day, n in values.items()
+        if n is None
+    ]
+    return chart, unreadable
 
 
 @get("/", name="overview")
@@ -36,17 +48,19 @@ def _chart(store: DashboardStore, days: int) -> dict[str, list[Any]]:
 def overview(request: Request[Any, Any, Any]) -> Template:
     """The Overview page (its live part when polled)."""
     period = params.choice(query_of(request), "period", PERIODS, DEFAULT_PERIOD)
-    dash = dashboard(request)
-    store = dash.store
+    store = dashboard(request).store
+    counts = store.counts()
+    chart, unreadable = _chart(store, PERIODS[period])
     return render(
         request,
         "overview",
         live=True,
         title="Overview",
-        counts=store.counts(),
+        counts=counts,
+        problems=[*counts.problems, *unreadable],
         redis_info=about.redis_section(store.redis_info()),
         about=ABOUT,
-        chart=_chart(store, PERIODS[period]),
+        chart=chart,
         period=period,
         periods=tuple(PERIODS),
     )

@@ -21,8 +21,16 @@ from cogworker.app.web.params import Form
 def periodic(request: Request[Any, Any, Any]) -> Template:
     """The Periodic page (its live part when polled)."""
     store = dashboard(request).store
-    rows = store.schedule()
-    return render(request, "periodic", live=True, title="Periodic", rows=rows, now=store.now())
+    schedule = store.schedule()
+    return render(
+        request,
+        "periodic",
+        live=True,
+        title="Periodic",
+        rows=schedule.rows,
+        problems=[schedule.problem] if schedule.problem else [],
+        now=store.now(),
+    )
 
 
 @post("/periodic/enqueue", name="periodic-enqueue")

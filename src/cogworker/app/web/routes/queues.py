@@ -40,7 +40,8 @@ def queue(request: Request[Any, Any, Any]) -> Template:
     name = params.text(query, "name", limit=500)
     page = params.integer(query, "page", 1, MAX_PAGE, 1)
     store = dashboard(request).store
-    size, entries = store.queues.page(name, (page - 1) * PER_PAGE, PER_PAGE)
+    found = store.queues.page(name, (page - 1) * PER_PAGE, PER_PAGE)
+    size = found.size or 0
     return render(
         request,
         "queue",
@@ -48,10 +49,11 @@ def queue(request: Request[Any, Any, Any]) -> Template:
         title=f"Queue {name}",
         name=name,
         size=size,
+        problem=found.problem,
         page=page,
         per=PER_PAGE,
         has_next=page * PER_PAGE < size and page < MAX_PAGE,
-        views=[JobView.of(raw) for raw in entries],
+        views=[JobView.of(raw) for raw in found.entries],
     )
 
 
