@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 from returns.pipeline import is_successful
 
-from cogworker.domain import payload
+from cogworker.domain import payload, retries
 from cogworker.domain.job import JobRecord
 
 #: Characters of args, errors and raw entries shown in a table row.
@@ -102,6 +102,27 @@ class JobView:
         if self.job is None:
             return as_text(self.raw)
         return json.dumps(list(self.job.args), ensure_ascii=False)
+
+    @property
+    def failures(self) -> int:
+        """How many of the job's attempts failed (its `retry_count`)."""
+        return (self.job.retry_count or 0) if self.job else 0
+
+    @property
+    def retries_run(self) -> int:
+        """Retries that ran: every failed attempt but the first was one (a job that failed
+        once, retry=False or not, made none)."""
+        return max(0, self.failures - 1)
+
+    @property
+    def retry_budget(self) -> str:
+        """The retries the job may make, as people read it: `25 (default)`, `3`, `none`."""
+        if self.job is None:
+            return "n/a"
+        budget = retries.max_retries(self.job.retry)
+        if self.job.retry is True:
+            return f"{budget} (default)"
+        return str(budget) if budget else "none"
 
     @property
     def error_text(self) -> str:
