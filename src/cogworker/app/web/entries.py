@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 from returns.pipeline import is_successful
 
+from cogworker.app.web.params import Cursor
 from cogworker.domain import payload, retries
 from cogworker.domain.job import JobRecord
 
@@ -63,21 +64,26 @@ class JobView:
     raw: bytes
     key: str
     score: float | None = None
+    #: Its place among the entries of a sorted set sharing its score, when known.
+    tie: int | None = None
     job: JobRecord | None = None
     problem: str | None = None
 
     @classmethod
-    def of(cls, raw: bytes, score: float | None = None) -> JobView:
+    def of(cls, raw: bytes, score: float | None = None, tie: int | None = None) -> JobView:
         """The view of an entry as stored."""
         decoded = payload.decode(raw)
+        key = key_of(raw)
         if is_successful(decoded):
-            return cls(raw=raw, key=key_of(raw), score=score, job=decoded.unwrap())
-        return cls(raw=raw, key=key_of(raw), score=score, problem=str(decoded.failure()))
+            return cls(raw=raw, key=key, score=score, tie=tie, job=decoded.unwrap())
+        return cls(raw=raw, key=key, score=score, tie=tie, problem=str(decoded.failure()))
 
     @property
     def token(self) -> str:
-        """The `SCORE~KEY` an action form sends back to name this entry."""
-        return f"{self.score!r}~{self.key}"
+        """The cursor an action form sends back to name this entry ("" outside a sorted set)."""
+        if self.score is None:
+            return ""
+        return str(Cursor(score=self.score, key=self.key, tie=self.tie))
 
     @property
     def jid(self) -> str:

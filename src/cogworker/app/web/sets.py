@@ -17,7 +17,8 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_sets import SetStore
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.config import Config
-from cogworker.app.web.entries import JobView, key_of
+from cogworker.app.web.entries import JobView
+from cogworker.app.web.paging import target_of
 from cogworker.app.web.params import Cursor
 from cogworker.app.web.removal import announce_kills, removals
 from cogworker.domain import payload, status
@@ -67,14 +68,15 @@ class Outcome:
 
 
 def resolve(store: SetStore, kind: SetKind, cursors: Sequence[Cursor]) -> tuple[list[JobView], int]:
-    """The entries named by (score, key) cursors, and how many are no longer there."""
-    found: list[JobView] = []
-    members = store.members_at(kind.key, [cursor.score for cursor in cursors])
-    for cursor, candidates in zip(cursors, members, strict=True):
-        match = next((raw for raw in candidates if key_of(raw) == cursor.key), None)
-        if match is not None:
-            found.append(JobView.of(match, cursor.score))
-    return found, len(cursors) - len(found)
+    """The entries named by cursors, and how many are no longer there."""
+    targets = [target_of(cursor) for cursor in cursors]
+    found = store.find(kind.key, targets, descending=kind.descending)
+    views = [
+        JobView.of(place.entry.member, place.entry.score, place.entry.tie)
+        for place in found
+        if place.entry is not None
+    ]
+    return views, len(cursors) - len(views)
 
 
 def apply(
