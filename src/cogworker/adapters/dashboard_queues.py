@@ -37,8 +37,9 @@ class QueueStore:
     client: redis.Redis
 
     def names(self) -> list[str]:
-        """Every registered queue, by name."""
-        return sorted(as_bytes(name).decode() for name in self.client.smembers(keys.QUEUES))
+        """Every registered queue, by name (one that isn't UTF-8 escaped: no key has that name)."""
+        registered = self.client.smembers(keys.QUEUES)
+        return sorted(as_bytes(name).decode("utf-8", "backslashreplace") for name in registered)
 
     def loads(self, now: float) -> list[tracking.QueueLoad]:
         """Every registered queue with its size and latency, by name."""

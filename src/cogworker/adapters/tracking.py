@@ -93,17 +93,34 @@ class QueueLoad:
 
 
 def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
-    """Every known queue with its size and latency, by name."""
-    names = sorted(as_bytes(name).decode() for name in client.smembers(keys.QUEUES))
+    """Every known queue with its size and latency, by name (a name that isn't UTF-8 is
+    listed escaped, with its problem)."""
+    registered = sorted(as_bytes(name) for name in client.smembers(keys.QUEUES))
+    names = [name.decode() for name in registered if _is_utf8(name)]
     pipe = client.pipeline(transaction=False)
     for name in names:
         pipe.llen(keys.queue(name))
         pipe.lindex(keys.queue(name), -1)
     found = replies(pipe)
-    return [
+    loads = [
         _load(name, size, oldest, now)
         for name, size, oldest in zip(names, found[::2], found[1::2], strict=True)
     ]
+    unreadable = [
+        QueueLoad(name=name.decode("utf-8", "backslashreplace"), size=None, latency=None,
+                  problem="its name isn't UTF-8 text, which cogworker never writes")
+        for name in registered
+        if not _is_utf8(name)
+    ]  # fmt: skip
+    return sorted([*loads, *unreadable], key=lambda load: load.name)
+
+
+def _is_utf8(name: bytes) -> bool:
+    try:
+        name.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _load(name: str, size: object, oldest: object, now: float) -> QueueLoad:

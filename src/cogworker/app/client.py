@@ -21,6 +21,7 @@ from cogworker.app.job_record import build_job
 from cogworker.app.middleware import client_chain
 from cogworker.app.periodic_runs import RunNow, run_now
 from cogworker.app.push_batch import PushBatch
+from cogworker.domain import queues
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 from cogworker.domain.status import is_tracked
@@ -181,6 +182,9 @@ class Client:
 
     def _write(self, jobs: Sequence[tuple[JobRecord, float | None]]) -> list[bool]:
         """Push jobs (now, or at a time); False where a unique job's lock was already held."""
+        for queue in {job.queue for job, _ in jobs}:
+            # The class's queue was checked when it was defined; a middleware may have changed it.
+            queues.checked_name(queue)
         now = self._clock()
         batch = PushBatch()
         for job, at in jobs:

@@ -117,6 +117,7 @@ def parse_cursor(value: str, name: str) -> Cursor:
         score = float(score_text)
     except ValueError:
         raise _bad(name, "not a cursor") from None
-    if not math.isfinite(score):
+    # Redis holds scores of +-inf (written as repr writes them), never NaN.
+    if not math.isfinite(score) and score_text not in ("inf", "-inf"):
         raise _bad(name, "not a cursor")
     return Cursor(score=score, key=key, tie=int(tie_text) if at else None)
