@@ -12,7 +12,7 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cogworker.adapters import dashboard_store, liveness, periodic_store, scripts
+from cogworker.adapters import dashboard_removal, liveness, periodic_store, scripts
 from cogworker.adapters import redis_keys as keys
 
 ENTRY = '{"class":"a.B","args":[],"jid":"j1","queue":"default"}'
@@ -118,7 +118,7 @@ CALLS = {
     "release_lock": Call(scripts.RELEASE_LOCK, ("lk",), ("j1",), lambda rc: rc.set("lk", "j1")),
     "take_lock": Call(scripts.TAKE_LOCK, ("lk",), ("j1", "60000")),
     "dashboard_remove": Call(
-        dashboard_store.REMOVE,
+        dashboard_removal.REMOVE,
         (keys.RETRY, keys.DEAD, "lk", "rl"),
         ("zset", "kill", "1700000000.5", "1690000000", "10", ENTRY, "j1"),
         lambda rc: (rc.zadd(keys.RETRY, {ENTRY: 1}), rc.set("lk", "j1")),

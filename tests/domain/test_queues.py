@@ -8,7 +8,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cogworker.domain.queues import QueuePlan, fetch_order, parse_queue, plan_of
+from cogworker.domain.queues import (
+    LONGEST_NAME,
+    NAME_RULE,
+    QueuePlan,
+    checked_name,
+    fetch_order,
+    name_problem,
+    parse_queue,
+    plan_of,
+)
 
 queue_names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_-.", min_size=1, max_size=12)
 seeds = st.integers(min_value=0, max_value=2**32)
@@ -118,3 +127,33 @@ def test_plain_names_weigh_the_same(names: list[str]) -> None:
     plan = plan_of(names)
     assert plan.strict
     assert plan.names == tuple(names)
+
+
+@pytest.mark.parametrize(
+    ("name", "broken"),
+    [
+        ("", "the name is empty"),
+        ("tab\there", "control character"),
+        ("bell\x07", "control character"),
+        ("c1\x85", "control character"),
+        ("x" * 501, "501 characters long"),
+        (" padded", "starts or ends with a space"),
+        ("a,b", "comma"),
+        (7, "not a string"),
+    ],
+)
+def test_a_name_the_dashboard_could_not_reach_is_refused_naming_the_rule(
+    name: object, broken: str
+) -> None:
+    """Control characters, more than 500 characters, spaces at an end, a comma: refused with
+    the part of the rule broken and the whole rule."""
+    with pytest.raises(ValueError, match=broken) as refused:
+        checked_name(name)
+    assert NAME_RULE in str(refused.value)
+
+
+@given(st.text(min_size=1, max_size=LONGEST_NAME).filter(lambda name: name_problem(name) is None))
+def test_a_name_that_keeps_the_rule_is_accepted_as_it_is(name: str) -> None:
+    """Any name the rule allows passes unchanged, as a class option and in a worker's plan."""
+    assert checked_name(name) == name
+    assert plan_of([name]).names == (name,)

@@ -88,7 +88,7 @@ def test_failures_are_tracked_as_retrying_dead_and_discarded(
     wait_until(lambda: settled(rc, killed, "dead"), 20, message=worker.log_tail)
     wait_until(lambda: settled(rc, discarded, "discarded"), 20, message=worker.log_tail)
     flaky_runs = tracking.history(rc, flaky)
-    assert [run["outcome"] for run in flaky_runs] == ["success", "retrying"]
+    assert [run.outcome for run in flaky_runs] == ["success", "retrying"]
 
 
 def test_attempts_record_each_failure_newest_first(
@@ -105,7 +105,7 @@ def test_attempts_record_each_failure_newest_first(
     assert dead
     wait_until(lambda: all(tracking.attempts(rc, j) for j in (flaky, killed, discarded, dead)), 20)
     outcomes = {
-        jid: [a["outcome"] for a in tracking.attempts(rc, jid)]
+        jid: [a.outcome for a in tracking.attempts(rc, jid)]
         for jid in (flaky, killed, discarded, dead)
     }
     assert outcomes == {
@@ -115,10 +115,10 @@ def test_attempts_record_each_failure_newest_first(
         dead: ["dead"],
     }
     attempt = tracking.attempts(rc, killed)[0]
-    assert attempt["attempt"] == 1
-    assert attempt["error_class"] == "ValueError"
-    assert attempt["error_message"] == "killed on purpose"
-    assert attempt["failed_at"] == pytest.approx(time.time(), abs=30)
+    assert attempt.attempt == 1
+    assert attempt.error_class == "ValueError"
+    assert attempt.error_message == "killed on purpose"
+    assert attempt.failed_at == pytest.approx(time.time(), abs=30)
 
 
 def test_history_is_kept_per_job_and_per_class_within_its_caps(
@@ -128,10 +128,10 @@ def test_history_is_kept_per_job_and_per_class_within_its_caps(
     jids = [jid for jid in client.enqueue_many(jobs.Tracked, [[n] for n in range(130)]) if jid]
     wait_until(lambda: all(settled(rc, jid, "complete") for jid in jids), 30)
     run = tracking.history(rc, jids[0])[0]
-    assert run["outcome"] == "success"
-    assert run["process"] in {m.decode() for m in rc.smembers(keys.PROCESSES)}
-    assert run["duration"] >= 0
-    assert run["ended_at"] >= run["started_at"]
+    assert run.outcome == "success"
+    assert run.process in {m.decode() for m in rc.smembers(keys.PROCESSES)}
+    assert run.duration >= 0
+    assert run.ended_at >= run.started_at
     per_class = tracking.class_history(rc, jobs.Tracked.class_path(), limit=1000)
     assert len(per_class) == jobs.config.history_per_class
     assert 0 < rc.ttl(keys.history(jids[0])) <= jobs.config.history_ttl
@@ -260,4 +260,4 @@ def test_a_plain_job_that_succeeds_at_once_is_only_in_its_class_history(
     wait_until(lambda: len(tracking.class_history(rc, jobs.WaitsForFile.class_path())) == 1, 20)
     wait_until(lambda: tracking.history(rc, failed), 20)
     assert tracking.history(rc, plain) == []
-    assert tracking.class_history(rc, jobs.WaitsForFile.class_path())[0]["jid"] == plain
+    assert tracking.class_history(rc, jobs.WaitsForFile.class_path())[0].jid == plain

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -181,3 +182,31 @@ def test_bulk_retry_of_selected_dead_jobs(
     expect(page.locator(".cw-notice")).to_have_text("Retried 3 jobs.")
     assert asked == ["Retry 3 selected job(s)?"]
     wait_until(lambda: raw.scard("done") == 3, message=worker.log_tail)
+
+
+def test_paging_through_500_entries_killed_at_once_reaches_all_500(
+    tab: Tab, raw: redis.Redis
+) -> None:
+    """ "Kill all" files 500 retries in dead with one score; Next page, 25 at a time, shows each
+    of them exactly once."""
+    jids = [f"tied{n:03d}" for n in range(500)]
+    entry = {"class": "app.Sync", "queue": "q", "args": [], "retry": 3, "created_at": 1.7e9,
+             "retry_count": 1, "error_class": "Timeout", "error_message": "slow"}  # fmt: skip
+    raw.zadd("cogworker:retry", {json.dumps({**entry, "jid": jid}): 4.1e9 for jid in jids})
+    page = tab.go("/retries")
+    page.get_by_role("link", name="Kill all…").click()
+    page.get_by_role("button", name="Kill 500 jobs").click()
+    expect(page.locator(".cw-notice")).to_have_text("Killed 500 jobs.")
+    assert len({score for _, score in raw.zrange("cogworker:dead", 0, -1, withscores=True)}) == 1
+
+    page = tab.go("/dead?per=25")
+    seen: list[str] = []
+    for _ in range(30):  # 20 pages, and a bound should paging loop
+        seen += page.locator("tbody td a.mono").all_inner_texts()
+        next_page = page.get_by_role("link", name="Next page →")
+        if next_page.count() == 0:
+            break
+        next_page.click()
+        page.wait_for_load_state("load")
+    assert len(seen) == 500
+    assert sorted(seen) == jids

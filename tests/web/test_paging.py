@@ -86,3 +86,31 @@ def test_redis_down_is_a_503_page_not_a_crash() -> None:
         assert page.status_code == 503
         assert "Redis is not answering" in page.text
         assert client.get("/health").status_code == 503
+
+
+def test_a_cursor_whose_entry_moved_far_within_its_score_resumes_right_after_it(
+    web: Web, raw: redis.Redis
+) -> None:
+    """60 entries sharing the cursor's score arrive before it (further than the first look
+    reaches): the next pages show exactly the entries after it, none twice."""
+    _dead(raw, {f"j{n:03d}": 100.0 for n in range(100)})
+    first = web.get("/dead?per=25").text
+    after = _next(first)
+    assert after is not None
+    # Dead pages go high to low, members too: "z.Late" > "app.Job" puts them before the cursor.
+    raw.zadd(
+        "cogworker:dead",
+        {json.dumps({"class": "z.Late", "queue": "q", "jid": f"j9{n:02d}"}): 100.0
+         for n in range(60)},
+    )  # fmt: skip
+    rest: list[str] = []
+    path: str | None = after
+    for _ in range(10):
+        if path is None:
+            break
+        html = web.get(path).text
+        rest += _jids(html)
+        path = _next(html)
+    assert path is None
+    # Descending: the first page showed the highest 25 members, the rest come after them.
+    assert _jids(first) + rest == [f"j{n:03d}" for n in reversed(range(100))]

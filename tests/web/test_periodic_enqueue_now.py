@@ -71,3 +71,32 @@ def test_enqueue_now_goes_through_the_client_middleware_with_the_class_options(
     again = web.act("/periodic/enqueue", {"name": "parked"})
     assert "Not enqueued" in again.text
     assert rc.llen(keys.queue(jobs_leftovers.PARKED_QUEUE)) == 1
+
+
+def test_enqueue_now_of_a_unique_job_respects_its_unique_lock(
+    web: Web, rc: redis.Redis, config: cogworker.Config, enqueuer: cogworker.Client
+) -> None:
+    """While a job with the same unique lock waits, "Enqueue now" passes the client middleware
+    but enqueues nothing and says why; once that job is deleted, it enqueues the run."""
+    jobs_leftovers.SEEN.clear()
+    job = Periodic(cron="0 0 1 1 *", job=jobs_leftovers.UniqueSleeps, args=[4.0], name="unique")
+    rc.hset(
+        keys.PERIODIC_SCHEDULE, "unique", encode_entry(scheduled_entry(job, config, time.time()))
+    )
+    holder = enqueuer.enqueue(jobs_leftovers.UniqueSleeps, 4.0)
+    assert holder is not None
+
+    refused = web.act("/periodic/enqueue", {"name": "unique"})
+    assert "Not enqueued: another job holds its unique lock." in refused.text
+    assert [seen.extra.get("periodic") for seen in jobs_leftovers.SEEN] == ["unique"]
+    assert [json.loads(raw)["jid"] for raw in rc.lrange(keys.queue("default"), 0, -1)] == [holder]
+    assert rc.get(keys.periodic_running("unique")) is None
+
+    deleted = web.act("/queue/delete", {"name": "default", "key": holder})
+    assert "Deleted 1 job." in deleted.text
+    assert "Enqueued 1 job." in web.act("/periodic/enqueue", {"name": "unique"}).text
+    (raw,) = rc.lrange(keys.queue("default"), 0, -1)
+    run = json.loads(raw)
+    assert (run["periodic"], run["seen_by"]) == ("unique", "record_pushes")
+    assert rc.get(run["unique_lock"]) == run["jid"].encode()
+    assert len(jobs_leftovers.SEEN) == 2

@@ -1,137 +1,156 @@
-"""The dashboard's reads and actions on Redis.
+"""The dashboard's one way into Redis: every page reads and acts through a `DashboardStore`.
 
-Reads are a fixed number of round trips per page, whatever the sizes of
-the sets: pages of a sorted set are walked from a cursor with `LIMIT`, and
-every walk is given a budget of entries it may look at.  Actions are
-at-most-once scripts (the engine's `move_due` to put an entry back on its
-queue; `dashboard_remove` to delete or kill entries, letting go of their
-jobs' locks in the same step), so an entry someone else already moved is
-simply not acted on twice: the caller gets False and says so.  The store
-decides nothing: what to move where, and which locks a job holds, comes
-from the caller.
+It composes the stores of what the pages show (`sets`: scheduled, retry
+and dead; `queues`; `processes`) with the engine's records (the counters,
+tracked statuses, attempts, run history) and the periodic schedule, so no
+route holds a Redis client.  Enqueueing is not here: the dashboard enqueues
+through `cogworker.Client`, as any producer does (client middleware, unique
+locks, status tracking).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any, cast
+from typing import Any
 
 import attrs
 import redis
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.jobs.enqueue import EnqueueStore
+from cogworker.adapters import tracking
+from cogworker.adapters.dashboard_processes import ProcessStore
+from cogworker.adapters.dashboard_queues import QueueStore
+from cogworker.adapters.dashboard_sets import SetStore
+from cogworker.adapters.flagged_reads import Flags, refusal, replies
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.run import RunStore
+from cogworker.adapters.periodic_store import PeriodicStore, decode_entry
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.adapters.replies import as_bytes
-from cogworker.adapters.scripts import LuaScript
+from cogworker.domain.cron import ScheduleEntry
+from cogworker.domain.records import AttemptRecord, RunRecord
 
-FIND_IN_LIST = LuaScript("dashboard_find")
-REMOVE = LuaScript("dashboard_remove")
-
-#: Entries fetched per round trip while walking a sorted set.
-WALK_BATCH = 250
-#: Entries of a queue the job page looks through for a jid.
-QUEUE_SEARCH_DEPTH = 10_000
-#: Elements `ZSCAN` is asked to look at per call while looking for a jid.
-ZSCAN_COUNT = 5_000
-
-
-@attrs.frozen(kw_only=True)
-class Entry:
-    """A sorted-set member as stored, with its score."""
-
-    member: bytes
-    score: float
-
-
-@attrs.frozen(kw_only=True)
-class Removal:
-    """An entry to take away, and the locks its job may hold (released only if they name `jid`)."""
-
-    entry: bytes
-    jid: str = ""
-    unique_lock: str = ""
-    running_lock: str = ""
-
-
-@attrs.frozen(kw_only=True)
-class Counts:
-    """The numbers of the overview's stat cards."""
-
-    processed: int
-    failed: int
-    busy: int
-    enqueued: int
-    scheduled: int
-    retries: int
-    dead: int
-    processes: int
-
-
-@attrs.frozen(kw_only=True)
-class ProcessInfo:
-    """A registered process: its heartbeat hash (decoded) and how many threads are busy."""
-
-    identity: str
-    fields: dict[str, str]
-    busy: int
+#: The counters of the stat cards, and the sorted sets they count.
+PROCESSED, FAILED = keys.stat("processed"), keys.stat("failed")
+SIZED_SETS = (keys.SCHEDULE, keys.RETRY, keys.DEAD)
 
 
 def _text(value: bytes | str) -> str:
     return as_bytes(value).decode("utf-8", "backslashreplace")
 
 
+@attrs.frozen(kw_only=True)
+class Counts:
+    """The numbers of the overview's stat cards: None where the key can't be read (the
+    sums leave such keys out), and a sentence for each key that can't."""
+
+    processed: int | None
+    failed: int | None
+    busy: int
+    enqueued: int
+    scheduled: int | None
+    retries: int | None
+    dead: int | None
+    processes: int | None
+    problems: tuple[str, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class ScheduleRow:
+    """One periodic job of the schedule (`entry` None: it couldn't be read), and its run in
+    flight (`problem`: its running lock can't be read)."""
+
+    name: str
+    entry: ScheduleEntry | None
+    running: str | None
+    problem: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Schedule:
+    """The periodic schedule as the Periodic page lists it (`problem`: its key can't be read)."""
+
+    rows: tuple[ScheduleRow, ...]
+    problem: str | None = None
+
+
 @attrs.define
 class DashboardStore:
     """The dashboard's view of one Redis."""
 
-    client: redis.Redis
-    retention: Retention
-    registry: ProcessRegistry
+    sets: SetStore
+    queues: QueueStore
+    processes: ProcessStore
+    _client: redis.Redis
+    _retention: Retention
 
     @classmethod
     def on(cls, client: redis.Redis, retention: Retention) -> DashboardStore:
         """A store on `client`, keeping the dead set and statuses as `retention` says."""
-        return cls(client=client, retention=retention, registry=ProcessRegistry(client))
-
-    # -- reads -------------------------------------------------------------
+        return cls(
+            sets=SetStore(client, retention),
+            queues=QueueStore(client),
+            processes=ProcessStore(client, ProcessRegistry(client)),
+            client=client,
+            retention=retention,
+        )
 
     def now(self) -> float:
         """Redis's clock: heartbeats are stamped with it, so ages are measured against it."""
-        seconds, micros = self.client.time()
+        seconds, micros = self._client.time()
         return seconds + micros / 1_000_000
+
+    def answers(self) -> bool:
+        """Whether Redis answers a PING (False: unreachable, timed out, or refused the login)."""
+        try:
+            self._client.ping()
+        except (redis.ConnectionError, redis.TimeoutError):
+            return False
+        return True
 
     def counts(self) -> Counts:
         """The stat cards' numbers, in two round trips."""
-        pipe = self.client.pipeline(transaction=False)
-        pipe.mget([keys.stat("processed"), keys.stat("failed")])
-        for key in (keys.SCHEDULE, keys.RETRY, keys.DEAD):
+        flags = Flags()
+        pipe = self._client.pipeline(transaction=False)
+        pipe.get(PROCESSED)
+        pipe.get(FAILED)
+        for key in SIZED_SETS:
             pipe.zcard(key)
         pipe.smembers(keys.PROCESSES)
         pipe.smembers(keys.QUEUES)
-        (processed, failed), scheduled, retries, dead, processes, queues = pipe.execute()
-        pipe = self.client.pipeline(transaction=False)
-        for name in queues:
-            pipe.llen(keys.queue(_text(name)))
-        for identity in processes:
-            pipe.hlen(keys.workers(_text(identity)))
-        sizes = pipe.execute()
+        processed, failed, *set_sizes, processes, queues = replies(pipe)
+        scheduled, retries, dead = (
+            flags.checked(key, size, "sorted set")
+            for key, size in zip(SIZED_SETS, set_sizes, strict=True)
+        )
+        identities = flags.checked(keys.PROCESSES, processes, "set")
+        names = flags.checked(keys.QUEUES, queues, "set") or set()
+        queue_keys = [(keys.queue(_text(name)), "list") for name in names]
+        busy_keys = [(keys.workers(_text(identity)), "hash") for identity in identities or ()]
+        lengths = self._lengths([*queue_keys, *busy_keys], flags)
         return Counts(
-            processed=int(processed or 0),
-            failed=int(failed or 0),
-            busy=sum(sizes[len(queues) :]),
-            enqueued=sum(sizes[: len(queues)]),
+            processed=flags.count(PROCESSED, processed),
+            failed=flags.count(FAILED, failed),
+            enqueued=sum(lengths[: len(queue_keys)]),
+            busy=sum(lengths[len(queue_keys) :]),
             scheduled=scheduled,
             retries=retries,
             dead=dead,
-            processes=len(processes),
+            processes=None if identities is None else len(identities),
+            problems=tuple(flags.problems),
         )
+
+    def _lengths(self, sized: list[tuple[str, str]], flags: Flags) -> list[int]:
+        """The lengths of (key, "list" or "hash") pairs in one round trip; 0 for an unreadable
+        one (flagged)."""
+        pipe = self._client.pipeline(transaction=False)
+        for key, kind in sized:
+            (pipe.llen if kind == "list" else pipe.hlen)(key)
+        found = zip(sized, replies(pipe), strict=True)
+        return [flags.checked(key, length, kind) or 0 for (key, kind), length in found]
 
     def redis_info(self) -> dict[str, Any]:
         """The server, clients and memory sections of INFO, merged (one round trip)."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = self._client.pipeline(transaction=False)
         for section in ("server", "clients", "memory"):
             pipe.info(section)
         merged: dict[str, Any] = {}
@@ -139,152 +158,46 @@ class DashboardStore:
             merged.update(part)
         return merged
 
-    def processes(self) -> list[ProcessInfo]:
-        """Every registered process with its heartbeat fields, by identity."""
-        identities = self.registry.identities()
-        pipe = self.client.pipeline(transaction=False)
-        for identity in identities:
-            pipe.hgetall(keys.process(identity))
-            pipe.hlen(keys.workers(identity))
-        replies = pipe.execute()
-        return [
-            ProcessInfo(
-                identity=identity,
-                fields={_text(k): _text(v) for k, v in fields.items()},
-                busy=int(busy),
-            )
-            for identity, fields, busy in zip(identities, replies[::2], replies[1::2], strict=True)
-        ]
+    def daily_counts(self, name: str, now: float, days: int) -> dict[str, int | None]:
+        """A counter (`processed`, `failed`) for each of the last `days` UTC days (None: the
+        day's counter isn't a count)."""
+        return tracking.daily_counts(self._client, name, now, days)
 
-    def size(self, sorted_set: str) -> int:
-        """How many entries a sorted set holds."""
-        return int(self.client.zcard(sorted_set))
+    # -- one job's records ---------------------------------------------------
 
-    def walk(
-        self,
-        sorted_set: str,
-        start: float | None,
-        *,
-        descending: bool,
-        budget: int,
-        batch: int = WALK_BATCH,
-    ) -> Iterator[Entry]:
-        """Entries from score `start` on (inclusive; None: from the end), at most `budget`.
-
-        Each round trip is one `ZRANGE ... BYSCORE LIMIT`, so the cost is
-        the budget, not the size of the set.
-        """
-        first = repr(start) if start is not None else ("+inf" if descending else "-inf")
-        last = "-inf" if descending else "+inf"
-        offset = 0
-        while offset < budget:
-            count = min(batch, budget - offset)
-            found = cast(
-                "list[tuple[bytes, float]]",
-                self.client.zrange(
-                    sorted_set, first, last, desc=descending, byscore=True,
-                    offset=offset, num=count, withscores=True,
-                ),
-            )  # fmt: skip
-            for member, score in found:
-                yield Entry(member=as_bytes(member), score=float(score))
-            if len(found) < count:
-                return
-            offset += count
-
-    def members_at(self, sorted_set: str, scores: Sequence[float]) -> list[list[bytes]]:
-        """For each score, the members of a sorted set with exactly that score (one round trip)."""
-        pipe = self.client.pipeline(transaction=False)
-        for score in scores:
-            pipe.zrangebyscore(sorted_set, repr(score), repr(score))
-        return [[as_bytes(member) for member in found] for found in pipe.execute()]
-
-    def scan_for(self, sorted_set: str, text: str, budget: int) -> list[Entry]:
-        """Members containing `text` (glob-escaped here), looking at about `budget` elements."""
-        pattern = "*" + "".join("\\" + c if c in "*?[]\\" else c for c in text) + "*"
-        found: list[Entry] = []
-        cursor, looked = 0, 0
-        while looked < budget:
-            cursor, batch = self.client.zscan(sorted_set, cursor, match=pattern, count=ZSCAN_COUNT)
-            found.extend(Entry(member=as_bytes(m), score=float(s)) for m, s in batch)  # type: ignore[arg-type]  # redis-py types ZSCAN's pairs loosely
-            looked += ZSCAN_COUNT
-            if cursor == 0:
-                break
-        return found
-
-    def queue_page(self, queue: str, offset: int, count: int) -> tuple[int, list[bytes]]:
-        """A queue's size and `count` jobs from `offset`, the next one to run first."""
-        key = keys.queue(queue)
-        pipe = self.client.pipeline(transaction=False)
-        pipe.llen(key)
-        # Pushed on the left and taken from the right: the right end runs next.
-        pipe.lrange(key, -(offset + count), -(offset + 1))
-        size, entries = pipe.execute()
-        return int(size), [as_bytes(entry) for entry in reversed(entries)]
-
-    def queue_size(self, queue: str) -> int:
-        """How many jobs a queue holds."""
-        return int(self.client.llen(keys.queue(queue)))
-
-    def find_in_queue(self, queue: str, text: str) -> list[bytes]:
-        """Entries among the next `QUEUE_SEARCH_DEPTH` jobs of a queue that contain `text`."""
-        found = FIND_IN_LIST(self.client, (keys.queue(queue),), (text, -QUEUE_SEARCH_DEPTH, -1))
-        return [as_bytes(entry) for entry in found]
-
-    def queue_names(self) -> list[str]:
-        """Every registered queue, by name."""
-        return sorted(_text(name) for name in self.client.smembers(keys.QUEUES))
-
-    # -- actions -----------------------------------------------------------
-
-    def requeue(self, sorted_set: str, moves: Sequence[tuple[bytes, str, str]]) -> list[bool]:
-        """Put (entry, queue, payload) triples on their queues; True where this call did."""
-        return EnqueueStore(self.client).move_due(sorted_set, moves) if moves else []
+    def status(self, jid: str) -> str | None:
+        """A tracked job's status, or None (not tracked, or expired)."""
+        return tracking.status(self._client, jid)
 
     def set_status(self, jid: str, status: str, now: float) -> None:
         """Set a tracked job's status (put back on its queue by hand, say)."""
-        RunStore(self.client, status_ttl=self.retention.status_ttl).set_status(jid, status, now)
+        RunStore(self._client, status_ttl=self._retention.status_ttl).set_status(jid, status, now)
 
-    def queue_tail(self, queue: str, count: int) -> list[bytes]:
-        """The `count` jobs of a queue that run next, the next one first."""
-        return [
-            as_bytes(entry) for entry in reversed(self.client.lrange(keys.queue(queue), -count, -1))
-        ]
+    def attempts(self, jid: str) -> list[AttemptRecord]:
+        """A job's failed attempts, newest first (unreadable ones left out)."""
+        return tracking.attempts(self._client, jid)
 
-    def kill(self, sorted_set: str, removals: Sequence[Removal], now: float) -> list[bool]:
-        """File entries in dead byte for byte as they are; False where one was already gone."""
-        trim = self.retention.dead_trim(now)
-        return self._remove((sorted_set, keys.DEAD), ("zset", "kill", now, *trim), removals)
+    def history(self, jid: str) -> list[RunRecord]:
+        """A job's runs, newest first (unreadable ones left out)."""
+        return tracking.history(self._client, jid)
 
-    def delete(self, sorted_set: str, removals: Sequence[Removal]) -> int:
-        """Remove entries from a sorted set (no hooks run); how many were still there."""
-        return sum(self._remove((sorted_set, keys.NO_LOCK), ("zset", "delete", "", 0, 0), removals))
+    # -- the periodic schedule -----------------------------------------------
 
-    def delete_from_queue(
-        self, queue: str, removals: Sequence[Removal], *, clearing: bool
-    ) -> list[bool]:
-        """Remove jobs from a queue; False where one was no longer there.  `clearing`: the
-        queue is unregistered once it is empty."""
-        args = ("list", "delete", queue if clearing else "", 0, 0)
-        return self._remove((keys.queue(queue), keys.QUEUES), args, removals)
+    def schedule(self) -> Schedule:
+        """Every periodic job of the schedule, by name, with its run in flight."""
+        try:
+            stored = PeriodicStore(self._client).schedule()
+        except redis.ResponseError as error:
+            return Schedule(rows=(), problem=refusal(keys.PERIODIC_SCHEDULE, error, "hash"))
+        names = sorted(stored)
+        pipe = self._client.pipeline(transaction=False)
+        for name in names:
+            pipe.get(keys.periodic_running(name))
+        found = zip(names, replies(pipe), strict=True)
+        return Schedule(rows=tuple(_row(name, stored[name], running) for name, running in found))
 
-    def _remove(
-        self, where: tuple[str, str], head: Sequence[str | float | int], removals: Sequence[Removal]
-    ) -> list[bool]:
-        """Run `dashboard_remove` on `removals` (see its header)."""
-        locks: list[str] = []
-        entries: list[bytes | str] = []
-        for removal in removals:
-            locks += [removal.unique_lock or keys.NO_LOCK, removal.running_lock or keys.NO_LOCK]
-            entries += [removal.entry, removal.jid]
-        if not removals and head[0] == "zset":
-            return []
-        replies = REMOVE(self.client, (*where, *locks), (*head, *entries))
-        return [bool(reply) for reply in replies]
 
-    def signal(self, identity: str, signal: str) -> bool:
-        """Ask a registered process to quiet, resume or stop; False if it isn't registered."""
-        if not self.client.sismember(keys.PROCESSES, identity):
-            return False
-        self.registry.send(identity, signal)
-        return True
+def _row(name: str, raw: bytes, running: object) -> ScheduleRow:
+    problem = refusal(keys.periodic_running(name), running, "string")
+    holder = _text(running) if isinstance(running, bytes | str) else None
+    return ScheduleRow(name=name, entry=decode_entry(raw), running=holder, problem=problem)

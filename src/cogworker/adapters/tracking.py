@@ -1,21 +1,30 @@
 """Reading what the engine records: statuses, attempts, run history, live work,
 memory history and the counters.  Cheap reads: each function is one round trip.
+
+Attempts and runs come back as their records (`domain.records`); one that
+can't be read as its record (damaged, or written by an incompatible
+version) is left out.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import attrs
 import redis
 from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.codec import structured
+from cogworker.adapters.flagged_reads import count_of, refusal, replies
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory, payload
+from cogworker.domain.records import AttemptRecord, RunRecord
 from cogworker.domain.stats import days_back
+
+R = TypeVar("R", AttemptRecord, RunRecord)
 
 
 def status(client: redis.Redis, jid: str) -> str | None:
@@ -24,87 +33,115 @@ def status(client: redis.Redis, jid: str) -> str | None:
     return None if value is None else as_bytes(value).decode()
 
 
-def attempts(client: redis.Redis, jid: str) -> list[dict[str, Any]]:
+def attempts(client: redis.Redis, jid: str) -> list[AttemptRecord]:
     """A job's failed attempts, newest first (at most 25)."""
-    return _records(client.lrange(keys.job_attempts(jid), 0, -1))
+    return _records(client.lrange(keys.job_attempts(jid), 0, -1), AttemptRecord)
 
 
-def history(client: redis.Redis, jid: str) -> list[dict[str, Any]]:
+def history(client: redis.Redis, jid: str) -> list[RunRecord]:
     """A job's runs, newest first."""
-    return _records(client.lrange(keys.history(jid), 0, -1))
+    return _records(client.lrange(keys.history(jid), 0, -1), RunRecord)
 
 
-def class_history(client: redis.Redis, class_name: str, limit: int = 100) -> list[dict[str, Any]]:
+def class_history(client: redis.Redis, class_name: str, limit: int = 100) -> list[RunRecord]:
     """The latest runs of a job class, newest first."""
-    return _records(client.lrange(keys.class_history(class_name), 0, limit - 1))
+    return _records(client.lrange(keys.class_history(class_name), 0, limit - 1), RunRecord)
 
 
 def running_work(
     client: redis.Redis, identities: Sequence[str]
 ) -> dict[str, dict[str, dict[str, Any]]]:
-    """Per process, what each of its threads runs now (as its last heartbeat said)."""
+    """Per process, what each of its threads runs now (as its last heartbeat said; nothing
+    for a process whose key isn't a hash)."""
     pipe = client.pipeline(transaction=False)
     for identity in identities:
         pipe.hgetall(keys.workers(identity))
     return {
         identity: {
             as_bytes(thread).decode(): work
-            for thread, raw in table.items()
+            for thread, raw in (table.items() if isinstance(table, dict) else ())
             if (work := _record(raw)) is not None
         }
-        for identity, table in zip(identities, pipe.execute(), strict=True)
+        for identity, table in zip(identities, replies(pipe), strict=True)
     }
 
 
 def memory_series(
     client: redis.Redis, identities: Sequence[str], now: float
 ) -> dict[str, tuple[memory.Sample, ...]]:
-    """Per process, its 96 fifteen-minute RSS slots, oldest first, in one pipelined read."""
+    """Per process, its 96 fifteen-minute RSS slots, oldest first, in one pipelined read (all
+    empty for a process whose key isn't a sorted set)."""
     first = memory.first_slot(now)
     pipe = client.pipeline(transaction=False)
     for identity in identities:
         pipe.zrangebyscore(keys.memory_history(identity), first, "+inf")
-    replies = pipe.execute()
     return {
-        identity: memory.series(members, now)
-        for identity, members in zip(identities, replies, strict=True)
+        identity: memory.series(members if isinstance(members, list) else [], now)
+        for identity, members in zip(identities, replies(pipe), strict=True)
     }
 
 
 @attrs.frozen(kw_only=True)
 class QueueLoad:
-    """A queue's size and latency (seconds its oldest job has waited; 0 when empty)."""
+    """A queue's size and latency (seconds its oldest job has waited; 0 when empty); None
+    when its key can't be read as a queue, and `problem` says why."""
 
     name: str
-    size: int
-    latency: float
+    size: int | None
+    latency: float | None
+    problem: str | None = None
 
 
 def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
-    """Every known queue with its size and latency, by name."""
-    names = sorted(as_bytes(name).decode() for name in client.smembers(keys.QUEUES))
+    """Every known queue with its size and latency, by name (a name that isn't UTF-8 is
+    listed escaped, with its problem)."""
+    registered = sorted(as_bytes(name) for name in client.smembers(keys.QUEUES))
+    names = [name.decode() for name in registered if _is_utf8(name)]
     pipe = client.pipeline(transaction=False)
     for name in names:
         pipe.llen(keys.queue(name))
         pipe.lindex(keys.queue(name), -1)
-    replies = pipe.execute()
-    return [
-        QueueLoad(name=name, size=int(size), latency=_waited(oldest, now))
-        for name, size, oldest in zip(names, replies[::2], replies[1::2], strict=True)
+    found = replies(pipe)
+    loads = [
+        _load(name, size, oldest, now)
+        for name, size, oldest in zip(names, found[::2], found[1::2], strict=True)
     ]
+    unreadable = [
+        QueueLoad(name=name.decode("utf-8", "backslashreplace"), size=None, latency=None,
+                  problem="its name isn't UTF-8 text, which cogworker never writes")
+        for name in registered
+        if not _is_utf8(name)
+    ]  # fmt: skip
+    return sorted([*loads, *unreadable], key=lambda load: load.name)
 
 
-def daily_counts(client: redis.Redis, name: str, now: float, days: int) -> dict[str, int]:
-    """A counter (`processed`, `failed`) for each of the last `days` UTC days."""
+def _is_utf8(name: bytes) -> bool:
+    try:
+        name.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _load(name: str, size: object, oldest: object, now: float) -> QueueLoad:
+    problem = refusal(keys.queue(name), size, "list")
+    if problem is not None or not isinstance(size, int):
+        return QueueLoad(name=name, size=None, latency=None, problem=problem)
+    return QueueLoad(name=name, size=size, latency=_waited(cast("bytes | None", oldest), now))
+
+
+def daily_counts(client: redis.Redis, name: str, now: float, days: int) -> dict[str, int | None]:
+    """A counter (`processed`, `failed`) for each of the last `days` UTC days (None: the day's
+    counter holds something else than a count)."""
     dates = days_back(now, days)
     values = client.mget([keys.stat(name, day) for day in dates])
-    return {day: int(value or 0) for day, value in zip(dates, values, strict=True)}
+    return {day: count_of(value) for day, value in zip(dates, values, strict=True)}
 
 
-def totals(client: redis.Redis) -> dict[str, int]:
-    """The processed and failed counters since the beginning."""
+def totals(client: redis.Redis) -> dict[str, int | None]:
+    """The processed and failed counters since the beginning (None: not a count)."""
     processed, failed = client.mget([keys.stat("processed"), keys.stat("failed")])
-    return {"processed": int(processed or 0), "failed": int(failed or 0)}
+    return {"processed": count_of(processed), "failed": count_of(failed)}
 
 
 def _waited(oldest: bytes | None, now: float) -> float:
@@ -117,8 +154,8 @@ def _waited(oldest: bytes | None, now: float) -> float:
     return max(0.0, now - (job.enqueued_at or job.created_at))
 
 
-def _records(raw: list[Any]) -> list[dict[str, Any]]:
-    return [record for item in raw if (record := _record(item)) is not None]
+def _records(raw: list[Any], kind: type[R]) -> list[R]:
+    return [record for item in raw if (record := structured(item, kind)) is not None]
 
 
 def _record(raw: bytes | str) -> dict[str, Any] | None:

@@ -12,13 +12,16 @@ import redis
 from cogworker.adapters import redis_access, tracking
 from cogworker.adapters.connection import connect, describe
 from cogworker.adapters.jobs.enqueue import EnqueueStore
+from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.redis_clock import RedisClock
 from cogworker.app import testing
 from cogworker.app.config import Config
 from cogworker.app.job import Job
 from cogworker.app.job_record import build_job
 from cogworker.app.middleware import client_chain
+from cogworker.app.periodic_runs import RunNow, run_now
 from cogworker.app.push_batch import PushBatch
+from cogworker.domain import queues
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 from cogworker.domain.status import is_tracked
@@ -126,6 +129,21 @@ class Client:
         middleware = self.config.client_middleware
         return client_chain(middleware, lambda passed: self._push_one(passed, at))(job)
 
+    def enqueue_periodic(self, name: str) -> RunNow:
+        """Enqueue a run of the periodic job `name` now, outside its schedule (its ticks
+        are unchanged), as its ticks' runs go: through the client middleware, with its
+        class's unique lock and status tracking, and only while its previous run isn't
+        queued or running.  Reads the schedule the workers keep in Redis (testing modes
+        included)."""
+        try:
+            return run_now(PeriodicStore(self.redis), self.config, name, self._clock())
+        except redis.RedisError as error:
+            failed = self._failure("can't enqueue", error)
+            if failed is None:
+                raise
+            problem, refused = failed
+            raise (EnqueueRefusedError if refused else EnqueueUnavailableError)(problem) from error
+
     def close(self) -> None:
         """Close this client's connections."""
         self.redis.close()
@@ -164,6 +182,9 @@ class Client:
 
     def _write(self, jobs: Sequence[tuple[JobRecord, float | None]]) -> list[bool]:
         """Push jobs (now, or at a time); False where a unique job's lock was already held."""
+        for queue in {job.queue for job, _ in jobs}:
+            # The class's queue was checked when it was defined; a middleware may have changed it.
+            queues.checked_name(queue)
         now = self._clock()
         batch = PushBatch()
         for job, at in jobs:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from cogworker.domain import unique
+from cogworker.domain import queues, unique
 from cogworker.exceptions import UnknownJobClassError
 
 if TYPE_CHECKING:
@@ -23,8 +23,7 @@ def _check_retry(_: object, __: attrs.Attribute[Any], value: object) -> None:
 
 
 def _check_queue(_: object, __: attrs.Attribute[Any], value: object) -> None:
-    if not isinstance(value, str) or not value or "," in value:
-        raise ValueError(f"queue must be a non-empty name without commas, got {value!r}")
+    queues.checked_name(value)
 
 
 def _check_unique(_: object, __: attrs.Attribute[Any], value: object) -> None:

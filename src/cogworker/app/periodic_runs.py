@@ -18,11 +18,18 @@ with its process lets go that long after the last beat.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 import attrs
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.periodic_store import NOW, Claim, ClaimResult, PeriodicStore
+from cogworker.adapters.periodic_store import (
+    NOW,
+    Claim,
+    ClaimResult,
+    PeriodicStore,
+    decode_entry,
+)
 from cogworker.app.config import Config
 from cogworker.app.job_record import build_job, new_jid
 from cogworker.app.middleware import client_chain
@@ -86,6 +93,48 @@ def push_run(
     if claim.action == NOW:
         return "dropped", None
     return store.claim(attrs.evolve(claim, action=DROP)), None
+
+
+#: How enqueueing a periodic job's run by hand went: "enqueued"; "running": its previous run
+#: is still queued or running; "unique": another job holds its unique lock; "stopped": a
+#: client middleware stopped it; "unknown": the schedule has no such job (or can't read it).
+RunNowOutcome = Literal["enqueued", "running", "unique", "stopped", "unknown"]
+#: What a claim that is no tick can answer (the others are a tick's).
+_OUTCOMES: dict[ClaimResult, RunNowOutcome] = {
+    "enqueued": "enqueued",
+    "skipped": "running",
+    "duplicate": "unique",
+    "dropped": "stopped",
+}
+
+
+@attrs.frozen(kw_only=True)
+class RunNow:
+    """How enqueueing a periodic job's run by hand went, and the run's jid if it was."""
+
+    outcome: RunNowOutcome
+    jid: str | None = None
+
+
+def run_now(store: PeriodicStore, config: Config, name: str, now: float) -> RunNow:
+    """Enqueue a run of the periodic job `name` now, outside its schedule (its ticks are
+    unchanged), as a tick's run goes (see the module docstring)."""
+    raw = store.schedule().get(name)
+    entry = decode_entry(raw) if raw is not None else None
+    if entry is None:
+        return RunNow(outcome="unknown")
+    claim = Claim(
+        name=entry.name,
+        at=now,
+        action=NOW,
+        expected=b"",
+        if_enqueued="",
+        otherwise="",
+        lock_ttl=queued_lock_ttl(config),
+        now=now,
+    )
+    result, jid = push_run(store, config, claim, run_of(entry, now, None))
+    return RunNow(outcome=_OUTCOMES[result], jid=jid if result == "enqueued" else None)
 
 
 def _with_run(

@@ -1,11 +1,46 @@
-"""Which queue to take the next job from: strict order or weighted random."""
+"""Which queue to take the next job from: strict order or weighted random; and what may
+name a queue."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from typing import Protocol
 
 import attrs
+
+#: The longest queue name: a name goes into Redis keys and the dashboard's links and forms.
+LONGEST_NAME = 500
+#: What may name a queue, as the error for a name that may not says it.
+NAME_RULE = (
+    f"a queue name is 1 to {LONGEST_NAME} characters, without control characters, "
+    "commas (they give a queue its weight: name,weight) or spaces at either end"
+)
+
+
+def name_problem(name: object) -> str | None:
+    """Which part of `NAME_RULE` `name` breaks, or None if it may name a queue."""
+    if not isinstance(name, str):
+        return f"it is a {type(name).__name__}, not a string"
+    if not name:
+        return "the name is empty"
+    if len(name) > LONGEST_NAME:
+        return f"the name is {len(name)} characters long"
+    if any(unicodedata.category(char) == "Cc" for char in name):
+        return "the name holds a control character"
+    if "," in name:
+        return "the name holds a comma"
+    if name != name.strip():
+        return "the name starts or ends with a space"
+    return None
+
+
+def checked_name(name: object) -> str:
+    """`name`, if it may name a queue; else ValueError naming the rule it breaks."""
+    problem = name_problem(name)
+    if problem is not None or not isinstance(name, str):
+        raise ValueError(f"queue {name!r:.80}: {problem}; {NAME_RULE}")
+    return name
 
 
 class RandomSource(Protocol):
@@ -39,9 +74,7 @@ class QueuePlan:
 def parse_queue(text: str) -> tuple[str, int]:
     """`"name"` or `"name,weight"` (as on the command line) to a (name, weight) pair."""
     name, _, weight_text = text.partition(",")
-    name = name.strip()
-    if not name:
-        raise ValueError(f"queue {text!r}: the name is empty")
+    name = checked_name(name.strip())
     if not weight_text:
         return name, 1
     try:
@@ -66,8 +99,7 @@ def plan_of(entries: Sequence[str | tuple[str, int]]) -> QueuePlan:
 
 def _checked(entry: tuple[str, int]) -> tuple[str, int]:
     name, weight = entry
-    if not isinstance(name, str) or not name or "," in name:
-        raise ValueError(f"queue {entry!r}: the name must be a non-empty string without commas")
+    checked_name(name)
     if isinstance(weight, bool) or not isinstance(weight, int) or weight < 1:
         raise ValueError(f"queue {entry!r}: the weight must be a whole number, 1 or more")
     return name, weight

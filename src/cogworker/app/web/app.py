@@ -24,12 +24,14 @@ from litestar.template import TemplateConfig
 from cogworker.adapters import redis_access
 from cogworker.adapters.connection import connect, describe
 from cogworker.adapters.dashboard_store import DashboardStore
+from cogworker.app.client import Client
 from cogworker.app.config import Config
 from cogworker.app.web.asgi import DashboardApp
 from cogworker.app.web.context import Dashboard, render
 from cogworker.app.web.format import FILTERS, visible_controls
 from cogworker.app.web.routes import job, overview, periodic, queues, sets, workers
 from cogworker.app.web.security import Authorizer, BasicAuth, host_name
+from cogworker.exceptions import RedisRefusedError, RedisUnavailableError
 
 LOGGER = logging.getLogger("cogworker.dashboard")
 CSRF_COOKIE = "cogworker_csrf"
@@ -105,12 +107,27 @@ def _redis_error(request: Request[Any, Any, Any], error: Exception) -> Template:
     )  # fmt: skip
 
 
-def _redis_refused(request: Request[Any, Any, Any], error: redis.RedisError) -> Template:
-    refused = redis_access.refusal(error) or type(error).__name__
+def _redis_refused(request: Request[Any, Any, Any], error: Exception) -> Template:
+    # The client's own errors (an enqueue) carry Redis's as their cause.
+    cause = error.__cause__ if isinstance(error, RedisRefusedError) else error
+    found = redis_access.refusal(cause) if isinstance(cause, redis.RedisError) else None
+    refused = found or type(cause).__name__
     LOGGER.warning("dashboard: Redis refused %s", refused)
     return render(
         request, "error", title="Redis refused", status_code=503,
         message=f"Redis refused {refused}. Check the dashboard's Redis URL and user.",
+    )  # fmt: skip
+
+
+def _redis_answer(request: Request[Any, Any, Any], error: Exception) -> Template:
+    """A command Redis refused: a key of the wrong type has a page of its own; else a 500."""
+    if "WRONGTYPE" not in str(error):
+        return _unexpected(request, error)
+    LOGGER.warning("dashboard: a key of the wrong type on %s: %s", request.url.path, error)
+    return render(
+        request, "error", title="A key of the wrong type", status_code=500,
+        message="A key this page reads holds another Redis type than cogworker writes "
+        "(`cogworker work` names it at start). Delete or rename it.",
     )  # fmt: skip
 
 
@@ -149,7 +166,12 @@ def create_app(
     redis_client = client or connect(url)
     store = DashboardStore.on(redis_client, config.retention)
     dashboard = Dashboard(
-        config=config, store=store, root=root, read_only=read_only, redis_label=describe(url)
+        config=config,
+        store=store,
+        client=Client(config, client=redis_client),
+        root=root,
+        read_only=read_only,
+        redis_label=describe(url),
     )
     litestar = Litestar(
         route_handlers=[*ROUTES, create_static_files_router("/static", [_static_dir()])],
@@ -169,6 +191,9 @@ def create_app(
             redis.exceptions.NoPermissionError: _redis_refused,
             redis.ConnectionError: _redis_error,
             redis.TimeoutError: _redis_error,
+            RedisRefusedError: _redis_refused,
+            RedisUnavailableError: _redis_error,
+            redis.ResponseError: _redis_answer,
             Exception: _unexpected,
         },
         state=State({"cogworker_dashboard": dashboard}),

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 
 import attrs
 
-from cogworker.adapters.dashboard_store import ProcessInfo
+from cogworker.adapters.dashboard_processes import ProcessInfo
 from cogworker.domain import memory, sparkline
 
 
@@ -63,6 +64,8 @@ class ProcessCard:
     version: str
     started_at: float | None
     spark: Sparkline
+    #: What can't be read of this process: its keys, or heartbeat fields cogworker never writes.
+    problems: tuple[str, ...]
 
     @property
     def busy_percent(self) -> int:
@@ -79,12 +82,16 @@ class ProcessCard:
         fields = info.fields
         beat = _number(fields.get("beat"))
         age = None if beat is None else max(0.0, now - beat)
+        concurrency = _count(fields.get("concurrency", "0"))
+        problems = info.problems
+        if concurrency is None:
+            problems += (f"concurrency {fields['concurrency']!r:.40} is not a count",)
         return cls(
             identity=info.identity,
             hostname=fields.get("hostname", ""),
             pid=fields.get("pid", ""),
             queues=_queues(fields.get("queues", "")),
-            concurrency=int(_number(fields.get("concurrency")) or 0),
+            concurrency=concurrency or 0,
             busy=info.busy,
             rss_kb=fields.get("rss_kb", ""),
             beat=beat,
@@ -95,14 +102,22 @@ class ProcessCard:
             version=fields.get("version", ""),
             started_at=_number(fields.get("started_at")),
             spark=Sparkline.of(samples),
+            problems=problems,
         )
 
 
 def _number(text: str | None) -> float | None:
+    """A finite number, or None (absent, or not one: "nan" and "inf" are no time)."""
     try:
-        return float(text) if text is not None else None
+        number = float(text) if text is not None else None
     except ValueError:
         return None
+    return number if number is not None and math.isfinite(number) else None
+
+
+def _count(text: str) -> int | None:
+    """A whole number as a heartbeat writes it, or None."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
 
 
 def _queues(text: str) -> str:

@@ -14,6 +14,7 @@ from litestar.exceptions import PermissionDeniedException
 from litestar.response import Redirect, Template
 
 from cogworker.adapters.dashboard_store import DashboardStore
+from cogworker.app.client import Client
 from cogworker.app.config import Config
 from cogworker.app.web import notices
 from cogworker.app.web.asgi import NONCE_KEY
@@ -36,7 +37,10 @@ class Dashboard:
     """The dashboard's state, shared by every request."""
 
     config: Config
+    #: Every read and every action but enqueueing.
     store: DashboardStore
+    #: Enqueueing, as any producer does it (client middleware, unique locks, status).
+    client: Client
     root: str
     read_only: bool
     #: The Redis URL without its password, for the footer.
@@ -124,7 +128,7 @@ def render(
     folder = "live" if fragment else "pages"
     return Template(
         template_name=f"{folder}/{template}.html",
-        context={**base, "fragment": fragment, **context},
+        context={**base, "fragment": fragment, "live_part": f"live/{template}.html", **context},
         status_code=status_code,
     )
 

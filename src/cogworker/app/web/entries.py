@@ -15,7 +15,8 @@ from typing import Any
 import attrs
 from returns.pipeline import is_successful
 
-from cogworker.domain import payload
+from cogworker.app.web.params import Cursor
+from cogworker.domain import payload, retries
 from cogworker.domain.job import JobRecord
 
 #: Characters of args, errors and raw entries shown in a table row.
@@ -63,21 +64,26 @@ class JobView:
     raw: bytes
     key: str
     score: float | None = None
+    #: Its place among the entries of a sorted set sharing its score, when known.
+    tie: int | None = None
     job: JobRecord | None = None
     problem: str | None = None
 
     @classmethod
-    def of(cls, raw: bytes, score: float | None = None) -> JobView:
+    def of(cls, raw: bytes, score: float | None = None, tie: int | None = None) -> JobView:
         """The view of an entry as stored."""
         decoded = payload.decode(raw)
+        key = key_of(raw)
         if is_successful(decoded):
-            return cls(raw=raw, key=key_of(raw), score=score, job=decoded.unwrap())
-        return cls(raw=raw, key=key_of(raw), score=score, problem=str(decoded.failure()))
+            return cls(raw=raw, key=key, score=score, tie=tie, job=decoded.unwrap())
+        return cls(raw=raw, key=key, score=score, tie=tie, problem=str(decoded.failure()))
 
     @property
     def token(self) -> str:
-        """The `SCORE~KEY` an action form sends back to name this entry."""
-        return f"{self.score!r}~{self.key}"
+        """The cursor an action form sends back to name this entry ("" outside a sorted set)."""
+        if self.score is None:
+            return ""
+        return str(Cursor(score=self.score, key=self.key, tie=self.tie))
 
     @property
     def jid(self) -> str:
@@ -102,6 +108,27 @@ class JobView:
         if self.job is None:
             return as_text(self.raw)
         return json.dumps(list(self.job.args), ensure_ascii=False)
+
+    @property
+    def failures(self) -> int:
+        """How many of the job's attempts failed (its `retry_count`)."""
+        return (self.job.retry_count or 0) if self.job else 0
+
+    @property
+    def retries_run(self) -> int:
+        """Retries that ran: every failed attempt but the first was one (a job that failed
+        once, retry=False or not, made none)."""
+        return max(0, self.failures - 1)
+
+    @property
+    def retry_budget(self) -> str:
+        """The retries the job may make, as people read it: `25 (default)`, `3`, `none`."""
+        if self.job is None:
+            return "n/a"
+        budget = retries.max_retries(self.job.retry)
+        if self.job.retry is True:
+            return f"{budget} (default)"
+        return str(budget) if budget else "none"
 
     @property
     def error_text(self) -> str:

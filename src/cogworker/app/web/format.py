@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cogworker.app.web.entries import DETAIL_CHARS, clip
+from cogworker.app.web.queue_refs import queue_ref
 
 #: Characters that change how text around them is shown without being seen: bidirectional
 #: overrides and isolates (`"\u202egnp.exe"` displays as `exe.png`), zero-width and other
@@ -111,4 +112,5 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "pretty": pretty,
     "json": as_json,
     "clip": clip,
+    "queue_ref": queue_ref,
 }

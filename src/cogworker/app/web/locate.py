@@ -15,7 +15,6 @@ import json
 import attrs
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import tracking
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.web.entries import JobView
 
@@ -45,8 +44,8 @@ def locate(store: DashboardStore, jid: str) -> Place | None:
 
 
 def _running(store: DashboardStore, jid: str) -> Place | None:
-    identities = store.registry.identities()
-    for identity, threads in tracking.running_work(store.client, identities).items():
+    processes = store.processes
+    for identity, threads in processes.running_work(processes.identities()).items():
         for work in threads.values():
             if work.get("jid") == jid:
                 view = JobView.of(json.dumps(work).encode())
@@ -55,8 +54,8 @@ def _running(store: DashboardStore, jid: str) -> Place | None:
 
 
 def _enqueued(store: DashboardStore, jid: str) -> Place | None:
-    for queue in store.queue_names():
-        for raw in store.find_in_queue(queue, jid):
+    for queue in store.queues.names():
+        for raw in store.queues.find(queue, jid):
             view = JobView.of(raw)
             if view.jid == jid:
                 return Place(tag="Enqueued", view=view, where=queue)
@@ -65,7 +64,7 @@ def _enqueued(store: DashboardStore, jid: str) -> Place | None:
 
 def _in_sets(store: DashboardStore, jid: str) -> Place | None:
     for tag, key, slug in (*SET_PLACES, DEAD_PLACE):
-        for entry in store.scan_for(key, jid, SET_SCAN_BUDGET):
+        for entry in store.sets.scan_for(key, jid, SET_SCAN_BUDGET):
             view = JobView.of(entry.member, entry.score)
             if view.jid == jid:
                 return Place(tag=tag, view=view, slug=slug)

@@ -24,8 +24,8 @@ ACTIONS = {
 }
 #: Why "Enqueue now" enqueued nothing, by the key that says so.
 _REFUSALS = {
-    "held": "Not enqueued: its previous run is still queued or running, "
-    "or a job with its unique lock is.",
+    "running": "Not enqueued: its previous run is still queued or running.",
+    "unique": "Not enqueued: another job holds its unique lock.",
     "stopped": "Not enqueued: a client middleware stopped it.",
 }
 KEYS = ("done", "n", "gone", "skipped", *_REFUSALS)

@@ -1,9 +1,10 @@
 """Pages of a sorted set by cursor, and the bounded search behind filters and bulk actions.
 
-A cursor is the (score, key) of the last entry a page looked at.  The next
-page starts at that score and skips the entries up to and including the
-cursor's own; if that entry has gone meanwhile, the entries sharing its
-score are shown again rather than skipped (a repeat, never a loss).
+A cursor is the (score, key, tie) of the last entry a page looked at; the
+next page starts right after that entry, wherever it is now, however many
+entries share its score (`SetStore.find`).  If that entry has gone
+meanwhile, the next page starts a little before where it was: a few
+entries may show again, none is skipped.
 
 Every walk has a budget: a filtered page looks at `SCAN_LIMIT` entries at
 most and says so when it stops short; a bulk action at `BULK_LIMIT`.
@@ -11,11 +12,11 @@ most and says so when it stops short; a bulk action at `BULK_LIMIT`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 import attrs
 
-from cogworker.adapters.dashboard_store import DashboardStore, Entry
+from cogworker.adapters.dashboard_sets import Entry, SetStore, Target
 from cogworker.app.web.entries import Filter, JobView, key_of
 from cogworker.app.web.params import Cursor
 
@@ -23,8 +24,6 @@ from cogworker.app.web.params import Cursor
 SCAN_LIMIT = 2_000
 #: Entries a bulk action on "all matching" looks at, at most, per request.
 BULK_LIMIT = 10_000
-#: Extra entries an unfiltered page fetches, for entries sharing the cursor's score.
-TIE_ALLOWANCE = 20
 
 
 @attrs.frozen(kw_only=True)
@@ -40,32 +39,35 @@ class SetPage:
     limited: bool
 
 
-def after(entries: Iterable[Entry], cursor: Cursor | None) -> Iterator[Entry]:
-    """The entries past `cursor` (see the module docstring for a vanished cursor)."""
-    it = iter(entries)
-    if cursor is None:
-        yield from it
-        return
-    ties: list[Entry] = []
-    for entry in it:
-        if entry.score != cursor.score:
-            yield from ties  # the cursor's entry has gone: show its neighbours again
-            yield entry
-            break
-        if key_of(entry.member) == cursor.key:
-            break
-        ties.append(entry)
-    else:
-        yield from ties
-    yield from it
+def target_of(cursor: Cursor) -> Target:
+    """What finds a cursor's entry again: its score, tie and key."""
+    return Target(
+        score=cursor.score, tie=cursor.tie, is_it=lambda member: key_of(member) == cursor.key
+    )
 
 
 def _cursor_of(entry: Entry) -> Cursor:
-    return Cursor(score=entry.score, key=key_of(entry.member))
+    return Cursor(score=entry.score, key=key_of(entry.member), tie=entry.tie)
+
+
+def _view_of(entry: Entry) -> JobView:
+    return JobView.of(entry.member, entry.score, entry.tie)
+
+
+def _walk_from(
+    store: SetStore, key: str, cursor: Cursor | None, *, after: bool, descending: bool, budget: int
+) -> Iterator[Entry]:
+    """The walk from `cursor`'s entry (`after`: from the one after it), or from the start."""
+    if cursor is None:
+        return store.walk(key, 0, descending=descending, budget=budget)
+    (found,) = store.find(key, [target_of(cursor)], descending=descending)
+    start = found.rank + 1 if after and found.entry is not None else found.rank
+    first_of = (cursor.score, found.first)
+    return store.walk(key, start, descending=descending, budget=budget, first_of=first_of)
 
 
 def page_of(
-    store: DashboardStore,
+    store: SetStore,
     key: str,
     *,
     descending: bool,
@@ -74,40 +76,26 @@ def page_of(
     per: int,
 ) -> SetPage:
     """The `per` rows of the set matching `where`, from `cursor` on."""
-    budget = SCAN_LIMIT if where.active else per + 1 + TIE_ALLOWANCE
-    start = cursor.score if cursor else None
-    walked = _Counted(store.walk(key, start, descending=descending, budget=budget, batch=250))
+    budget = SCAN_LIMIT if where.active else per + 1
+    walked = _walk_from(store, key, cursor, after=True, descending=descending, budget=budget)
     rows: list[JobView] = []
     scanned, last = 0, None
-    for entry in after(walked, cursor):
+    for entry in walked:
         if len(rows) == per and last is not None:
             return SetPage(rows=tuple(rows), next=_cursor_of(last), scanned=scanned, limited=False)
         scanned += 1
         last = entry
-        view = JobView.of(entry.member, entry.score)
+        view = _view_of(entry)
         if where.matches(view):
             rows.append(view)
     # The walk ended: at the set's end, or when the budget ran out (then more may follow).
-    limited = walked.count >= budget and last is not None
+    limited = scanned >= budget and last is not None
     return SetPage(
         rows=tuple(rows),
         next=_cursor_of(last) if limited and last is not None else None,
         scanned=scanned,
         limited=limited and len(rows) < per,
     )
-
-
-class _Counted(Iterator[Entry]):
-    """An iterator that counts what it handed out (how much of a walk's budget went)."""
-
-    def __init__(self, entries: Iterator[Entry]) -> None:
-        self._entries = entries
-        self.count = 0
-
-    def __next__(self) -> Entry:
-        entry = next(self._entries)
-        self.count += 1
-        return entry
 
 
 @attrs.frozen(kw_only=True)
@@ -125,7 +113,7 @@ class Matches:
 
 
 def matching(
-    store: DashboardStore,
+    store: SetStore,
     key: str,
     *,
     descending: bool,
@@ -134,22 +122,20 @@ def matching(
     through: Cursor | None = None,
 ) -> Matches:
     """The entries matching `where`, at most `BULK_LIMIT` looked at, from the set's start
-    (or `start`'s score) through `through` (or past its score).
+    (or `start`'s entry) through `through` (or past its score).
 
     The bounds are what the confirmation counted, so entries that arrived
     since (a newer dead job, say) are not acted on unannounced.
     """
     views: list[JobView] = []
     examined, first, last = 0, None, None
-    walked = store.walk(
-        key, start.score if start else None, descending=descending, budget=BULK_LIMIT
-    )
+    walked = _walk_from(store, key, start, after=False, descending=descending, budget=BULK_LIMIT)
     for entry in walked:
         if through is not None and _past(entry, through, descending):
             break
         examined += 1
         first, last = first or entry, entry
-        view = JobView.of(entry.member, entry.score)
+        view = _view_of(entry)
         if where.matches(view):
             views.append(view)
         if through is not None and view.key == through.key and entry.score == through.score:

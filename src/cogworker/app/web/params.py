@@ -85,17 +85,20 @@ def integer(
 
 @attrs.frozen(kw_only=True)
 class Cursor:
-    """A position in a sorted set: an entry's score and its key (jid, or digest)."""
+    """A position in a sorted set: an entry's score, its key (jid, or digest) and, when known,
+    its place among the entries sharing its score (`SCORE@TIE~KEY`; `SCORE~KEY` without)."""
 
     score: float
     key: str
+    tie: int | None = None
 
     def __str__(self) -> str:
-        return f"{self.score!r}~{self.key}"
+        tie = "" if self.tie is None else f"@{self.tie}"
+        return f"{self.score!r}{tie}~{self.key}"
 
 
 def cursor(values: Mapping[str, Sequence[str]], name: str) -> Cursor | None:
-    """A `SCORE~KEY` cursor, None if absent."""
+    """A cursor (see `Cursor`), None if absent."""
     value = one(values, name)
     if value is None:
         return None
@@ -103,14 +106,18 @@ def cursor(values: Mapping[str, Sequence[str]], name: str) -> Cursor | None:
 
 
 def parse_cursor(value: str, name: str) -> Cursor:
-    """`SCORE~KEY` as a Cursor; a 400 naming `name` if it isn't one."""
-    score_text, sep, key = value.partition("~")
+    """`SCORE~KEY` or `SCORE@TIE~KEY` as a Cursor; a 400 naming `name` if it isn't one."""
+    head, sep, key = value.partition("~")
+    score_text, at, tie_text = head.partition("@")
     if not sep or len(value) > MAX_TEXT or any(ord(char) < 32 for char in value):
+        raise _bad(name, "not a cursor")
+    if at and not (tie_text.isascii() and tie_text.isdigit() and len(tie_text) <= 12):
         raise _bad(name, "not a cursor")
     try:
         score = float(score_text)
     except ValueError:
         raise _bad(name, "not a cursor") from None
-    if not math.isfinite(score):
+    # Redis holds scores of +-inf (written as repr writes them), never NaN.
+    if not math.isfinite(score) and score_text not in ("inf", "-inf"):
         raise _bad(name, "not a cursor")
-    return Cursor(score=score, key=key)
+    return Cursor(score=score, key=key, tie=int(tie_text) if at else None)

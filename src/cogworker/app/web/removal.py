@@ -20,7 +20,8 @@ from typing import cast
 
 from returns.pipeline import is_successful
 
-from cogworker.adapters.dashboard_store import DashboardStore, Removal
+from cogworker.adapters.dashboard_queues import QueueStore
+from cogworker.adapters.dashboard_removal import Removal
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.web.entries import JobView
@@ -57,18 +58,18 @@ def _decoded_removal(raw: bytes) -> Removal:
     return removal(raw, decoded.unwrap() if is_successful(decoded) else None)
 
 
-def clear_queue(store: DashboardStore, queue: str) -> int:
+def clear_queue(queues: QueueStore, queue: str) -> int:
     """Delete a queue's jobs, the next to run first, a batch per script; how many.
 
     Goes through as many jobs as the queue held when it started (jobs pushed
     meanwhile may stay), and unregisters the queue once it is empty.
     """
-    deleted = 0
-    for _ in range(store.queue_size(queue) // CLEAR_BATCH + 2):
-        entries = store.queue_tail(queue, CLEAR_BATCH)
-        done = store.delete_from_queue(
-            queue, [_decoded_removal(raw) for raw in entries], clearing=True
-        )
+    deleted, size = 0, queues.size(queue)
+    if size is None:  # not a list: nothing a queue's clear can take off it
+        return 0
+    for _ in range(size // CLEAR_BATCH + 2):
+        entries = queues.tail(queue, CLEAR_BATCH)
+        done = queues.delete(queue, [_decoded_removal(raw) for raw in entries], clearing=True)
         deleted += sum(done)
         if not entries:
             break

@@ -14,10 +14,11 @@ from typing import Literal
 import attrs
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import tracking
+from cogworker.adapters.dashboard_sets import SetStore
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.config import Config
-from cogworker.app.web.entries import JobView, key_of
+from cogworker.app.web.entries import JobView
+from cogworker.app.web.paging import target_of
 from cogworker.app.web.params import Cursor
 from cogworker.app.web.removal import announce_kills, removals
 from cogworker.domain import payload, status
@@ -66,17 +67,16 @@ class Outcome:
     skipped: int = 0
 
 
-def resolve(
-    store: DashboardStore, kind: SetKind, cursors: Sequence[Cursor]
-) -> tuple[list[JobView], int]:
-    """The entries named by (score, key) cursors, and how many are no longer there."""
-    found: list[JobView] = []
-    members = store.members_at(kind.key, [cursor.score for cursor in cursors])
-    for cursor, candidates in zip(cursors, members, strict=True):
-        match = next((raw for raw in candidates if key_of(raw) == cursor.key), None)
-        if match is not None:
-            found.append(JobView.of(match, cursor.score))
-    return found, len(cursors) - len(found)
+def resolve(store: SetStore, kind: SetKind, cursors: Sequence[Cursor]) -> tuple[list[JobView], int]:
+    """The entries named by cursors, and how many are no longer there."""
+    targets = [target_of(cursor) for cursor in cursors]
+    found = store.find(kind.key, targets, descending=kind.descending)
+    views = [
+        JobView.of(place.entry.member, place.entry.score, place.entry.tie)
+        for place in found
+        if place.entry is not None
+    ]
+    return views, len(cursors) - len(views)
 
 
 def apply(
@@ -91,10 +91,10 @@ def apply(
     if action in ("retry", "enqueue"):
         return _requeue(store, config, kind, views, now)
     if action == "kill":
-        killed = store.kill(kind.key, removals(views), now)
+        killed = store.sets.kill(kind.key, removals(views), now)
         announce_kills(config, [view for view, done in zip(views, killed, strict=True) if done])
         return Outcome(done=sum(killed), gone=len(killed) - sum(killed))
-    deleted = store.delete(kind.key, removals(views))
+    deleted = store.sets.delete(kind.key, removals(views))
     return Outcome(done=deleted, gone=len(views) - deleted)
 
 
@@ -107,7 +107,7 @@ def _requeue(
         for view in movable
         if view.job is not None
     ]
-    moved = store.requeue(kind.key, moves)
+    moved = store.sets.requeue(kind.key, moves)
     _mark_queued(store, config, [v for v, ok in zip(movable, moved, strict=True) if ok], now)
     return Outcome(done=sum(moved), gone=len(moved) - sum(moved), skipped=len(views) - len(movable))
 
@@ -120,6 +120,6 @@ def _mark_queued(
         job = view.job
         if job is None or not status.is_tracked(job, config.track_status):
             continue
-        current = tracking.status(store.client, job.jid)
+        current = store.status(job.jid)
         known = status.status_of(current) if current is not None else None
         store.set_status(job.jid, status.next_status(known, status.Enqueued()), now)

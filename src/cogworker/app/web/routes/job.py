@@ -7,7 +7,6 @@ from typing import Any
 from litestar import Request, get
 from litestar.response import Template
 
-from cogworker.adapters import tracking
 from cogworker.app.web import params
 from cogworker.app.web.context import dashboard, query_of, render, threaded
 from cogworker.app.web.locate import locate
@@ -30,20 +29,6 @@ TAG_CLASSES = {
 }
 
 
-def _timeline(attempts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        {
-            "attempt": attempt.get("attempt"),
-            "label": OUTCOME_LABELS.get(str(attempt.get("outcome")), "failed"),
-            "retrying": attempt.get("outcome") == "retrying",
-            "failed_at": attempt.get("failed_at"),
-            "error_class": str(attempt.get("error_class", "")),
-            "error_message": str(attempt.get("error_message", "")),
-        }
-        for attempt in attempts[:ATTEMPTS_SHOWN]
-    ]
-
-
 @get("/job", name="job")
 @threaded
 def job(request: Request[Any, Any, Any]) -> Template:
@@ -53,7 +38,7 @@ def job(request: Request[Any, Any, Any]) -> Template:
         return render(request, "job_missing", title="Go to a job", jid="")
     store = dashboard(request).store
     place = locate(store, jid)
-    attempts = tracking.attempts(store.client, jid)
+    attempts = store.attempts(jid)
     return render(
         request,
         "job",
@@ -63,8 +48,9 @@ def job(request: Request[Any, Any, Any]) -> Template:
         place=place,
         kind=KINDS.get(place.slug) if place else None,
         tag_class=TAG_CLASSES.get(place.tag, "tag-neutral") if place else "",
-        status=tracking.status(store.client, jid),
-        timeline=_timeline(attempts),
+        status=store.status(jid),
+        timeline=attempts[:ATTEMPTS_SHOWN],
+        outcome_labels=OUTCOME_LABELS,
         more_attempts=max(0, len(attempts) - ATTEMPTS_SHOWN),
         now=store.now(),
     )
@@ -76,5 +62,5 @@ def history(request: Request[Any, Any, Any]) -> Template:
     """Every recorded run of one jid, newest first."""
     jid = params.text(query_of(request), "jid")
     store = dashboard(request).store
-    runs = tracking.history(store.client, jid) if jid else []
+    runs = store.history(jid) if jid else []
     return render(request, "history", title=f"History of {jid}", jid=jid, runs=runs)

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import cattrs
-import redis
 from litestar import Request, get
 from litestar.response import Response, Template
 
-from cogworker.adapters import tracking
+from cogworker.adapters.codec import unstructured
+from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.web import about, params
 from cogworker.app.web.context import VERSION, dashboard, query_of, render, threaded
 from cogworker.domain.stats import PERIODS, days_back, runs_per_day
@@ -20,15 +19,28 @@ DEFAULT_PERIOD = next(iter(PERIODS))
 ABOUT = about.cogworker_section(VERSION)
 
 
-def _chart(client: redis.Redis, now: float, days: int) -> dict[str, list[Any]]:
-    processed = tracking.daily_counts(client, "processed", now, days)
-    failed = tracking.daily_counts(client, "failed", now, days)
-    runs = runs_per_day(processed, failed, days_back(now, days))
-    return {
+def _chart(store: DashboardStore, days: int) -> tuple[dict[str, list[Any]], list[str]]:
+    """The chart's series, and a sentence for each day's counter that isn't a count (left
+    out of the chart)."""
+    now = store.now()
+    per_day = {name: store.daily_counts(name, now, days) for name in ("processed", "failed")}
+    counted = {
+        name: {day: n for day, n in values.items() if n is not None}
+        for name, values in per_day.items()
+    }
+    runs = runs_per_day(counted["processed"], counted["failed"], days_back(now, days))
+    chart: dict[str, list[Any]] = {
         "labels": [run.day for run in runs],
         "succeeded": [run.succeeded for run in runs],
         "failed": [run.failed for run in runs],
     }
+    unreadable = [
+        f"the {name} counter of {day} is not a count (left out of the chart)"
+        for name, values in per_day.items()
+        for day, n in values.items()
+        if n is None
+    ]
+    return chart, unreadable
 
 
 @get("/", name="overview")
@@ -36,17 +48,19 @@ def _chart(client: redis.Redis, now: float, days: int) -> dict[str, list[Any]]:
 def overview(request: Request[Any, Any, Any]) -> Template:
     """The Overview page (its live part when polled)."""
     period = params.choice(query_of(request), "period", PERIODS, DEFAULT_PERIOD)
-    dash = dashboard(request)
-    store = dash.store
+    store = dashboard(request).store
+    counts = store.counts()
+    chart, unreadable = _chart(store, PERIODS[period])
     return render(
         request,
         "overview",
         live=True,
         title="Overview",
-        counts=store.counts(),
+        counts=counts,
+        problems=[*counts.problems, *unreadable],
         redis_info=about.redis_section(store.redis_info()),
         about=ABOUT,
-        chart=_chart(store.client, store.now(), PERIODS[period]),
+        chart=chart,
         period=period,
         periods=tuple(PERIODS),
     )
@@ -57,16 +71,14 @@ def overview(request: Request[Any, Any, Any]) -> Template:
 def stats(request: Request[Any, Any, Any]) -> dict[str, Any]:
     """The stat cards' numbers and every queue's size and latency, as JSON."""
     store = dashboard(request).store
-    loads = tracking.queues(store.client, store.now())
-    return {"stats": cattrs.unstructure(store.counts()), "queues": cattrs.unstructure(loads)}
+    loads = store.queues.loads(store.now())
+    return {"stats": unstructured(store.counts()), "queues": unstructured(loads)}
 
 
 @get("/health", name="health")
 @threaded
 def health(request: Request[Any, Any, Any]) -> Response[dict[str, str]]:
     """200 when Redis answers, 503 when it doesn't (no details either way)."""
-    try:
-        dashboard(request).store.client.ping()
-    except (redis.ConnectionError, redis.TimeoutError):
+    if not dashboard(request).store.answers():
         return Response({"status": "redis unavailable"}, status_code=503)
     return Response({"status": "ok"})

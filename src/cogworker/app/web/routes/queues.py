@@ -7,11 +7,11 @@ from typing import Any
 from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
-from cogworker.adapters import tracking
 from cogworker.app.web import params
 from cogworker.app.web.context import back, dashboard, query_of, render, threaded, writable
 from cogworker.app.web.entries import JobView, is_plain_key, key_of
 from cogworker.app.web.params import Form
+from cogworker.app.web.queue_refs import named_queue, queue_ref
 from cogworker.app.web.removal import clear_queue, removals
 
 PER_PAGE = 25
@@ -29,7 +29,7 @@ def queues(request: Request[Any, Any, Any]) -> Template:
         "queues",
         live=True,
         title="Queues",
-        loads=tracking.queues(store.client, store.now()),
+        loads=store.queues.loads(store.now()),
     )
 
 
@@ -38,10 +38,11 @@ def queues(request: Request[Any, Any, Any]) -> Template:
 def queue(request: Request[Any, Any, Any]) -> Template:
     """The jobs of one queue, the next to run first, a page at a time."""
     query = query_of(request)
-    name = params.text(query, "name", limit=500)
-    page = params.integer(query, "page", 1, MAX_PAGE, 1)
     store = dashboard(request).store
-    size, entries = store.queue_page(name, (page - 1) * PER_PAGE, PER_PAGE)
+    name = named_queue(store.queues, params.text(query, "name", limit=500))
+    page = params.integer(query, "page", 1, MAX_PAGE, 1)
+    found = store.queues.page(name, (page - 1) * PER_PAGE, PER_PAGE)
+    size = found.size or 0
     return render(
         request,
         "queue",
@@ -49,10 +50,11 @@ def queue(request: Request[Any, Any, Any]) -> Template:
         title=f"Queue {name}",
         name=name,
         size=size,
+        problem=found.problem,
         page=page,
         per=PER_PAGE,
         has_next=page * PER_PAGE < size and page < MAX_PAGE,
-        views=[JobView.of(raw) for raw in entries],
+        views=[JobView.of(raw) for raw in found.entries],
     )
 
 
@@ -60,8 +62,9 @@ def queue(request: Request[Any, Any, Any]) -> Template:
 @threaded
 def clear_confirm(request: Request[Any, Any, Any]) -> Template:
     """The confirmation of clearing a queue, stating how many jobs it would delete."""
-    name = params.text(query_of(request), "name", limit=500)
-    size = dashboard(request).store.queue_size(name)
+    queues = dashboard(request).store.queues
+    name = named_queue(queues, params.text(query_of(request), "name", limit=500))
+    size = queues.size(name)
     return render(request, "confirm_clear", title=f"Clear {name}?", name=name, size=size)
 
 
@@ -70,8 +73,8 @@ def clear_confirm(request: Request[Any, Any, Any]) -> Template:
 def clear(request: Request[Any, Any, Any], data: Form) -> Redirect:
     """Delete every job of a queue, letting go of their locks (no hooks run)."""
     dash = writable(request)
-    name = params.text(params.form_values(data), "name", limit=500)
-    deleted = clear_queue(dash.store, name) if name else 0
+    name = named_queue(dash.store.queues, params.text(params.form_values(data), "name", limit=500))
+    deleted = clear_queue(dash.store.queues, name) if name else 0
     return back(dash, "/queues", done="clear", n=deleted)
 
 
@@ -81,11 +84,13 @@ def delete(request: Request[Any, Any, Any], data: Form) -> Redirect:
     """Delete one job from a queue, named by its key (already gone: a message)."""
     dash = writable(request)
     form = params.form_values(data)
-    name = params.text(form, "name", limit=500)
+    queues = dash.store.queues
+    name = named_queue(queues, params.text(form, "name", limit=500))
     key = params.text(form, "key", limit=200)
-    store = dash.store
     # The key is a jid (then look for that text) or a digest (then every entry is a candidate).
     needle = key if is_plain_key(key) else ""
-    found = [JobView.of(raw) for raw in store.find_in_queue(name, needle) if key_of(raw) == key]
-    deleted = bool(found) and store.delete_from_queue(name, removals(found[:1]), clearing=False)[0]
-    return back(dash, "/queue", name=name, done="delete", n=int(deleted), gone=int(not deleted))
+    found = [JobView.of(raw) for raw in queues.find(name, needle) if key_of(raw) == key]
+    deleted = bool(found) and queues.delete(name, removals(found[:1]), clearing=False)[0]
+    return back(
+        dash, "/queue", name=queue_ref(name), done="delete", n=int(deleted), gone=int(not deleted)
+    )

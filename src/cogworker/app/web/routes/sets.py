@@ -60,7 +60,7 @@ def set_page(request: Request[Any, Any, Any]) -> Template:
     cursor = params.cursor(query, "after")
     store = dashboard(request).store
     page = paging.page_of(
-        store, kind.key, descending=kind.descending, cursor=cursor, where=where, per=per
+        store.sets, kind.key, descending=kind.descending, cursor=cursor, where=where, per=per
     )
     return render(
         request,
@@ -72,7 +72,7 @@ def set_page(request: Request[Any, Any, Any]) -> Template:
         where=where,
         per=per,
         cursor=cursor,
-        total=store.size(kind.key),
+        total=store.sets.size(kind.key),
         now=store.now(),
         scan_limit=paging.SCAN_LIMIT,
     )
@@ -98,7 +98,7 @@ def act(request: Request[Any, Any, Any], data: Form) -> Redirect:
     if not tokens:
         return _back(dash, kind, form, done="none")
     cursors = [params.parse_cursor(token, "e") for token in tokens]
-    views, gone = resolve(dash.store, kind, cursors)
+    views, gone = resolve(dash.store.sets, kind, cursors)
     outcome = apply(dash.store, dash.config, kind, action, views, dash.store.now())
     total_gone = outcome.gone + gone
     return _back(
@@ -125,7 +125,7 @@ def bulk_confirm(request: Request[Any, Any, Any]) -> Template:
     action = _action(query, "action", kind)
     where = _filter(query)
     store = dashboard(request).store
-    found = paging.matching(store, kind.key, descending=kind.descending, where=where)
+    found = paging.matching(store.sets, kind.key, descending=kind.descending, where=where)
     return render(
         request,
         "confirm_bulk",
@@ -134,7 +134,7 @@ def bulk_confirm(request: Request[Any, Any, Any]) -> Template:
         action=action,
         where=where,
         found=found,
-        total=store.size(kind.key),
+        total=store.sets.size(kind.key),
         limit=paging.BULK_LIMIT,
     )
 
@@ -148,7 +148,7 @@ def bulk(request: Request[Any, Any, Any], data: Form) -> Redirect:
     form = params.form_values(data)
     action = _action(form, "action", kind)
     found = paging.matching(
-        dash.store,
+        dash.store.sets,
         kind.key,
         descending=kind.descending,
         where=_filter(form),

@@ -10,7 +10,6 @@ import attrs
 from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
-from cogworker.adapters import tracking
 from cogworker.app.web import params
 from cogworker.app.web.cards import ProcessCard
 from cogworker.app.web.context import back, dashboard, render, threaded, writable
@@ -56,14 +55,14 @@ def _work_rows(running: dict[str, dict[str, dict[str, Any]]]) -> list[Work]:
 def workers(request: Request[Any, Any, Any]) -> Template:
     """The Workers page (its live part when polled)."""
     dash = dashboard(request)
-    store = dash.store
-    now = store.now()
-    processes = store.processes()
+    store = dash.store.processes
+    now = dash.store.now()
+    processes = store.infos()
     identities = [info.identity for info in processes]
-    memory = tracking.memory_series(store.client, identities, now)
+    memory = store.memory(identities, now)
     stale_after = max(STALE_FLOOR, STALE_BEATS * dash.config.heartbeat_interval)
     cards = [ProcessCard.of(info, memory[info.identity], now, stale_after) for info in processes]
-    running = _work_rows(tracking.running_work(store.client, identities))
+    running = _work_rows(store.running_work(identities))
     return render(
         request, "workers", live=True, title="Workers", cards=cards, work=running, now=now
     )
@@ -79,7 +78,7 @@ def signal(request: Request[Any, Any, Any], data: Form) -> Redirect:
     identity = params.text(form, "identity", limit=500)
     if not action or not identity:
         return back(dash, "/workers", done="none")
-    sent = dash.store.signal(identity, action)
+    sent = dash.store.processes.signal(identity, action)
     return back(dash, "/workers", done=action, n=int(sent), gone=int(not sent))
 
 
@@ -92,6 +91,7 @@ def signal_all(request: Request[Any, Any, Any], data: Form) -> Redirect:
     action = params.choice(form, "signal", ("quiet", "stop"), "")
     if not action:
         return back(dash, "/workers", done="none")
-    identities = dash.store.registry.identities()
-    sent = sum(dash.store.signal(identity, action) for identity in identities)
+    processes = dash.store.processes
+    identities = processes.identities()
+    sent = sum(processes.signal(identity, action) for identity in identities)
     return back(dash, "/workers", done=action, n=sent, gone=len(identities) - sent)

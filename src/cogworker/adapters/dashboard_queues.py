@@ -1,0 +1,88 @@
+"""The dashboard's reads and actions on the queues: sizes and latency, pages of jobs, and
+deleting jobs (one, or a whole queue's, batch by batch)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+import redis
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters import tracking
+from cogworker.adapters.dashboard_removal import Removal, remove
+from cogworker.adapters.flagged_reads import refusal, replies
+from cogworker.adapters.replies import as_bytes
+from cogworker.adapters.scripts import LuaScript
+
+FIND_IN_LIST = LuaScript("dashboard_find")
+
+#: Entries of a queue the job page looks through for a jid.
+QUEUE_SEARCH_DEPTH = 10_000
+
+
+@attrs.frozen(kw_only=True)
+class QueuePage:
+    """A page of a queue: its size and jobs, or (None) why its key can't be read as one."""
+
+    size: int | None
+    entries: tuple[bytes, ...]
+    problem: str | None = None
+
+
+@attrs.define
+class QueueStore:
+    """The queues of one Redis, as the dashboard reads and clears them."""
+
+    client: redis.Redis
+
+    def names(self) -> list[str]:
+        """Every registered queue, by name (one that isn't UTF-8 escaped: no key has that name)."""
+        registered = self.client.smembers(keys.QUEUES)
+        return sorted(as_bytes(name).decode("utf-8", "backslashreplace") for name in registered)
+
+    def loads(self, now: float) -> list[tracking.QueueLoad]:
+        """Every registered queue with its size and latency, by name."""
+        return tracking.queues(self.client, now)
+
+    def page(self, queue: str, offset: int, count: int) -> QueuePage:
+        """A queue's size and `count` jobs from `offset`, the next one to run first."""
+        key = keys.queue(queue)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.llen(key)
+        # Pushed on the left and taken from the right: the right end runs next.
+        pipe.lrange(key, -(offset + count), -(offset + 1))
+        size, entries = replies(pipe)
+        problem = refusal(key, size, "list")
+        if problem is not None:
+            return QueuePage(size=None, entries=(), problem=problem)
+        return QueuePage(size=size, entries=tuple(as_bytes(entry) for entry in reversed(entries)))
+
+    def size(self, queue: str) -> int | None:
+        """How many jobs a queue holds (None: its key isn't a list)."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.llen(keys.queue(queue))
+        (size,) = replies(pipe)
+        return None if refusal(keys.queue(queue), size, "list") else int(size)
+
+    def find(self, queue: str, text: str) -> list[bytes]:
+        """Entries among the next `QUEUE_SEARCH_DEPTH` jobs of a queue that contain `text`
+        (none if its key isn't a list)."""
+        try:
+            found = FIND_IN_LIST(self.client, (keys.queue(queue),), (text, -QUEUE_SEARCH_DEPTH, -1))
+        except redis.ResponseError as error:
+            if "WRONGTYPE" not in str(error):
+                raise
+            return []
+        return [as_bytes(entry) for entry in found]
+
+    def tail(self, queue: str, count: int) -> list[bytes]:
+        """The `count` jobs of a queue that run next, the next one first."""
+        entries = self.client.lrange(keys.queue(queue), -count, -1)
+        return [as_bytes(entry) for entry in reversed(entries)]
+
+    def delete(self, queue: str, removals: Sequence[Removal], *, clearing: bool) -> list[bool]:
+        """Remove jobs from a queue; False where one was no longer there.  `clearing`: the
+        queue is unregistered once it is empty."""
+        head = ("list", "delete", queue if clearing else "", 0, 0)
+        return remove(self.client, (keys.queue(queue), keys.QUEUES), head, removals)

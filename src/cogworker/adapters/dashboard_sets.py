@@ -1,0 +1,204 @@
+"""The dashboard's reads and actions on the scheduled, retry and dead sets.
+
+Reads are a fixed number of round trips per page, whatever the size of the
+set.  Pages are walked by rank (`ZRANGE` by index, each call O(log N + its
+count)) from where a cursor's entry is now: a cursor is the entry's score,
+its key and its place among the entries sharing its score (a "tie"), so
+finding it again looks at a few entries around that place, however many
+share the score, and only further if the set changed there.  Every walk has
+a budget of entries it may look at.
+
+Actions are at-most-once scripts (the engine's `move_due` to put an entry
+back on its queue; `dashboard_remove` to delete or kill entries, letting go
+of their jobs' locks in the same step), so an entry someone else already
+moved is simply not acted on twice: the caller gets False and says so.  The
+store decides nothing: what to move where, which entry a cursor names and
+which locks a job holds come from the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import cast
+
+import attrs
+import redis
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.dashboard_removal import Removal, remove
+from cogworker.adapters.jobs.enqueue import EnqueueStore
+from cogworker.adapters.jobs.retention import Retention
+from cogworker.adapters.replies import as_bytes
+
+#: Entries fetched per round trip while walking a sorted set.
+WALK_BATCH = 250
+#: Entries on each side of a cursor's remembered place looked at first...
+NEAR = 20
+#: ...and, when its entry isn't among them (the set changed there), at most this far.
+FAR = 5_000
+#: Entries fetched per round trip while looking that far.
+FAR_BATCH = 1_000
+#: Elements `ZSCAN` is asked to look at per call while looking for a jid.
+ZSCAN_COUNT = 5_000
+
+
+@attrs.frozen(kw_only=True)
+class Entry:
+    """A sorted-set member as stored, with its score, and (when walked) its place among the
+    entries sharing its score, in the walk's order."""
+
+    member: bytes
+    score: float
+    tie: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Target:
+    """An entry to find again: its score, its remembered tie (None: unknown) and a test that
+    tells it from the others sharing its score."""
+
+    score: float
+    tie: int | None
+    is_it: Callable[[bytes], bool]
+
+
+@attrs.frozen(kw_only=True)
+class Found:
+    """Where a target is now, in walk order: `entry` at `rank`; or (entry None: it is gone) a
+    rank a little before where it was.  `first` is the rank of the first entry with its score."""
+
+    rank: int
+    first: int
+    entry: Entry | None
+
+
+@attrs.define
+class SetStore:
+    """The scheduled, retry and dead sets of one Redis, as the dashboard reads and acts on them."""
+
+    client: redis.Redis
+    retention: Retention
+
+    def size(self, sorted_set: str) -> int:
+        """How many entries a sorted set holds."""
+        return int(self.client.zcard(sorted_set))
+
+    def walk(
+        self,
+        sorted_set: str,
+        start: int,
+        *,
+        descending: bool,
+        budget: int,
+        first_of: tuple[float, int] | None = None,
+        batch: int = WALK_BATCH,
+    ) -> Iterator[Entry]:
+        """Entries from rank `start` on, in walk order, at most `budget`, each with its tie.
+
+        `first_of` is (score, rank of the first entry with that score) when the walk
+        starts among entries sharing a score; the others' ties are counted as it goes.
+        """
+        previous: Entry | None = None
+        for rank, entry in enumerate(
+            self._range(sorted_set, start, start + budget - 1, descending, batch), start
+        ):
+            if first_of is not None and entry.score == first_of[0]:
+                tie = rank - first_of[1]
+            elif previous is not None and previous.score == entry.score:
+                tie = (previous.tie or 0) + 1
+            else:
+                tie = 0
+            previous = attrs.evolve(entry, tie=tie)
+            yield previous
+
+    def find(self, sorted_set: str, targets: Sequence[Target], *, descending: bool) -> list[Found]:
+        """Where each target is now: near its remembered tie (two round trips for them all),
+        else up to `FAR` entries either side (a few more, for each one that moved)."""
+        pipe = self.client.pipeline(transaction=False)
+        for target in targets:
+            # Entries before it in walk order: higher scores when descending, lower ones else.
+            bound = f"({target.score!r}"
+            pipe.zcount(sorted_set, *((bound, "+inf") if descending else ("-inf", bound)))
+        firsts = [int(count) for count in pipe.execute()]
+        pipe = self.client.pipeline(transaction=False)
+        for target, first in zip(targets, firsts, strict=True):
+            pipe.zrange(
+                sorted_set, *_around(first, target.tie, NEAR), desc=descending, withscores=True
+            )
+        nearby = pipe.execute()
+        return [
+            _found(first, target, _low(first, target.tie, NEAR), found)
+            or self._find_far(sorted_set, first, target, descending)
+            for target, first, found in zip(targets, firsts, nearby, strict=True)
+        ]
+
+    def _find_far(self, sorted_set: str, first: int, target: Target, descending: bool) -> Found:
+        low, high = _around(first, target.tie, FAR)
+        entries = self._range(sorted_set, low, high, descending, FAR_BATCH)
+        for rank, entry in enumerate(entries, low):
+            if entry.score != target.score:
+                break  # past the entries sharing its score
+            if target.is_it(entry.member):
+                return Found(rank=rank, first=first, entry=attrs.evolve(entry, tie=rank - first))
+        return Found(rank=_low(first, target.tie, NEAR), first=first, entry=None)
+
+    def _range(
+        self, sorted_set: str, low: int, high: int, descending: bool, batch: int
+    ) -> Iterator[Entry]:
+        """Entries of ranks `low` through `high` in walk order, `batch` per round trip."""
+        for start in range(low, high + 1, batch):
+            count = min(batch, high + 1 - start)
+            found = cast(
+                "list[tuple[bytes, float]]",
+                self.client.zrange(
+                    sorted_set, start, start + count - 1, desc=descending, withscores=True
+                ),
+            )
+            for member, score in found:
+                yield Entry(member=as_bytes(member), score=float(score))
+            if len(found) < count:
+                return
+
+    def scan_for(self, sorted_set: str, text: str, budget: int) -> list[Entry]:
+        """Members containing `text` (glob-escaped here), looking at about `budget` elements."""
+        pattern = "*" + "".join("\\" + c if c in "*?[]\\" else c for c in text) + "*"
+        found: list[Entry] = []
+        cursor, looked = 0, 0
+        while looked < budget:
+            cursor, batch = self.client.zscan(sorted_set, cursor, match=pattern, count=ZSCAN_COUNT)
+            found.extend(Entry(member=as_bytes(m), score=float(s)) for m, s in batch)  # type: ignore[arg-type]  # redis-py types ZSCAN's pairs loosely
+            looked += ZSCAN_COUNT
+            if cursor == 0:
+                break
+        return found
+
+    def requeue(self, sorted_set: str, moves: Sequence[tuple[bytes, str, str]]) -> list[bool]:
+        """Put (entry, queue, payload) triples on their queues; True where this call did."""
+        return EnqueueStore(self.client).move_due(sorted_set, moves) if moves else []
+
+    def kill(self, sorted_set: str, removals: Sequence[Removal], now: float) -> list[bool]:
+        """File entries in dead byte for byte as they are; False where one was already gone."""
+        trim = self.retention.dead_trim(now)
+        return remove(self.client, (sorted_set, keys.DEAD), ("zset", "kill", now, *trim), removals)
+
+    def delete(self, sorted_set: str, removals: Sequence[Removal]) -> int:
+        """Remove entries from a sorted set (no hooks run); how many were still there."""
+        head = ("zset", "delete", "", 0, 0)
+        return sum(remove(self.client, (sorted_set, keys.NO_LOCK), head, removals))
+
+
+def _low(first: int, tie: int | None, reach: int) -> int:
+    return max(first, first + (tie or 0) - reach)
+
+
+def _around(first: int, tie: int | None, reach: int) -> tuple[int, int]:
+    """The ranks `reach` either side of a remembered tie, never before its score's first."""
+    return _low(first, tie, reach), first + (tie or 0) + reach
+
+
+def _found(first: int, target: Target, low: int, found: list[tuple[bytes, float]]) -> Found | None:
+    for rank, (member, score) in enumerate(found, low):
+        if float(score) == target.score and target.is_it(as_bytes(member)):
+            entry = Entry(member=as_bytes(member), score=float(score), tie=rank - first)
+            return Found(rank=rank, first=first, entry=entry)
+    return None
