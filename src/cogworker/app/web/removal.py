@@ -25,7 +25,7 @@ from cogworker.adapters.dashboard_removal import Removal
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.web.entries import JobView
-from cogworker.domain import payload
+from cogworker.domain import payload, settlement
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 from cogworker.exceptions import JobKilledError
@@ -39,12 +39,9 @@ def removal(raw: bytes, job: JobRecord | None) -> Removal:
     """`raw` to remove, with the locks its decoded `job` may hold."""
     if job is None:
         return Removal(entry=raw)
-    unique_lock, running_lock = job.extra.get("unique_lock"), job.extra.get("running_lock")
+    held = settlement.held_locks(job)
     return Removal(
-        entry=raw,
-        jid=job.jid,
-        unique_lock=unique_lock if isinstance(unique_lock, str) else "",
-        running_lock=running_lock if isinstance(running_lock, str) else "",
+        entry=raw, jid=job.jid, unique_lock=held.unique_lock, running_lock=held.running_lock
     )
 
 
