@@ -2,7 +2,8 @@
 process reconciles next, each moved off its in-progress list in the same step.
 
 A handed-over settlement is its `OutcomeRecord` as JSON on the unsettled
-list; the codec is cattrs's (a cold path: written once per stop, read once).
+list, through the one cattrs converter (`adapters.codec`: a cold path,
+written once per stop, read once).
 """
 
 from __future__ import annotations
@@ -10,30 +11,25 @@ from __future__ import annotations
 import json
 
 import attrs
-import cattrs
 import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
+from cogworker.adapters.codec import structured, unstructured
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.settle import SettleStore
 from cogworker.adapters.replies import as_bytes
 
-_CODEC = cattrs.Converter(forbid_extra_keys=True)
-
 
 def handover_record(outcome: OutcomeRecord) -> str:
     """`outcome` as the JSON record a stopping process hands over."""
-    return json.dumps(_CODEC.unstructure(outcome))
+    return json.dumps(unstructured(outcome))
 
 
 def parse_handover_record(record: bytes) -> OutcomeRecord | None:
     """A handed-over record, or None if it isn't one (damaged by hand, say)."""
-    try:
-        return _CODEC.structure(json.loads(record), OutcomeRecord)
-    except (ValueError, RecursionError, cattrs.BaseValidationError):
-        return None
+    return structured(record, OutcomeRecord)
 
 
 @attrs.define
