@@ -17,15 +17,14 @@ from cogworker.domain.failure import (
     HookReturned,
 )
 from cogworker.domain.job import ErrorRecord, JobRecord
+from cogworker.domain.locks import Extend, HeldLocks, Release, held_locks, locks_released_for_good
 from cogworker.domain.retries import default_backoff, is_last_failure
 from cogworker.domain.settlement import (
     MAX_INTERRUPTS,
     Ack,
     Discarded,
-    Extend,
     Keeping,
     Raised,
-    Release,
     Returned,
     Run,
     Settlement,
@@ -233,10 +232,10 @@ def test_a_periodic_running_lock_is_released_exactly_when_the_job_ends_for_good(
 def test_fields_that_are_not_strings_name_no_lock(job: JobRecord) -> None:
     """A payload whose lock fields aren't strings holds no lock; strings are taken as given."""
     odd = attrs.evolve(job, extra={"unique_lock": 7, "running_lock": ["x"], "unique": None})
-    assert settlement.held_locks(odd) == settlement.HeldLocks()
-    assert settlement.locks_released_for_good(odd) == ()
+    assert held_locks(odd) == HeldLocks()
+    assert locks_released_for_good(odd) == ()
     named = attrs.evolve(job, extra={"unique_lock": "a", "running_lock": "b"})
-    assert settlement.locks_released_for_good(named) == ("a", "b")
+    assert locks_released_for_good(named) == ("a", "b")
 
 
 def interrupted(job: JobRecord, answer: HookAnswer = NO_HOOK) -> Settlement:

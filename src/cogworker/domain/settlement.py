@@ -20,10 +20,8 @@ the worker gathers (runs the job, asks its `retry_in` hook), calls
 
 (`failure.decide` holds the hook table.)  The effects:
 
-* locks: an ``until_executed`` lock is extended through a retry's wait and
-  released when the job ends for good; a ``while_executing`` lock is released
-  when the run ends, whatever follows; a periodic run's running lock is
-  released when the job ends for good.
+* locks: `locks.lock_effects` (extended through a retry's wait, released
+  when the run or the job ends, by the lock's kind).
 * status (tracked jobs only): `status.next_status` of the run's end.
 * records: the attempt (failures only) and the run history (when kept); a
   run goes into its job's own history only when the job is tracked or has
@@ -44,8 +42,9 @@ from typing import Literal, TypeAlias, assert_never
 
 import attrs
 
-from cogworker.domain import failure, status, unique
+from cogworker.domain import failure, status
 from cogworker.domain.job import ErrorRecord, JobRecord, with_failure
+from cogworker.domain.locks import LockEffect, held_locks, lock_effects
 from cogworker.domain.records import AttemptRecord, RunRecord
 from cogworker.domain.status import AttemptOutcome
 
@@ -93,26 +92,6 @@ class Keeping:
     history: bool
     #: A unique lock's TTL when the job doesn't carry its own.
     unique_lock_ttl: float
-
-
-@attrs.frozen(kw_only=True)
-class Release:
-    """Delete the lock (if the job still holds it)."""
-
-
-@attrs.frozen(kw_only=True)
-class Extend:
-    """Make the lock last `ttl` more seconds (if the job still holds it)."""
-
-    ttl: float
-
-
-@attrs.frozen(kw_only=True)
-class LockEffect:
-    """What becomes of one lock the job holds."""
-
-    key: str
-    change: Release | Extend
 
 
 @attrs.frozen(kw_only=True)
@@ -175,36 +154,6 @@ class Discarded:
 
 Failure: TypeAlias = ToRetry | ToDead | Discarded
 Settlement: TypeAlias = Ack | Failure
-
-
-@attrs.frozen(kw_only=True)
-class HeldLocks:
-    """The locks a job's record says it may hold ("" for none)."""
-
-    unique_mode: str = ""
-    unique_lock: str = ""
-    running_lock: str = ""
-
-
-_NONE_HELD = HeldLocks()
-
-
-def held_locks(job: JobRecord) -> HeldLocks:
-    """The locks named in `job`'s payload (fields that aren't strings name none)."""
-    extra = job.extra
-    if "unique_lock" not in extra and "running_lock" not in extra:
-        return _NONE_HELD  # most jobs: every run looks
-    return HeldLocks(
-        unique_mode=_text(extra.get("unique")),
-        unique_lock=_text(extra.get("unique_lock")),
-        running_lock=_text(extra.get("running_lock")),
-    )
-
-
-def locks_released_for_good(job: JobRecord) -> tuple[str, ...]:
-    """The locks a job that ended outside a run lets go of (buried, deleted, killed)."""
-    held = held_locks(job)
-    return tuple(lock for lock in (held.unique_lock, held.running_lock) if lock)
 
 
 def settle(
@@ -273,11 +222,13 @@ _SUCCEEDED = status.Succeeded()
 
 def _ack(run: Run, keeping: Keeping) -> Ack:
     job = run.job
-    held = held_locks(job)
+    unique_effect, running_effect = lock_effects(
+        job, held_locks(job), keeping.unique_lock_ttl, retry_at=None, now=run.ended_at
+    )
     tracked = status.is_tracked(job, keeping.track_all)
     effects = Effects(
-        unique_lock=_unique_lock_effect(job, held, keeping, retry_at=None, now=run.ended_at),
-        running_lock=_running_lock_effect(held, terminal=True),
+        unique_lock=unique_effect,
+        running_lock=running_effect,
         status=status.next_status(None, _SUCCEEDED) if tracked else None,
         history=_history(run, "success", None) if keeping.history else None,
         history_per_job=tracked or job.retries_made > 0,
@@ -333,7 +284,9 @@ def _failure_effects(
     job, filed = run.job, placed.job
     outcome = attempt_outcome(placed)
     retry_at = placed.at if isinstance(placed, ToRetry) else None
-    held = held_locks(job)
+    unique_effect, running_effect = lock_effects(
+        job, held_locks(job), keeping.unique_lock_ttl, retry_at=retry_at, now=now
+    )
     tracked = status.is_tracked(job, keeping.track_all)
     attempt = AttemptRecord(
         attempt=filed.retries_made,
@@ -343,33 +296,13 @@ def _failure_effects(
         outcome=outcome,
     )
     return Effects(
-        unique_lock=_unique_lock_effect(job, held, keeping, retry_at=retry_at, now=now),
-        running_lock=_running_lock_effect(held, terminal=is_terminal(placed)),
+        unique_lock=unique_effect,
+        running_lock=running_effect,
         status=status.next_status(None, status.Failed(outcome=outcome)) if tracked else None,
         attempt=attempt,
         history=_history(run, outcome, error.summary) if keeping.history else None,
         history_per_job=True,
     )
-
-
-def _unique_lock_effect(
-    job: JobRecord, held: HeldLocks, keeping: Keeping, *, retry_at: float | None, now: float
-) -> LockEffect | None:
-    if not held.unique_lock:
-        return None
-    if unique.held_while_running(held.unique_mode):
-        return LockEffect(key=held.unique_lock, change=Release())
-    if not unique.held_until_done(held.unique_mode):
-        return None  # let go of when the run started
-    if retry_at is None:
-        return LockEffect(key=held.unique_lock, change=Release())
-    ttl = unique.retry_ttl(unique.ttl_of(job.extra, keeping.unique_lock_ttl), retry_at, now)
-    return LockEffect(key=held.unique_lock, change=Extend(ttl=ttl))
-
-
-def _running_lock_effect(held: HeldLocks, *, terminal: bool) -> LockEffect | None:
-    lock = held.running_lock
-    return LockEffect(key=lock, change=Release()) if lock and terminal else None
 
 
 def _history(run: Run, outcome: str, error: str | None) -> RunRecord:
@@ -383,7 +316,3 @@ def _history(run: Run, outcome: str, error: str | None) -> RunRecord:
         process=run.process,
         error=error,
     )
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""

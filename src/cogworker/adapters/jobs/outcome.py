@@ -12,13 +12,11 @@ from typing import Literal, assert_never
 import attrs
 
 from cogworker.domain import payload, records
+from cogworker.domain.locks import Extend, LockEffect, Release
 from cogworker.domain.settlement import (
     Ack,
     Discarded,
     Effects,
-    Extend,
-    LockEffect,
-    Release,
     Settlement,
     ToDead,
     ToRetry,

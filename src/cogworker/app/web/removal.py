@@ -25,7 +25,7 @@ from cogworker.adapters.dashboard_removal import Removal
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.web.entries import JobView
-from cogworker.domain import payload, settlement
+from cogworker.domain import locks, payload
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 from cogworker.exceptions import JobKilledError
@@ -39,7 +39,7 @@ def removal(raw: bytes, job: JobRecord | None) -> Removal:
     """`raw` to remove, with the locks its decoded `job` may hold."""
     if job is None:
         return Removal(entry=raw)
-    held = settlement.held_locks(job)
+    held = locks.held_locks(job)
     return Removal(
         entry=raw, jid=job.jid, unique_lock=held.unique_lock, running_lock=held.running_lock
     )

@@ -34,7 +34,7 @@ from cogworker.app.worker.run_start import RunStart
 from cogworker.app.worker.running import Ask, AskAsync, Attempt, Runner, load_class
 from cogworker.app.worker.settler import Settler
 from cogworker.app.worker.state import RunningJob, WorkerState
-from cogworker.domain import failure, payload, settlement
+from cogworker.domain import failure, locks, payload, settlement
 from cogworker.domain.job import JobRecord
 from cogworker.domain.retries import JITTER_SPAN
 from cogworker.exceptions import UnknownJobClassError
@@ -102,7 +102,7 @@ class Processor:
         loop.submit(self._run_on_loop(job, fetched, job_class))
 
     def _started(self, runner: str, job: JobRecord, fetched: Fetched) -> None:
-        running_lock = settlement.held_locks(job).running_lock
+        running_lock = locks.held_locks(job).running_lock
         held = (running_lock, job.jid) if running_lock else None
         work = RunningJob(job.jid, job.class_name, fetched.queue, fetched.raw, self.clock())
         self.state.started(runner, work, held)

@@ -29,7 +29,7 @@ from cogworker.app.job import load_job_class
 from cogworker.app.job_record import new_jid
 from cogworker.app.worker.backoff import repeat
 from cogworker.app.worker.state import WorkerState
-from cogworker.domain import payload, settlement
+from cogworker.domain import locks, payload
 from cogworker.domain.job import JobRecord
 from cogworker.exceptions import (
     JobFailedError,
@@ -205,7 +205,7 @@ class Reconciler:
 
     def _release_locks(self, job: JobRecord) -> None:
         """A job that ended outside a settlement lets go of its locks (owner-checked)."""
-        for lock in settlement.locks_released_for_good(job):
+        for lock in locks.locks_released_for_good(job):
             self.state.defer_release(lock, job.jid)  # done by the next pass
 
     def _settle(self, order: SettleOrder) -> None:

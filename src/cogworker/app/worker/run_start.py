@@ -19,7 +19,7 @@ from cogworker.adapters.jobs.run import RunStore
 from cogworker.app.config import Config
 from cogworker.app.worker.acker import Acker
 from cogworker.app.worker.state import WorkerState
-from cogworker.domain import settlement, unique
+from cogworker.domain import locks, unique
 from cogworker.domain import status as job_status
 from cogworker.domain.job import JobRecord
 
@@ -38,7 +38,7 @@ class RunStart:
 
     def may_start(self, job: JobRecord, fetched: Fetched) -> bool:
         """Let go of or take the job's unique lock; False if it mustn't run now."""
-        held = settlement.held_locks(job)
+        held = locks.held_locks(job)
         mode, lock = held.unique_mode, held.unique_lock
         if not lock:
             return True
