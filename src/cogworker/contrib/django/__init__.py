@@ -14,6 +14,7 @@
 and `DJANGO_SETTINGS_MODULE=mysite.settings cogworker work cogworker.contrib.django.worker`.
 """
 
+from cogworker.contrib.django.on_commit import enqueue_on_commit
 from cogworker.contrib.django.settings_config import config_from_settings
 
-__all__ = ["config_from_settings"]
+__all__ = ["config_from_settings", "enqueue_on_commit"]
