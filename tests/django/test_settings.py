@@ -64,12 +64,13 @@ def test_without_the_setting_the_config_is_the_default() -> None:
     [
         ({"redis_ur": "redis://127.0.0.1:6379/0"}, r"unknown keys \['redis_ur'\]"),
         ({"concurrency": 0}, "Config.concurrency must be above 0, got 0"),
+        ({"concurrency": "4"}, "Config.concurrency: "),
         ({"redis_url": "http://example.com"}, "Config.redis_url 'http://example.com'"),
         ({"death_handlers": ["shop.jobs.nobody"]}, r"\['death_handlers'\]: can't import"),
         ({"server_middleware": "shop.jobs.record_death"}, r"\['server_middleware'\] must be"),
         (["redis_url"], "must be a dict of cogworker.Config fields, got list"),
     ],
-    ids=["unknown", "invalid", "bad-url", "no-such-path", "not-a-list", "not-a-dict"],
+    ids=["unknown", "invalid", "wrong-type", "bad-url", "no-such-path", "not-a-list", "not-a-dict"],
 )
 def test_a_mistake_is_improperly_configured_naming_it(given: object, named: str) -> None:
     """Each mistake names the setting and what is wrong with it."""
