@@ -34,8 +34,8 @@ def enqueue_on_commit(
     committed: pass your own `jid` to make repeating the enqueue safe.
     """
     client = default_client()
-    # Created now, on this host's clock: the Redis clock would cost a round trip
-    # inside the transaction.  Enqueued and due times are the client's, at the push.
+    # Created at the call, on this host's clock; the times that order jobs (enqueued,
+    # due) are stamped at the push, by the client, on Redis's clock.
     job = build_job(job_class, args, time.time(), lock_ttl=client.config.unique_lock_ttl, jid=jid)
     transaction.on_commit(functools.partial(client.push, job), using=using)
     return job.jid

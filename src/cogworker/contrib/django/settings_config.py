@@ -49,7 +49,7 @@ def config_from_settings() -> Config:
     objects = {name: _imported(name, given[name]) for name in OBJECT_FIELDS if name in given}
     plain = {name: value for name, value in given.items() if name not in OBJECT_FIELDS}
     try:
-        with_objects = attrs.evolve(Config(), **objects)  # type: ignore[arg-type]  # validated
+        with_objects = attrs.evolve(Config(), **objects)  # type: ignore[arg-type]  # Config checks
         return with_overrides(with_objects, plain)
     except ConfigError as error:
         raise ImproperlyConfigured(f"settings.{SETTING}: {error}") from None
