@@ -4,7 +4,10 @@
 
 * `cogworker.domain` is pure: no I/O, clock, randomness, logging or process
   modules, and nothing of the shell (`cogworker.adapters`, `cogworker.app`);
-* `cogworker.adapters` does not import `cogworker.app`.
+* `cogworker.adapters` does not import `cogworker.app`;
+* `cogworker.contrib` (framework integrations, beside `cogworker.app`) may
+  import every layer, and nothing else in cogworker imports it or the
+  frameworks it integrates with: they are optional extras.
 
 Every import statement counts, wherever it is (inside a function, under
 `if TYPE_CHECKING:`); relative imports are resolved first.  Exit status 1
@@ -18,14 +21,20 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-#: layer package -> modules it must not import (a module also bans its submodules)
+#: The frameworks of the optional extras (`cogworker[django]`): only contrib imports them.
+OPTIONAL_FRAMEWORKS = ("django",)
+
+#: layer package -> modules it must not import (a module also bans its submodules);
+#: a module is never banned from the package it is part of.
 RULES: dict[str, tuple[str, ...]] = {
     "cogworker.domain": (
         *("redis", "socket", "subprocess", "threading", "asyncio", "os", "sys", "time"),
         *("random", "logging", "psutil", "litestar", "click"),
-        *("cogworker.adapters", "cogworker.app"),
+        *("cogworker.adapters", "cogworker.app", *OPTIONAL_FRAMEWORKS),
     ),
-    "cogworker.adapters": ("cogworker.app",),
+    "cogworker.adapters": ("cogworker.app", *OPTIONAL_FRAMEWORKS),
+    "cogworker.app": OPTIONAL_FRAMEWORKS,
+    "cogworker": ("cogworker.contrib",),
 }
 
 
@@ -68,6 +77,8 @@ def violations(src: Path) -> Iterator[str]:
             seen: set[tuple[int, str]] = set()
             for line, name in sorted(imported_modules(tree, module, path.name == "__init__.py")):
                 for forbidden in banned:
+                    if is_within(module, forbidden):
+                        continue
                     if is_within(name, forbidden) and (line, forbidden) not in seen:
                         seen.add((line, forbidden))
                         yield f"{path}:{line}: {layer} must not import {forbidden} ({name})"

@@ -95,6 +95,18 @@ def test_a_database_path_that_is_not_a_number_is_refused(tmp_path: Path) -> None
     ]
 
 
+def test_a_setting_of_the_wrong_type_is_named(tmp_path: Path) -> None:
+    """A `--config` value of a type its field can't take (a quoted number) is named, though
+    the validator that tripped on it can't say which field it checked."""
+    settings = tmp_path / "cogworker.toml"
+    settings.write_text('concurrency = "4"\nqueues = ["default"]\n')
+    status, lines = run_work(tmp_path, "--config", str(settings))
+
+    assert status == 2, lines
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("Error: Config.concurrency: "), lines
+
+
 REFUSALS = [
     pytest.param(":wrong-password", 0, "the credentials (invalid username", id="password"),
     pytest.param("noscripts:pw", 0, "no permissions to run the 'evalsha'", id="acl-no-evalsha"),

@@ -267,11 +267,26 @@ FILE_FIELDS = (
 
 
 def with_overrides(config: Config, overrides: Mapping[str, object]) -> Config:
-    """`config` with the given fields replaced; unknown or non-file fields are a ConfigError."""
+    """`config` with the given fields replaced; unknown or non-file fields, and values of a
+    type the field can't take, are a ConfigError naming them."""
     unknown = sorted(set(overrides) - set(FILE_FIELDS))
     if unknown:
         raise ConfigError(f"unknown config settings {unknown}; known: {list(FILE_FIELDS)}")
     try:
         return attrs.evolve(config, **overrides)  # type: ignore[arg-type]  # the validators check
     except (TypeError, ValueError) as error:
-        raise ConfigError(str(error)) from None
+        # A value of the wrong type breaks a validator or converter, whose error can't
+        # say which field it was at: the settings refused on their own are the ones.
+        wrong = [name for name, value in overrides.items() if not _takes(config, name, value)]
+        raise ConfigError(f"{', '.join(f'Config.{name}' for name in wrong)}: {error}") from None
+
+
+def _takes(config: Config, name: str, value: object) -> bool:
+    """Whether field `name` of `config` takes `value` as far as its type goes."""
+    try:
+        attrs.evolve(config, **{name: value})  # type: ignore[arg-type]  # what is checked
+    except (TypeError, ValueError):
+        return False
+    except ConfigError:
+        return True  # a refused value, or one that only fits with the other settings
+    return True

@@ -1,0 +1,1 @@
+"""The tests' Django app: orders, and the jobs that read them."""

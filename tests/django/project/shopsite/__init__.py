@@ -1,0 +1,1 @@
+"""The tests' Django project (copied to a temporary directory by tests/django/conftest.py)."""
