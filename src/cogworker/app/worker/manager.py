@@ -24,7 +24,7 @@ import redis
 
 from cogworker.adapters import key_guard, redis_access
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect, describe
+from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect
 from cogworker.adapters.job_store import Fetched, JobStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry
@@ -62,7 +62,7 @@ class Manager:
         """`quiet`: start quiet, taking no job until resumed (as after SIGTSTP)."""
         self.config = config
         self.logger = logger or logging.getLogger("cogworker")
-        self.redis = connect(config.resolved_redis_url(), max_connections=config.concurrency + 8)
+        self.redis = connect(config.redis_target(), max_connections=config.concurrency + 8)
         self.state = WorkerState(identity=new_identity())
         if quiet:
             self.state.quiet.set()
@@ -97,7 +97,7 @@ class Manager:
         busy worker's time); if Redis went away just now, the pool will do.
         """
         try:
-            client = connect(self.config.resolved_redis_url(), connections="single")
+            client = connect(self.config.redis_target(), connections="single")
         except redis.RedisError:
             return self.store
         return JobStore(client, retention=self.config.retention)
@@ -181,7 +181,7 @@ class Manager:
             self.config.concurrency,
             ",".join(plan.names),
             self.config.fetch,
-            describe(self.config.resolved_redis_url()),
+            self.config.redis_target().label,
             extra={"identity": self.identity},
         )
 
@@ -289,8 +289,8 @@ class Manager:
                 refused = redis_access.lasting_refusal(error)
                 if refused is not None:
                     self.logger.error(
-                        "Redis at %s refused %s; stopping: only a changed setting can help",
-                        describe(self.config.resolved_redis_url()),
+                        "%s: %s; stopping: only a changed setting can help",
+                        self.config.redis_target().described(),
                         refused,
                         extra={"reason": "redis-refused"},
                     )

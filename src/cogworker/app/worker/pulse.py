@@ -51,7 +51,7 @@ class Pulse:
 
 def start(config: Config, identity: str, logger: logging.Logger) -> Pulse | None:
     """Start the pulse for this process (`identity`); None, said in the log, if it can't be."""
-    settings = connection_settings(config.resolved_redis_url())
+    settings = connection_settings(config.redis_target())
     settings |= {
         "pid": os.getpid(),
         "interval": config.heartbeat_interval / 2,
