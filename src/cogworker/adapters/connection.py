@@ -25,7 +25,12 @@ import redis
 from redis.backoff import NoBackoff
 from redis.connection import Connection, SSLConnection, UnixDomainSocketConnection
 from redis.retry import Retry
-from redis.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool
+from redis.sentinel import (
+    MasterNotFoundError,
+    Sentinel,
+    SentinelConnectionPool,
+    SentinelManagedConnection,
+)
 
 from cogworker.adapters.redis_target import RedisTarget, Tls
 
@@ -125,8 +130,8 @@ def _pool(target: RedisTarget, max_connections: int | None) -> redis.ConnectionP
     if target.sentinels is not None:
         sentinels = SentinelSet(target)
         master = target.sentinels.master
-        secure = target.tls is not None
-        return SentinelConnectionPool(master, sentinels, ssl=secure, **options)  # type: ignore[no-untyped-call]
+        primary = PrimarySSLConnection if target.tls is not None else PrimaryConnection
+        return SentinelConnectionPool(master, sentinels, connection_class=primary, **options)  # type: ignore[no-untyped-call]
     if target.path is not None:  # (a unix:// URL has no TLS)
         return redis.ConnectionPool(
             connection_class=UnixDomainSocketConnection, path=target.path, **options
@@ -148,6 +153,36 @@ def tls_options(tls: Tls | None) -> dict[str, Any]:
         "ssl_cert_reqs": "none" if tls.verify == "none" else "required",
         "ssl_check_hostname": tls.verify == "full",
     }
+
+
+class PrimaryConnection(SentinelManagedConnection):
+    """A connection to the primary behind Sentinel that asks for it at every (re)connect.
+
+    redis-py's asks only when its pool hands it out; one that reconnects by
+    itself (a single-connection client's, a `PerThreadRedis` thread's) went
+    back to the old address forever after a failover.
+    """
+
+    def _connect_retry(self) -> None:
+        # redis-py's asks the sentinels here, then connects: the asking moved below.
+        if not self._sock:
+            self.connect_check_health(
+                check_health=self.connection_pool.check_connection, retry_socket_connect=False
+            )
+
+    def connect_check_health(
+        self, check_health: bool = True, retry_socket_connect: bool = True
+    ) -> None:
+        """Connect (if not connected) to the server the sentinels call the primary now."""
+        if not self._sock:
+            self.host, self.port = self.connection_pool.get_master_address()
+        super().connect_check_health(
+            check_health=check_health, retry_socket_connect=retry_socket_connect
+        )
+
+
+class PrimarySSLConnection(PrimaryConnection, SSLConnection):
+    """`PrimaryConnection` over TLS."""
 
 
 class SentinelSet(Sentinel):
