@@ -20,7 +20,7 @@ from cogworker.app.worker import pulse
 from tests.production_redis import drain
 from tests.production_redis.jobs import Drain
 from tests.production_redis.servers import MASTER, SentinelTopology
-from tests.support.processes import CogworkerProcess, wait_until
+from tests.support.processes import CogworkerProcess, run_to_exit, wait_until
 from tests.web.helpers import serving
 
 APP = "tests.production_redis.jobs:config"
@@ -68,7 +68,7 @@ def test_the_pulse_beats_through_sentinel(sentinel_topology: SentinelTopology) -
         primary.sadd(keys.PROCESSES, "p1")
         primary.hset(keys.process("p1"), "beat", "0")
         config = sentinel_config(sentinel_topology, heartbeat_interval=0.1, orphan_threshold=1.0)
-        companion = pulse.start(config, "p1", logging.getLogger("test"))
+        companion = pulse.start(config, config.redis_target(), "p1", logging.getLogger("test"))
         assert companion is not None
         try:
             wait_until(lambda: float(primary.hget(keys.process("p1"), "beat") or 0) > 0, 20)
@@ -107,6 +107,48 @@ def test_the_sentinels_are_asked_as_an_acl_user(
             assert client.enqueue(Drain, 1) is not None
         finally:
             client.close()
+
+
+@pytest.mark.parametrize("command", ["work", "serve"])
+def test_an_unknown_master_name_is_one_line(
+    sentinel_topology: SentinelTopology, tmp_path: Path, command: str
+) -> None:
+    """Sentinels that monitor no master of that name: exit status 2, the names they know."""
+    url = sentinel_topology.url(master="nosuch")
+
+    status, lines = run_to_exit(tmp_path, command, APP, "--redis-url", url)
+
+    assert status == 2, lines
+    assert lines == [
+        f"Error: --redis-url {url}: the sentinels monitor no master named 'nosuch' "
+        "(they know 'mymaster')"
+    ]
+
+
+def test_the_client_says_the_master_name_is_unknown(sentinel_topology: SentinelTopology) -> None:
+    """The client's RedisRefusedError names the setting and the known master names."""
+    client = cogworker.Client(cogworker.Config(redis_url=sentinel_topology.url(master="nosuch")))
+    try:
+        with pytest.raises(cogworker.RedisRefusedError) as info:
+            client.status("any")
+    finally:
+        client.close()
+    assert str(info.value).startswith("can't read a status: Config.redis_url redis+sentinel://")
+    assert "no master named 'nosuch' (they know 'mymaster')" in str(info.value)
+
+
+def test_refused_sentinel_credentials_are_one_line(
+    sentinel_topology: SentinelTopology, sentinel_user: tuple[str, str], tmp_path: Path
+) -> None:
+    """A wrong sentinel_password: exit status 2, naming the sentinel settings."""
+    url = f"{sentinel_topology.url()}?sentinel_username=asker&sentinel_password=wrong"
+
+    status, lines = run_to_exit(tmp_path, "work", APP, "--redis-url", url)
+
+    assert status == 2, lines
+    assert len(lines) == 1, lines
+    assert "the sentinels refused the sentinel credentials (sentinel_username" in lines[0]
+    assert "wrong" not in lines[0].replace("sentinel_password): ", "")
 
 
 def test_a_switch_of_primary_is_followed_without_a_restart(

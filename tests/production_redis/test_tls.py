@@ -16,7 +16,7 @@ from cogworker.app.worker import pulse
 from tests.production_redis import drain
 from tests.production_redis.jobs import Drain
 from tests.production_redis.servers import Certificates, TlsServer
-from tests.support.processes import CogworkerProcess, wait_until
+from tests.support.processes import CogworkerProcess, run_to_exit, wait_until
 from tests.web.helpers import serving
 
 APP = "tests.production_redis.jobs:config"
@@ -62,7 +62,7 @@ def test_the_pulse_beats_over_tls(tls_server: TlsServer) -> None:
         config = cogworker.Config(
             redis_url=tls_server.url(), heartbeat_interval=0.1, orphan_threshold=1.0
         )
-        companion = pulse.start(config, "p1", logging.getLogger("test"))
+        companion = pulse.start(config, config.redis_target(), "p1", logging.getLogger("test"))
         assert companion is not None
         try:
             wait_until(lambda: float(plain.hget(keys.process("p1"), "beat") or 0) > 0, 20)
@@ -70,13 +70,6 @@ def test_the_pulse_beats_over_tls(tls_server: TlsServer) -> None:
             companion.stop()
         assert companion.process.returncode == 0
         plain.delete(keys.PROCESSES, keys.process("p1"))
-
-
-def wrong_ca_lines(tmp_path: Path, *command: str) -> tuple[int, list[str]]:
-    """Run a cogworker command to its exit: its status and output lines."""
-    with CogworkerProcess(list(command), directory=tmp_path) as process:
-        status = process.wait_for_exit(30.0)
-    return status, process.log_text().splitlines()
 
 
 @pytest.mark.parametrize("command", ["work", "serve"])
@@ -88,7 +81,7 @@ def test_a_wrong_ca_stops_work_and_serve_in_one_line(
     url = tls_server.url(ca_file=other_ca)
     arguments = [command, APP, "--redis-url", url]
 
-    status, lines = wrong_ca_lines(tmp_path, *arguments)
+    status, lines = run_to_exit(tmp_path, *arguments)
 
     assert status == 2, lines
     assert len(lines) == 1, lines

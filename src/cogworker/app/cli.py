@@ -220,7 +220,7 @@ def work(
         return
     from cogworker.app.worker.manager import Manager
 
-    Manager(config, logger=logger, quiet=quiet).run()
+    Manager(config, logger=logger, quiet=quiet, target=target).run()
 
 
 @main.command()

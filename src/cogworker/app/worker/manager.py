@@ -29,6 +29,7 @@ from cogworker.adapters.job_store import Fetched, JobStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.adapters.redis_clock import RedisClock
+from cogworker.adapters.redis_target import RedisTarget
 from cogworker.app.config import Config
 from cogworker.app.worker import pulse
 from cogworker.app.worker.acker import Acker
@@ -57,12 +58,19 @@ class Manager:
     """Runs one worker process: `run()` blocks until the process has stopped cleanly."""
 
     def __init__(
-        self, config: Config, *, logger: logging.Logger | None = None, quiet: bool = False
+        self,
+        config: Config,
+        *,
+        logger: logging.Logger | None = None,
+        quiet: bool = False,
+        target: RedisTarget | None = None,
     ) -> None:
-        """`quiet`: start quiet, taking no job until resumed (as after SIGTSTP)."""
+        """`quiet`: start quiet, taking no job until resumed (as after SIGTSTP).
+        `target`: the Redis, named by the setting it came from (default: the config's)."""
         self.config = config
         self.logger = logger or logging.getLogger("cogworker")
-        self.redis = connect(config.redis_target(), max_connections=config.concurrency + 8)
+        self.target = target or config.redis_target()
+        self.redis = connect(self.target, max_connections=config.concurrency + 8)
         self.state = WorkerState(identity=new_identity())
         if quiet:
             self.state.quiet.set()
@@ -97,7 +105,7 @@ class Manager:
         busy worker's time); if Redis went away just now, the pool will do.
         """
         try:
-            client = connect(self.config.redis_target(), connections="single")
+            client = connect(self.target, connections="single")
         except redis.RedisError:
             return self.store
         return JobStore(client, retention=self.config.retention)
@@ -113,7 +121,7 @@ class Manager:
         Raises SystemExit(THREAD_DIED_EXIT), once stopped, if a thread died.
         """
         # Started first: it beats for this process from its registration on.
-        companion = pulse.start(self.config, self.identity, self.logger)
+        companion = pulse.start(self.config, self.target, self.identity, self.logger)
         try:
             self._stop.install(lambda: self.signal("stop"), lambda: self.signal("quiet"))
             if not self._register():
@@ -181,7 +189,7 @@ class Manager:
             self.config.concurrency,
             ",".join(plan.names),
             self.config.fetch,
-            self.config.redis_target().label,
+            self.target.label,
             extra={"identity": self.identity},
         )
 
@@ -290,7 +298,7 @@ class Manager:
                 if refused is not None:
                     self.logger.error(
                         "%s: %s; stopping: only a changed setting can help",
-                        self.config.redis_target().described(),
+                        self.target.described(),
                         refused,
                         extra={"reason": "redis-refused"},
                     )
