@@ -26,6 +26,10 @@ def _redis_url(_: object, attribute: attrs.Attribute[Any], value: str | None) ->
         redis_settings.parsed_url(f"Config.{attribute.name}", value)
 
 
+def _masked_repr(url: str | None) -> str:
+    return repr(url and redis_settings.masked(url))
+
+
 def _positive(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
     if value <= 0:
         raise ConfigError(f"Config.{attribute.name} must be above 0, got {value!r}")
@@ -83,7 +87,7 @@ class Config:
 
     #: None: `$COGWORKER_REDIS_URL`, else the default URL (where `cogworker
     #: work` starts an embedded Redis if nothing listens there).
-    redis_url: str | None = attrs.field(default=None, validator=_redis_url)
+    redis_url: str | None = attrs.field(default=None, validator=_redis_url, repr=_masked_repr)
     #: The ACL user and its password; each, when given, wins over the URL's.
     redis_username: str | None = None
     redis_password: str | None = attrs.field(default=None, repr=False)
