@@ -8,6 +8,7 @@ import threading
 
 import redis
 
+from cogworker.adapters import redis_target
 from cogworker.adapters.connection import connect
 from tests.support.redis_server import RedisServerFactory
 
@@ -23,7 +24,7 @@ def test_threads_each_keep_one_connection_and_never_read_each_others_replies(
     rc: redis.Redis, redis_url: str
 ) -> None:
     """Eight threads, each naming its own connection, always read back their own replies."""
-    client = connect(redis_url, connections="per-thread")
+    client = connect(redis_target.parse(redis_url, "the test"), connections="per-thread")
     wrong: list[str] = []
 
     def work(name: str) -> None:
@@ -47,7 +48,7 @@ def test_threads_each_keep_one_connection_and_never_read_each_others_replies(
 
 def test_a_finished_thread_gives_its_connection_back_to_the_pool(redis_url: str) -> None:
     """Threads that come and go don't leave one open connection each behind."""
-    client = connect(redis_url, connections="per-thread")
+    client = connect(redis_target.parse(redis_url, "the test"), connections="per-thread")
     for _ in range(20):
         thread = threading.Thread(target=client.ping)
         thread.start()
@@ -60,7 +61,7 @@ def test_a_finished_thread_gives_its_connection_back_to_the_pool(redis_url: str)
 
 def test_a_forked_child_opens_its_own_connection(rc: redis.Redis, redis_url: str) -> None:
     """A child forked after the parent's first command talks over a socket of its own."""
-    client = connect(redis_url, connections="per-thread")
+    client = connect(redis_target.parse(redis_url, "the test"), connections="per-thread")
     client.client_setname("parent")
     child = os.fork()
     if child == 0:  # pragma: no cover - runs in the child, reports through its exit code
@@ -78,7 +79,7 @@ def test_a_restarted_redis_is_reached_again_after_one_failed_call(
 ) -> None:
     """A kept connection broken by a restart fails one call, and the next reconnects."""
     server = redis_server_factory()
-    client = connect(server.url, connections="per-thread")
+    client = connect(redis_target.parse(server.url, "the test"), connections="per-thread")
     assert client.set("before", 1)
     server.restart()
     # The old socket is gone: this call may fail (it is never re-sent blindly).

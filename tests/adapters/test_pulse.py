@@ -48,7 +48,7 @@ def test_the_pulse_process_beats_through_an_acl_user_and_a_database(
         db3.sadd(keys.PROCESSES, "p1")
         db3.hset(keys.process("p1"), "beat", "0")
         config = cogworker.Config(redis_url=url, heartbeat_interval=0.1, orphan_threshold=1.0)
-        companion = pulse.start(config, "p1", logging.getLogger("test"))
+        companion = pulse.start(config, config.redis_target(), "p1", logging.getLogger("test"))
         assert companion is not None
         wait_until(lambda: float(db3.hget(keys.process("p1"), "beat") or 0) > 0, 20)
         companion.stop()

@@ -295,3 +295,12 @@ class CogworkerFactory(Protocol):
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
     ) -> CogworkerProcess: ...
+
+
+def run_to_exit(
+    directory: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 30.0
+) -> tuple[int, list[str]]:
+    """Run `cogworker ARGS...` to its exit: its status and its output's lines."""
+    with CogworkerProcess(list(args), directory=directory, env=env) as process:
+        status = process.wait_for_exit(timeout)
+    return status, process.log_text().splitlines()

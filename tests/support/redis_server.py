@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Protocol, Self
@@ -90,8 +91,14 @@ class RedisServer:
         appendonly: bool = False,
         binary: Path | None = None,
         startup_timeout: float = 10.0,
+        config_file: Path | None = None,
+        extra_args: Sequence[str] = (),
     ) -> None:
+        """`config_file`: read first (a sentinel's, which it rewrites); `extra_args`: more
+        options (`--tls-port ...`, `--replicaof ...`, `--sentinel`)."""
         self.appendonly = appendonly
+        self.config_file = config_file
+        self.extra_args = tuple(extra_args)
         self.startup_timeout = startup_timeout
         self._binary = binary
         self._directory = directory
@@ -249,8 +256,9 @@ class RedisServer:
 
     def _arguments(self, port: int) -> list[str]:
         binary = self._binary if self._binary is not None else find_redis_server()
-        args = [str(binary), "--port", str(port), "--bind", HOST, "--dir", str(self.directory)]
-        args += ["--daemonize", "no", "--save", ""]
+        args = [str(binary), *([str(self.config_file)] if self.config_file else [])]
+        args += ["--port", str(port), "--bind", HOST, "--dir", str(self.directory)]
+        args += ["--daemonize", "no", "--save", "", *self.extra_args]
         if self.appendonly:
             return [*args, "--appendonly", "yes", "--appendfsync", "always"]
         return [*args, "--appendonly", "no"]

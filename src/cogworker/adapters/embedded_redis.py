@@ -16,6 +16,8 @@ from pathlib import Path
 
 import redis
 
+from cogworker.adapters import redis_target
+from cogworker.adapters.connection import connect
 from cogworker.exceptions import ConfigError, RedisUnavailableError
 
 STARTUP_TIMEOUT = 10.0
@@ -23,13 +25,12 @@ STARTUP_TIMEOUT = 10.0
 
 def answers(url: str) -> bool:
     """Whether a Redis answers PING at `url` right now."""
-    client = redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
+    target = redis_target.parse(url, "the default Redis URL")
     try:
-        return bool(client.ping())
+        with connect(target, connections="single") as client:
+            return bool(client.ping())
     except redis.RedisError:
         return False
-    finally:
-        client.close()
 
 
 def server_binary() -> Path:

@@ -1,19 +1,21 @@
-"""What Redis won't take: a URL redis-py can't use, and answers that no retry changes.
+"""What Redis won't take: answers that no retry changes, said so a person can act.
 
-An outage (refused connection, timeout, loading) passes: callers back off
-and try again.  A refusal is Redis answering no: to the credentials, to a
-command the ACL user may not run, to a database index it doesn't have, or
-to a write while it is out of memory.  The first three stay no until
+An outage (refused connection, timeout, loading, no sentinel answering)
+passes: callers back off and try again.  A refusal is a no: Redis refusing
+the credentials, a command the ACL user may not run, a database index it
+doesn't have, or a write while it is out of memory; a TLS certificate that
+doesn't verify; sentinels that monitor no master of that name or refuse
+their credentials.  All but memory and a read-only replica stay no until
 someone changes a setting, so a worker stops at start-up instead of
 retrying them forever.
 """
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+import re
+import ssl
 
 import redis
-from redis.connection import parse_url
 from redis.exceptions import (
     AuthenticationError,
     AuthorizationError,
@@ -24,39 +26,44 @@ from redis.exceptions import (
 )
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.connection import connect
+from cogworker.adapters.connection import SentinelRefusedError, UnknownMasterError, connect
+from cogworker.adapters.redis_target import RedisTarget
 from cogworker.adapters.scripts import LuaScript
 
 PROBE = LuaScript("probe")
-
-
-def check_url(url: str) -> None:
-    """Raise ValueError saying what is wrong with a Redis URL redis-py would refuse or misread."""
-    # The scheme, the port, the query's options (redis-py leaves it unannotated).
-    parse_url(url)  # type: ignore[no-untyped-call]
-    parts = urlsplit(url)
-    database = parts.path.strip("/")
-    if parts.scheme in ("redis", "rediss") and database and not database.isdigit():
-        raise ValueError(f"the database {database!r} is not a number (redis://HOST:PORT/NUMBER)")
+#: "User u has no permissions to run the 'evalsha' command" (or 'client|setinfo').
+_FORBIDDEN_COMMAND = re.compile(r"run the '([^']+)' command")
 
 
 def refusal(error: redis.RedisError) -> str | None:
-    """What Redis refused, when `error` is its answer no rather than an outage; else None."""
+    """What was refused, in a sentence ("Redis refused the credentials (...)"), when
+    `error` is a no rather than an outage; else None."""
+    if isinstance(error, UnknownMasterError | SentinelRefusedError):
+        return str(error).partition(": ")[2]  # without the setting: the caller names it
+    untrusted = _unverified_certificate(error)
+    if untrusted is not None:
+        return (
+            f"Redis's TLS certificate doesn't verify: {untrusted} ({error}); check the CA "
+            "(tls_ca_file) and the host name"
+        )
     if isinstance(error, AuthenticationError | AuthorizationError):
-        return f"the credentials ({error})"
+        return (
+            f"Redis refused the credentials ({error}): the ACL user doesn't exist, "
+            "is off, or the password is wrong"
+        )
     if isinstance(error, NoPermissionError):
-        return f"a command or key to this ACL user ({error})"
+        return f"Redis refused a command or key to this ACL user ({error}); {_rule_to_add(error)}"
     if isinstance(error, OutOfMemoryError):
-        return f"a write: it is out of memory, at its maxmemory ({error})"
+        return f"Redis refused a write: it is out of memory, at its maxmemory ({error})"
     if isinstance(error, ReadOnlyError):
-        return f"a write: it is a read-only replica ({error})"
+        return f"Redis refused a write: it is a read-only replica ({error})"
     if isinstance(error, ResponseError) and "DB index" in str(error):
-        return f"the database index ({error})"
+        return f"Redis refused the database index ({error})"
     return None
 
 
 def lasting_refusal(error: redis.RedisError) -> str | None:
-    """What Redis refused, when only a changed setting can make it say yes; else None.
+    """What was refused, when only a changed setting can make it a yes; else None.
 
     Out of memory and read-only pass: a drain frees memory, a failover
     makes a replica the primary.
@@ -66,8 +73,25 @@ def lasting_refusal(error: redis.RedisError) -> str | None:
     return refusal(error)
 
 
-def refused_access(url: str, *, writes: bool = True) -> str | None:
-    """What Redis at `url` lastingly refuses a worker (see `lasting_refusal`); None if
+def _unverified_certificate(error: BaseException) -> str | None:
+    """The reason a TLS certificate failed verification, if that is what `error` comes from."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return cause.verify_message or str(cause)
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
+def _rule_to_add(error: NoPermissionError) -> str:
+    forbidden = _FORBIDDEN_COMMAND.search(str(error))
+    if forbidden is not None:
+        return f"add +{forbidden.group(1)} to the user's rules (ACL SETUSER)"
+    return f"add ~{keys.PREFIX}* to the user's key patterns (ACL SETUSER)"
+
+
+def refused_access(target: RedisTarget, *, writes: bool = True) -> str | None:
+    """What Redis at `target` lastingly refuses a worker (see `lasting_refusal`); None if
     nothing is refused, or it can't be reached now (the worker waits for it).
 
     `writes` False: only connecting is tried (the credentials, the database index),
@@ -75,7 +99,7 @@ def refused_access(url: str, *, writes: bool = True) -> str | None:
     """
     try:
         # A single-connection client connects (and authenticates) at once.
-        with connect(url, connections="single") as client:
+        with connect(target, connections="single") as client:
             if writes:
                 PROBE(client, (keys.NO_LOCK,), ())
             else:

@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import tomllib
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+import attrs
 import click
+from click.core import ParameterSource
 
 from cogworker.adapters import embedded_redis, logs, redis_access
-from cogworker.adapters.connection import describe
-from cogworker.app.config import DEFAULT_REDIS_URL, Config, check_redis_url, with_overrides
+from cogworker.adapters.redis_target import RedisTarget
+from cogworker.app.config import Config, with_overrides
+from cogworker.app.redis_settings import DEFAULT_REDIS_URL, parsed_url
 from cogworker.app.worker.stopping import SETTING_EXIT
 from cogworker.exceptions import CogworkerError, ConfigError, RedisRefusedError
 
 EMBEDDED_DATA_DIR = Path(".cogworker")
+#: `--redis-url` of `cogworker work`, without a command line: how the supervisor
+#: hands it to its children (a URL with a password would show in `ps`).
+WORK_REDIS_URL_ENV = "COGWORKER_WORK_REDIS_URL"
 
 
 class SettingError(click.ClickException):
@@ -26,21 +32,48 @@ class SettingError(click.ClickException):
     exit_code = SETTING_EXIT
 
 
-def check_redis_access(config: Config, setting: str, *, writes: bool = True) -> None:
-    """Raise RedisRefusedError, naming `setting`, if Redis refuses a worker for good
-    (credentials, ACL permissions, database index); an unreachable Redis passes.
-    `writes` False: only the credentials and the database index (a dashboard's needs)."""
-    url = config.resolved_redis_url()
-    refused = redis_access.refused_access(url, writes=writes)
+def check_redis_access(target: RedisTarget, *, writes: bool = True) -> None:
+    """Raise RedisRefusedError, naming the setting, if Redis refuses a worker for good
+    (credentials, ACL permissions, database index, TLS certificate, master name); an
+    unreachable Redis passes.  `writes` False: only connecting (a dashboard's needs)."""
+    refused = redis_access.refused_access(target, writes=writes)
     if refused is not None:
-        raise RedisRefusedError(f"{setting} {describe(url)}: Redis refused {refused}")
+        raise RedisRefusedError(f"{target.described()}: {refused}")
+
+
+def redis_url_flag(url: str | None, url_file: Path | None) -> tuple[str, str] | None:
+    """The Redis URL given by `--redis-url` (or its environment variable) or
+    `--redis-url-file`, with the setting's name; None if neither was."""
+    if url is not None and url_file is not None:
+        raise click.UsageError("give --redis-url or --redis-url-file, not both")
+    if url_file is not None:
+        try:
+            from_file = url_file.read_text().strip()
+        except OSError as error:
+            raise ConfigError(f"--redis-url-file {url_file}: {error}") from None
+        return from_file, f"--redis-url-file {url_file}"
+    if url is None:
+        return None
+    source = click.get_current_context().get_parameter_source("redis_url")
+    from_environment = source is ParameterSource.ENVIRONMENT
+    return url, f"${WORK_REDIS_URL_ENV}" if from_environment else "--redis-url"
+
+
+def with_redis_url(config: Config, flag: tuple[str, str] | None) -> tuple[Config, RedisTarget]:
+    """`config` pointed at the flag's URL, if one was given (it replaces the APP's URL or
+    sentinels), and its target, named by the setting it came from."""
+    if flag is None:
+        return config, config.redis_target()
+    url, setting = flag
+    parsed_url(setting, url)  # the flag's own error, naming it
+    config = with_overrides(config, {"redis_url": url, "sentinels": (), "sentinel_master": None})
+    return config, attrs.evolve(config.redis_target(), setting=setting)
 
 
 def worker_config(app: str, config_file: Path | None, flags: dict[str, Any]) -> Config:
-    """APP's config with the `--config` file's settings and the flags given over it."""
+    """APP's config with the `--config` file's settings and the flags given over it
+    (all but the Redis URL's: see `with_redis_url`)."""
     given = {name: value for name, value in flags.items() if value not in (None, ())}
-    if "redis_url" in given:
-        check_redis_url("--redis-url", given["redis_url"])
     config = load_app(app)
     if config_file is not None:
         config = with_overrides(config, read_config_file(config_file))
@@ -86,13 +119,12 @@ def ensure_redis(
     """
     if config.redis_is_configured() or embedded_redis.answers(default_url):
         return False
-    parts = urlsplit(default_url)
-    host, port = parts.hostname or "127.0.0.1", parts.port or 6379
-    pid = embedded_redis.start(host, port, data_dir)
+    default = parsed_url("the default Redis URL", default_url)
+    pid = embedded_redis.start(default.host, default.port, data_dir)
     click.echo(
         f"cogworker: no Redis configured and none at {default_url}; started the embedded "
         f"Redis (pid {pid}, data in {data_dir.resolve()}/). Stop it with "
-        f"`redis-cli -p {port} shutdown`.",
+        f"`redis-cli -p {default.port} shutdown`.",
         err=True,
     )
     return True
@@ -119,7 +151,15 @@ def main() -> None:
     "-q", "--queue", "queues", multiple=True, metavar="NAME[,WEIGHT]",
     help="A queue to serve (repeatable); weights make the order weighted-random.",
 )  # fmt: skip
-@click.option("--redis-url", help="Redis to use (else the config's, else $COGWORKER_REDIS_URL).")
+@click.option(
+    "--redis-url", envvar=WORK_REDIS_URL_ENV,
+    help="Redis to use, over the config's (else $COGWORKER_REDIS_URL); prefer "
+    f"${WORK_REDIS_URL_ENV} or --redis-url-file for a URL with a password (a flag shows in `ps`).",
+)  # fmt: skip
+@click.option(
+    "--redis-url-file", type=click.Path(dir_okay=False, path_type=Path),
+    help="A file holding the Redis URL (as --redis-url).",
+)  # fmt: skip
 @click.option(
     "--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A TOML file of settings, applied over APP's config.",
@@ -147,14 +187,16 @@ def work(
     processes: int,
     max_memory: int | None,
     quiet: bool,
+    redis_url: str | None,
+    redis_url_file: Path | None,
     **flags: Any,
 ) -> None:
     """Run a worker process for APP (`module` or `module:attr` holding a Config)."""
     try:
-        config = worker_config(app, config_file, flags)
+        flag = redis_url_flag(redis_url, redis_url_file)
+        config, target = with_redis_url(worker_config(app, config_file, flags), flag)
         ensure_redis(config)
-        setting = "--redis-url" if flags.get("redis_url") else config.redis_url_setting()
-        check_redis_access(config, setting)
+        check_redis_access(target)
     except (ConfigError, RedisRefusedError) as error:
         raise SettingError(str(error)) from None
     except CogworkerError as error:
@@ -164,11 +206,17 @@ def work(
         # APP, config and Redis were checked above, once, before any child exists.
         from cogworker.app.supervisor import STOP_GRACE, Supervisor, worker_arguments
 
-        arguments = worker_arguments(click.get_current_context(), ("processes", "max_memory"))
+        # The URL goes to the children in their environment, never on their command line.
+        own = ("processes", "max_memory", "redis_url", "redis_url_file")
+        arguments = worker_arguments(click.get_current_context(), own)
         command = [sys.executable, "-m", "cogworker", *arguments]
+        environment = dict(os.environ)
+        if flag is not None:
+            environment[WORK_REDIS_URL_ENV] = flag[0]
         Supervisor(
             command,
             processes,
+            environment=environment,
             max_memory_mib=max_memory,
             kill_after=config.shutdown_timeout + STOP_GRACE,
             logger=logger,
@@ -176,14 +224,23 @@ def work(
         return
     from cogworker.app.worker.manager import Manager
 
-    Manager(config, logger=logger, quiet=quiet).run()
+    Manager(config, logger=logger, quiet=quiet, target=target).run()
 
 
 @main.command()
 @click.argument("app", required=False)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=7433, show_default=True, type=click.IntRange(1, 65535))
-@click.option("--redis-url", help="Redis to show (else $COGWORKER_REDIS_URL, else the default).")
+@click.option(
+    "--redis-url",
+    help="Redis to show, over APP's (else $COGWORKER_REDIS_URL, else the default); prefer "
+    "--redis-url-file or $COGWORKER_REDIS_URL for a URL with a password.",
+)
+@click.option(
+    "--redis-url-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A file holding the Redis URL (as --redis-url).",
+)
 @click.option(
     "--root-path", default="", metavar="PATH",
     help="The path the dashboard is served under behind a proxy, like /jobs.",
@@ -203,6 +260,7 @@ def serve(
     host: str,
     port: int,
     redis_url: str | None,
+    redis_url_file: Path | None,
     root_path: str,
     auth: str | None,
     read_only: bool,
@@ -223,12 +281,9 @@ def serve(
             "$COGWORKER_DASHBOARD_AUTH): anyone who can reach it could retry, delete and stop"
         )
     try:
-        if redis_url:
-            check_redis_url("--redis-url", redis_url)
-        config = load_app(app) if app else Config()
-        config = with_overrides(config, {"redis_url": redis_url}) if redis_url else config
-        setting = "--redis-url" if redis_url else config.redis_url_setting()
-        check_redis_access(config, setting, writes=False)
+        flag = redis_url_flag(redis_url, redis_url_file)
+        config, target = with_redis_url(load_app(app) if app else Config(), flag)
+        check_redis_access(target, writes=False)
         credentials = BasicAuth.parse(auth) if auth else None
         dashboard = create_app(
             config,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 import redis
 
 from cogworker.adapters import redis_access, tracking
-from cogworker.adapters.connection import connect, describe
+from cogworker.adapters.connection import connect
 from cogworker.adapters.jobs.enqueue import EnqueueStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.redis_clock import RedisClock
@@ -55,7 +55,7 @@ class Client:
     ) -> None:
         """`clock`: what "now" is for created, enqueued and due times (default: Redis's)."""
         self.config = config
-        self.redis = client or connect(config.resolved_redis_url(), connections="per-thread")
+        self.redis = client or connect(config.redis_target(), connections="per-thread")
         self.store = EnqueueStore(self.redis, status_ttl=config.retention.status_ttl)
         self._redis_clock = clock or RedisClock(self.redis)
 
@@ -214,12 +214,12 @@ class Client:
     def _failure(self, doing: str, error: redis.RedisError) -> tuple[str, bool] | None:
         """What to say of `error` and whether Redis refused (else it went away); None for
         another error (raised as it is)."""
-        url = describe(self.config.resolved_redis_url())
+        where = self.config.redis_target().described()
         refused = redis_access.refusal(error)
         if refused is not None:
-            return f"{doing}: Redis at {url} refused {refused}", True
+            return f"{doing}: {where}: {refused}", True
         if isinstance(error, redis.ConnectionError | redis.TimeoutError):
-            return f"{doing}: Redis at {url} is unavailable ({error})", False
+            return f"{doing}: {where}: Redis is unavailable ({error})", False
         return None
 
 

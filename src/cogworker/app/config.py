@@ -8,32 +8,26 @@ from typing import Any, Literal
 
 import attrs
 
-from cogworker.adapters import redis_access
-from cogworker.adapters.connection import describe
 from cogworker.adapters.jobs.retention import Retention
+from cogworker.adapters.redis_target import TLS_VERIFY_MODES, RedisTarget, TlsVerify
+from cogworker.app import redis_settings
 from cogworker.app.middleware import ClientMiddleware, ServerMiddleware
 from cogworker.app.periodic import Periodic, check_schedule
+from cogworker.app.redis_settings import REDIS_URL_ENV
 from cogworker.domain.queues import QueuePlan, plan_of
 from cogworker.exceptions import ConfigError
-
-DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
-REDIS_URL_ENV = "COGWORKER_REDIS_URL"
 
 DeathHandler = Callable[..., object]
 """Called as `handler(job, exception)` (or with fewer arguments) when a job lands in dead."""
 
 
-def check_redis_url(setting: str, url: str) -> None:
-    """Raise ConfigError naming `setting` if redis-py can't use `url` (or would misread it)."""
-    try:
-        redis_access.check_url(url)
-    except ValueError as error:
-        raise ConfigError(f"{setting} {describe(url)!r}: {error}") from None
-
-
 def _redis_url(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
     if value:
-        check_redis_url(f"Config.{attribute.name}", value)
+        redis_settings.parsed_url(f"Config.{attribute.name}", value)
+
+
+def _masked_repr(url: str | None) -> str:
+    return repr(url and redis_settings.masked(url))
 
 
 def _positive(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
@@ -93,7 +87,29 @@ class Config:
 
     #: None: `$COGWORKER_REDIS_URL`, else the default URL (where `cogworker
     #: work` starts an embedded Redis if nothing listens there).
-    redis_url: str | None = attrs.field(default=None, validator=_redis_url)
+    redis_url: str | None = attrs.field(default=None, validator=_redis_url, repr=_masked_repr)
+    #: The ACL user and its password; each, when given, wins over the URL's.
+    redis_username: str | None = None
+    redis_password: str | None = attrs.field(default=None, repr=False)
+    #: TLS (a rediss:// URL, or any of these with `sentinels`): the CA to trust
+    #: (None: the system's), a client certificate and its key, and the checks
+    #: ("full": chain and host name; "ca": chain only; "none").  Each wins over
+    #: the URL's option of the same name (`?tls_ca_file=...`).
+    redis_tls_ca_file: str | None = None
+    redis_tls_cert_file: str | None = None
+    redis_tls_key_file: str | None = None
+    redis_tls_verify: TlsVerify | None = attrs.field(
+        default=None, validator=attrs.validators.optional(_one_of(*TLS_VERIFY_MODES))
+    )
+    #: Sentinel, instead of `redis_url`: the sentinels' (host, port) pairs and the
+    #: name of the master they watch (database 0; a redis+sentinel:// URL can say another).
+    sentinels: tuple[tuple[str, int], ...] = attrs.field(
+        default=(), converter=redis_settings.sentinel_addresses
+    )
+    sentinel_master: str | None = None
+    #: The sentinels' own ACL user and password (each wins over the URL's option).
+    sentinel_username: str | None = None
+    sentinel_password: str | None = attrs.field(default=None, repr=False)
     #: Jobs run at once by one worker process (its processor threads).
     concurrency: int = attrs.field(default=10, validator=_positive)
     #: `async def` jobs run at once by one worker process, on its event loop
@@ -200,40 +216,42 @@ class Config:
         return (self.heartbeat_interval + self.orphan_threshold) / 2
 
     def __attrs_post_init__(self) -> None:
+        redis_settings.check_sentinel_fields(self)
+        if self.redis_url or self.sentinels:
+            self.redis_target()  # its ConfigError now, not at the first connection
         if self.heartbeat_interval >= self.orphan_threshold:
             raise ConfigError(
                 f"Config.heartbeat_interval ({self.heartbeat_interval!r}) must be below "
                 f"orphan_threshold ({self.orphan_threshold!r}), or every process looks gone"
             )
 
-    def resolved_redis_url(self) -> str:
-        """The Redis URL to use: this config's, else `$COGWORKER_REDIS_URL`, else the default.
+    def redis_target(self) -> RedisTarget:
+        """The Redis to connect to: the URL (this config's, else `$COGWORKER_REDIS_URL`,
+        else the default) or the sentinels, completed by the other Redis fields.
 
-        A malformed `$COGWORKER_REDIS_URL` is a ConfigError naming it.
+        A setting that can't work (a malformed `$COGWORKER_REDIS_URL`, TLS files
+        for a plain URL) is a ConfigError naming it.
         """
-        if self.redis_url:
-            return self.redis_url
-        from_environment = os.environ.get(REDIS_URL_ENV)
-        if from_environment:
-            check_redis_url(f"${REDIS_URL_ENV}", from_environment)
-        return from_environment or DEFAULT_REDIS_URL
-
-    def redis_url_setting(self) -> str:
-        """Where the Redis URL in use comes from, as a person would set it."""
-        if self.redis_url:
-            return "Config.redis_url"
-        if os.environ.get(REDIS_URL_ENV):
-            return f"${REDIS_URL_ENV}"
-        return "the default Redis URL"
+        return redis_settings.target_of(self)
 
     def redis_is_configured(self) -> bool:
         """Whether a Redis was named (then it's never swapped for an embedded one)."""
-        return bool(self.redis_url or os.environ.get(REDIS_URL_ENV))
+        return bool(self.redis_url or self.sentinels or os.environ.get(REDIS_URL_ENV))
 
 
 #: The fields a `--config` TOML file may set (the rest are Python objects).
 FILE_FIELDS = (
     "redis_url",
+    "redis_username",
+    "redis_password",
+    "redis_tls_ca_file",
+    "redis_tls_cert_file",
+    "redis_tls_key_file",
+    "redis_tls_verify",
+    "sentinels",
+    "sentinel_master",
+    "sentinel_username",
+    "sentinel_password",
     "concurrency",
     "async_concurrency",
     "async_block_warning",

@@ -38,7 +38,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
 import attrs
 import click
@@ -128,7 +128,8 @@ class _Slot:
 class Supervisor:
     """Keeps `processes` children of `command` running until told to stop.
 
-    `command` is the child's full argv.  `max_memory_mib`, if given, is the
+    `command` is the child's full argv, `environment` its environment (None: this
+    process's).  `max_memory_mib`, if given, is the
     RSS above which a child is recycled; `kill_after`, the seconds a child
     may take to exit after SIGTERM before it is killed.  `run()` blocks until
     every child has exited after a SIGTERM or SIGINT; it must be called from
@@ -143,8 +144,10 @@ class Supervisor:
         max_memory_mib: int | None = None,
         kill_after: float,
         logger: logging.Logger | None = None,
+        environment: Mapping[str, str] | None = None,
     ) -> None:
         self.command = list(command)
+        self.environment = None if environment is None else dict(environment)
         self.max_memory_mib = max_memory_mib
         self.kill_after = kill_after
         self.logger = logger or logging.getLogger("cogworker")
@@ -276,6 +279,7 @@ class Supervisor:
             slot.process = subprocess.Popen(
                 [*self.command, *quiet],
                 stdin=subprocess.DEVNULL,
+                env=self.environment,
                 # Only between fork and exec; the supervisor has no other threads.
                 preexec_fn=self._prepare_child,
             )

@@ -22,7 +22,11 @@ from litestar.static_files import create_static_files_router
 from litestar.template import TemplateConfig
 
 from cogworker.adapters import redis_access
-from cogworker.adapters.connection import connect, describe
+from cogworker.adapters.connection import (
+    SentinelRefusedError,
+    UnknownMasterError,
+    connect,
+)
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.client import Client
 from cogworker.app.config import Config
@@ -115,7 +119,7 @@ def _redis_refused(request: Request[Any, Any, Any], error: Exception) -> Templat
     LOGGER.warning("dashboard: Redis refused %s", refused)
     return render(
         request, "error", title="Redis refused", status_code=503,
-        message=f"Redis refused {refused}. Check the dashboard's Redis URL and user.",
+        message=f"{refused}. Check the dashboard's Redis settings.",
     )  # fmt: skip
 
 
@@ -162,8 +166,8 @@ def create_app(
     """
     config = config or Config()
     root = normalized_root(root_path)
-    url = config.resolved_redis_url()
-    redis_client = client or connect(url)
+    target = config.redis_target()
+    redis_client = client or connect(target)
     store = DashboardStore.on(redis_client, config.retention)
     dashboard = Dashboard(
         config=config,
@@ -171,7 +175,7 @@ def create_app(
         client=Client(config, client=redis_client),
         root=root,
         read_only=read_only,
-        redis_label=describe(url),
+        redis_label=target.label,
     )
     litestar = Litestar(
         route_handlers=[*ROUTES, create_static_files_router("/static", [_static_dir()])],
@@ -189,6 +193,8 @@ def create_app(
             # Before ConnectionError's handler: redis-py makes a refused AUTH one of those.
             redis.AuthenticationError: _redis_refused,
             redis.exceptions.NoPermissionError: _redis_refused,
+            UnknownMasterError: _redis_refused,
+            SentinelRefusedError: _redis_refused,
             redis.ConnectionError: _redis_error,
             redis.TimeoutError: _redis_error,
             RedisRefusedError: _redis_refused,

@@ -24,7 +24,7 @@ import redis
 
 from cogworker.adapters import key_guard, redis_access
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect, describe
+from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect
 from cogworker.adapters.jobs.enqueue import EnqueueStore
 from cogworker.adapters.jobs.fetch import Fetched, FetchStore
 from cogworker.adapters.jobs.handover import HandoverStore
@@ -34,6 +34,7 @@ from cogworker.adapters.jobs.settle import SettleStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.adapters.redis_clock import RedisClock
+from cogworker.adapters.redis_target import RedisTarget
 from cogworker.app.config import Config
 from cogworker.app.worker import pulse
 from cogworker.app.worker.acker import Acker
@@ -65,12 +66,19 @@ class Manager:
     """Runs one worker process: `run()` blocks until the process has stopped cleanly."""
 
     def __init__(
-        self, config: Config, *, logger: logging.Logger | None = None, quiet: bool = False
+        self,
+        config: Config,
+        *,
+        logger: logging.Logger | None = None,
+        quiet: bool = False,
+        target: RedisTarget | None = None,
     ) -> None:
-        """`quiet`: start quiet, taking no job until resumed (as after SIGTSTP)."""
+        """`quiet`: start quiet, taking no job until resumed (as after SIGTSTP).
+        `target`: the Redis, named by the setting it came from (default: the config's)."""
         self.config = config
         self.logger = logger or logging.getLogger("cogworker")
-        self.redis = connect(config.resolved_redis_url(), max_connections=config.concurrency + 8)
+        self.target = target or config.redis_target()
+        self.redis = connect(self.target, max_connections=config.concurrency + 8)
         self.state = WorkerState(identity=new_identity())
         if quiet:
             self.state.quiet.set()
@@ -117,7 +125,7 @@ class Manager:
         busy worker's time); if Redis went away just now, the pool will do.
         """
         try:
-            client = connect(self.config.resolved_redis_url(), connections="single")
+            client = connect(self.target, connections="single")
         except redis.RedisError:
             return self.redis
         return client
@@ -149,7 +157,7 @@ class Manager:
         Raises SystemExit(THREAD_DIED_EXIT), once stopped, if a thread died.
         """
         # Started first: it beats for this process from its registration on.
-        companion = pulse.start(self.config, self.identity, self.logger)
+        companion = pulse.start(self.config, self.target, self.identity, self.logger)
         try:
             self._stop.install(lambda: self.signal("stop"), lambda: self.signal("quiet"))
             if not self._register():
@@ -222,7 +230,7 @@ class Manager:
             self.config.async_concurrency,
             ",".join(plan.names),
             self.config.fetch,
-            describe(self.config.resolved_redis_url()),
+            self.target.label,
             extra={"identity": self.identity},
         )
 
@@ -358,8 +366,8 @@ class Manager:
                 refused = redis_access.lasting_refusal(error)
                 if refused is not None:
                     self.logger.error(
-                        "Redis at %s refused %s; stopping: only a changed setting can help",
-                        describe(self.config.resolved_redis_url()),
+                        "%s: %s; stopping: only a changed setting can help",
+                        self.target.described(),
                         refused,
                         extra={"reason": "redis-refused"},
                     )

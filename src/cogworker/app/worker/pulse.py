@@ -27,6 +27,7 @@ import attrs
 
 from cogworker.adapters.connection import SOCKET_TIMEOUT
 from cogworker.adapters.liveness import connection_settings, presence_ttl, pulse_eval
+from cogworker.adapters.redis_target import RedisTarget
 from cogworker.app.config import Config
 
 BEATER = Path(__file__).with_name("pulse_beater.py")
@@ -49,9 +50,12 @@ class Pulse:
             self.process.wait()
 
 
-def start(config: Config, identity: str, logger: logging.Logger) -> Pulse | None:
-    """Start the pulse for this process (`identity`); None, said in the log, if it can't be."""
-    settings = connection_settings(config.resolved_redis_url())
+def start(
+    config: Config, target: RedisTarget, identity: str, logger: logging.Logger
+) -> Pulse | None:
+    """Start the pulse for this process (`identity`) on `target`; None, said in the log,
+    if it can't be."""
+    settings = connection_settings(target)
     settings |= {
         "pid": os.getpid(),
         "interval": config.heartbeat_interval / 2,

@@ -72,35 +72,72 @@ def is_stopped(pid: int) -> bool:
 
 
 def connect(settings: dict[str, Any]) -> Stream:
-    """A connection to Redis, authenticated and on the right database."""
-    timeout = settings["timeout"]
+    """A connection to Redis (behind Sentinel: to the primary now), authenticated and on
+    the right database."""
     if settings["path"]:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(timeout)
+        sock.settimeout(settings["timeout"])
         sock.connect(settings["path"])
+        stream = sock.makefile("rwb")
     else:
-        sock = socket.create_connection((settings["host"], settings["port"]), timeout)
-    if settings["tls"] is not None:
-        sock = wrap_tls(sock, settings["tls"], settings["host"])
-    stream = sock.makefile("rwb")
-    if settings["password"] is not None:
-        credentials = [settings["username"]] if settings["username"] else []
-        command(stream, "AUTH", *credentials, settings["password"])
+        where = settings["host"], settings["port"]
+        if settings["sentinels"] is not None:
+            where = primary(settings)
+        stream = open_tcp(settings, where)
+    authenticate(stream, settings["username"], settings["password"])
     if settings["db"]:
         command(stream, "SELECT", settings["db"])
     return stream
+
+
+def open_tcp(settings: dict[str, Any], where: tuple[str, int]) -> Stream:
+    """A TCP connection to `where`, under TLS if the settings say so."""
+    sock = socket.create_connection(where, settings["timeout"])
+    if settings["tls"] is not None:
+        sock = wrap_tls(sock, settings["tls"], where[0])
+    return sock.makefile("rwb")
+
+
+def authenticate(stream: Stream, username: str | None, password: str | None) -> None:
+    """AUTH as the ACL user (or the default user) when there is a password."""
+    if password is not None:
+        command(stream, "AUTH", *([username] if username else []), password)
+
+
+def primary(settings: dict[str, Any]) -> tuple[str, int]:
+    """The primary's address, from the first sentinel that names one (as redis-py asks)."""
+    sentinels = settings["sentinels"]
+    problems: list[str] = []
+    for host, port in sentinels["addresses"]:
+        try:
+            stream = open_tcp(settings, (host, port))
+        except OSError as error:
+            problems.append(f"{host}:{port} {error!r}")
+            continue
+        try:
+            authenticate(stream, sentinels["username"], sentinels["password"])
+            answer = command(stream, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", sentinels["master"])
+        except (OSError, ValueError, ReplyError) as error:
+            problems.append(f"{host}:{port} {error!r}")
+            continue
+        finally:
+            close(stream)
+        if isinstance(answer, list) and len(answer) == 2:
+            return answer[0].decode(), int(answer[1])
+        problems.append(f"{host}:{port} knows no master {sentinels['master']!r}")
+    raise ValueError(f"no sentinel names the primary: {'; '.join(problems)}")
 
 
 def wrap_tls(sock: socket.socket, tls: dict[str, Any], host: str) -> socket.socket:
     """`sock` under TLS, verified as the worker's own connections are."""
     import ssl
 
-    context = ssl.create_default_context(cafile=tls["ca_certs"])
-    context.check_hostname = tls["check_hostname"]
-    if not tls["verify"]:
+    context = ssl.create_default_context(cafile=tls["ca_file"])
+    context.check_hostname = tls["verify"] == "full"
+    if tls["verify"] == "none":
         context.verify_mode = ssl.CERT_NONE
-    if tls["certfile"]:
-        context.load_cert_chain(tls["certfile"], tls["keyfile"])
+    if tls["cert_file"]:
+        context.load_cert_chain(tls["cert_file"], tls["key_file"])
     return context.wrap_socket(sock, server_hostname=host)
 
 
