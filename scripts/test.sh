@@ -12,6 +12,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
 install_project dev
 bin="$venv_dir/bin"
 
+# --- Debian's redis-server: TLS (--tls-port), Sentinel and cluster mode (tests/production_redis) ---
+if [ ! -x /usr/bin/redis-server ] && command -v apt-get >/dev/null; then
+  echo "== installing Debian's redis-server (TLS and Sentinel tests need it)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+fi
+# --- end of the redis-server block ---
+
 redis_binary=$("$bin/python" -c \
   'from tests.support.redis_server import find_redis_server; print(find_redis_server())')
 echo "== redis-server for the tests: $redis_binary"
