@@ -20,6 +20,9 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from cogworker.app.config import Config
+from cogworker.app.worker.state import WorkerState
+
 #: How long a processor waits for a free place before looking whether the process stops.
 SLOT_POLL = 0.1
 #: How long cancelled jobs get to unwind at the end of a stop.
@@ -130,3 +133,20 @@ class EventLoop:
                     self._describe() or "nothing",
                     extra={"reason": "loop-blocked"},
                 )
+
+
+def event_loop_for(config: Config, state: WorkerState, logger: logging.Logger) -> EventLoop | None:
+    """The event loop of a worker process with `config` (none with `async_concurrency=0`)."""
+    if config.async_concurrency == 0:
+        return None
+
+    def on_the_loop() -> str:
+        running = state.running_jobs().items()
+        return ", ".join(f"{w.class_name} {w.jid}" for n, w in running if n.startswith("loop:"))
+
+    return EventLoop(
+        config.async_concurrency,
+        logger,
+        block_warning=config.async_block_warning,
+        describe=on_the_loop,
+    )

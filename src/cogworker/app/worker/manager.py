@@ -17,7 +17,6 @@ import queue
 import secrets
 import socket
 import threading
-import time
 from collections.abc import Callable
 
 import redis
@@ -39,7 +38,7 @@ from cogworker.app.config import Config
 from cogworker.app.worker import pulse
 from cogworker.app.worker.acker import Acker
 from cogworker.app.worker.backoff import Backoff
-from cogworker.app.worker.event_loop import EventLoop
+from cogworker.app.worker.event_loop import event_loop_for
 from cogworker.app.worker.fetcher import Fetcher
 from cogworker.app.worker.heartbeat import Heartbeat
 from cogworker.app.worker.periodic_manager import PeriodicManager
@@ -96,7 +95,7 @@ class Manager:
         self._work: queue.SimpleQueue[Fetched | None] = queue.SimpleQueue()
         self._slots = FetchSlots(config.concurrency, config.prefetch)
         self._threads: list[threading.Thread] = []
-        self.event_loop = self._event_loop()
+        self.event_loop = event_loop_for(config, self.state, self.logger)
         self.heartbeat = Heartbeat(self.registry, config, self.state, self.logger, self.signal)
         self.reconciler = Reconciler(
             HandoverStore(self.settles),
@@ -129,22 +128,6 @@ class Manager:
         except redis.RedisError:
             return self.redis
         return client
-
-    def _event_loop(self) -> EventLoop | None:
-        """Where async jobs run (none with `async_concurrency=0`)."""
-        if self.config.async_concurrency == 0:
-            return None
-
-        def on_the_loop() -> str:
-            running = self.state.running_jobs().items()
-            return ", ".join(f"{w.class_name} {w.jid}" for n, w in running if n.startswith("loop:"))
-
-        return EventLoop(
-            self.config.async_concurrency,
-            self.logger,
-            block_warning=self.config.async_block_warning,
-            describe=on_the_loop,
-        )
 
     @property
     def identity(self) -> str:
@@ -185,7 +168,7 @@ class Manager:
         """Start every thread (after the process is registered)."""
         plan = self.config.queue_plan
         self._check_fixed_keys()
-        self._load_periodic_schedule()
+        self.periodic.prepare()
         reliable = self.config.fetch == "reliable"
         owner = self.identity if reliable else None
         self.acker = Acker(
@@ -289,43 +272,8 @@ class Manager:
         for thread in self._threads:
             if thread.name in ("heartbeat", "reconciler", "poller", "periodic"):
                 thread.join(FETCHER_STOP_TIMEOUT)
-        self._final_writes(unfinished)
+        self.reconciler.write_last(unfinished)
         self.logger.info("stopped", extra={"identity": self.identity})
-
-    def _final_writes(self, unfinished: int) -> None:
-        backoff = Backoff("final writes", self.logger)
-        for _ in range(10):
-            try:
-                self.reconciler.release_deferred()
-                if self.config.fetch == "reliable":
-                    self._settle_pending_now()
-                    self.reconciler.hand_over_pending()
-                    requeued = self.reconciler.hand_back_unfinished()
-                    self.logger.info(
-                        "%d jobs back on their queues (%d still running)",
-                        requeued,
-                        unfinished,
-                    )
-                else:
-                    self.reconciler.settle_pending()
-                self.registry.remove(self.identity)
-                return
-            except redis.RedisError as error:
-                time.sleep(backoff.failed(error))
-        self.logger.error(
-            "Redis stayed away at shutdown: this process's unfinished jobs will be "
-            "recovered as orphans by another process"
-        )
-
-    def _settle_pending_now(self) -> None:
-        """Write the outcomes that failed earlier while this process can: handed over
-        instead, they would wait for another process to file them."""
-        try:
-            self.reconciler.settle_pending()
-        except redis.RedisError as error:
-            self.logger.warning(
-                "couldn't write late outcomes at shutdown (%s); handing over", error
-            )
 
     def _process_loop(self, processor: Processor) -> None:
         while True:
@@ -385,20 +333,6 @@ class Manager:
             return  # Redis away: every loop backs off and says so
         for problem in wrong:
             self.logger.error("KeyGuard: %s; the loops using it will fail until fixed", problem)
-
-    def _load_periodic_schedule(self) -> None:
-        """This config's periodic jobs into the stored schedule, and Redis's data epoch noted,
-        before any thread runs (a job settled later compares the epoch with it).
-
-        (The entries themselves were checked when the Config was built.)
-        """
-        try:
-            self.periodic.load()
-            self.epoch_watch.mark()
-        except redis.RedisError as error:
-            self.logger.warning(
-                "couldn't update the periodic schedule (%s); the periodic thread will", error
-            )
 
     def _spawn(self, name: str, target: Callable[[], None]) -> None:
         thread = threading.Thread(target=self._stop.watched(name, target), name=name, daemon=True)

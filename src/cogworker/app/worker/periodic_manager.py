@@ -93,6 +93,20 @@ class PeriodicManager:
                 return True
         return False
 
+    def prepare(self) -> None:
+        """This config's periodic jobs into the stored schedule, and Redis's data epoch noted,
+        before any worker thread runs (a job settled later compares the epoch with it).
+
+        (The entries themselves were checked when the Config was built.)
+        """
+        try:
+            self.load()
+            self.watch.mark()
+        except redis.RedisError as error:
+            self.logger.warning(
+                "couldn't update the periodic schedule (%s); the periodic thread will", error
+            )
+
     def run(self) -> None:
         """The thread's loop."""
         repeat(

@@ -31,7 +31,7 @@ from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import Job, is_async_job
 from cogworker.app.worker.event_loop import EventLoop
 from cogworker.app.worker.run_start import RunStart
-from cogworker.app.worker.running import Ask, AskAsync, Attempt, Runner, load_class
+from cogworker.app.worker.running import Attempt, Runner, asker, async_asker, load_class
 from cogworker.app.worker.settler import Settler
 from cogworker.app.worker.state import RunningJob, WorkerState
 from cogworker.domain import failure, locks, payload, settlement
@@ -114,7 +114,7 @@ class Processor:
         loaded: tuple[type[Job] | None, BaseException | None],
     ) -> DeathNotice | None:
         self._begin(job, fetched)
-        ask = self._asker(job)
+        ask = asker(job)
         attempt = self._runner.run(job, fetched.queue, ask, loaded)
         try:
             answer = attempt.answer
@@ -152,7 +152,7 @@ class Processor:
         self, job: JobRecord, fetched: Fetched, job_class: type[Job]
     ) -> DeathNotice | None:
         self._begin(job, fetched)
-        ask = self._async_asker(job)
+        ask = async_asker(job)
         attempt = await self._runner.run_async(job, fetched.queue, job_class, ask)
         try:
             answer = attempt.answer
@@ -238,25 +238,6 @@ class Processor:
         )
         return settlement.Raised(error=user_hooks.error_record(attempt.error or error))
 
-    def _asker(self, job: JobRecord) -> Ask:
-        def ask(error: BaseException, job_class: type | None) -> failure.HookAnswer:
-            hook = _retry_in(job, job_class)
-            if hook is None:
-                return failure.NO_HOOK
-            return user_hooks.ask_retry_in(hook, job.retries_made, error, payload.to_dict(job))
-
-        return ask
-
-    def _async_asker(self, job: JobRecord) -> AskAsync:
-        async def ask(error: BaseException, job_class: type | None) -> failure.HookAnswer:
-            hook = _retry_in(job, job_class)
-            if hook is None:
-                return failure.NO_HOOK
-            count, entry = job.retries_made, payload.to_dict(job)
-            return await user_hooks.ask_retry_in_async(hook, count, error, entry)
-
-        return ask
-
     def _log_failure(
         self,
         job: JobRecord,
@@ -277,14 +258,6 @@ class Processor:
                 "reason": settlement.attempt_outcome(decided),
             },
         )
-
-
-def _retry_in(job: JobRecord, job_class: type | None) -> Callable[..., object] | None:
-    """The class's `retry_in` hook, when it is to be asked about this failure."""
-    hook: Callable[..., object] | None = getattr(job_class, "retry_in", None)
-    if hook is None or not failure.hook_is_consulted(job, has_hook=True):
-        return None
-    return hook
 
 
 _RETURNED = settlement.Returned()

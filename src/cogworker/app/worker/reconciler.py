@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 
 import attrs
+import redis
 from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
@@ -27,7 +28,7 @@ from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import load_job_class
 from cogworker.app.job_record import new_jid
-from cogworker.app.worker.backoff import repeat
+from cogworker.app.worker.backoff import Backoff, repeat
 from cogworker.app.worker.state import WorkerState
 from cogworker.domain import locks, payload
 from cogworker.domain.job import JobRecord
@@ -230,6 +231,44 @@ class Reconciler:
         except UnknownJobClassError:
             job_class = None
         return DeathNotice(entry=payload.to_dict(job), exception=error, job_class=job_class)
+
+    def write_last(self, unfinished: int) -> None:
+        """At shutdown, once every other thread is done: late outcomes, hand-overs, this
+        process's unfinished jobs back on their queues, and its presence gone; tried for a
+        while if Redis is away (then another process recovers them as orphans)."""
+        backoff = Backoff("final writes", self.logger)
+        for _ in range(10):
+            try:
+                self.release_deferred()
+                if self.config.fetch == "reliable":
+                    self._settle_pending_now()
+                    self.hand_over_pending()
+                    requeued = self.hand_back_unfinished()
+                    self.logger.info(
+                        "%d jobs back on their queues (%d still running)",
+                        requeued,
+                        unfinished,
+                    )
+                else:
+                    self.settle_pending()
+                self.registry.remove(self.state.identity)
+                return
+            except redis.RedisError as error:
+                time.sleep(backoff.failed(error))
+        self.logger.error(
+            "Redis stayed away at shutdown: this process's unfinished jobs will be "
+            "recovered as orphans by another process"
+        )
+
+    def _settle_pending_now(self) -> None:
+        """Write the outcomes that failed earlier while this process can: handed over
+        instead, they would wait for another process to file them."""
+        try:
+            self.settle_pending()
+        except redis.RedisError as error:
+            self.logger.warning(
+                "couldn't write late outcomes at shutdown (%s); handing over", error
+            )
 
     def _may_judge_others(self) -> bool:
         since = self.state.healthy_since

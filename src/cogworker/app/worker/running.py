@@ -31,7 +31,7 @@ from cogworker.app.middleware import (
     server_chain,
     split_layers,
 )
-from cogworker.domain import failure
+from cogworker.domain import failure, payload
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 from cogworker.exceptions import UnknownJobClassError
@@ -150,6 +150,39 @@ class Runner:
             for running in inner:
                 running.cancel()
             raise
+
+
+def asker(job: JobRecord) -> Ask:
+    """What asks `job`'s class's `retry_in` about a failure (an async hook run to its end)."""
+
+    def ask(error: BaseException, job_class: type | None) -> failure.HookAnswer:
+        hook = _retry_in(job, job_class)
+        if hook is None:
+            return failure.NO_HOOK
+        return user_hooks.ask_retry_in(hook, job.retries_made, error, payload.to_dict(job))
+
+    return ask
+
+
+def async_asker(job: JobRecord) -> AskAsync:
+    """The same, for an async job: an async hook is awaited on the running loop."""
+
+    async def ask(error: BaseException, job_class: type | None) -> failure.HookAnswer:
+        hook = _retry_in(job, job_class)
+        if hook is None:
+            return failure.NO_HOOK
+        count, entry = job.retries_made, payload.to_dict(job)
+        return await user_hooks.ask_retry_in_async(hook, count, error, entry)
+
+    return ask
+
+
+def _retry_in(job: JobRecord, job_class: type | None) -> Callable[..., object] | None:
+    """The class's `retry_in` hook, when it is to be asked about this failure."""
+    hook: Callable[..., object] | None = getattr(job_class, "retry_in", None)
+    if hook is None or not failure.hook_is_consulted(job, has_hook=True):
+        return None
+    return hook
 
 
 def load_class(
