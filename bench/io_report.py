@@ -36,17 +36,19 @@ def add_rss_per_process(reps: list[dict]) -> None:
 
 
 def problems(reps: list[dict]) -> str:
-    """Failed phases and bad drains over the repetitions, or "none"."""
-    found = []
+    """Failed phases and bad drains over the repetitions (each once, with its repetitions)."""
+    found: dict[str, list[str]] = {}
     for rep in reps:
-        found += [f"#{rep['rep']} {phase}: {error}" for phase, error in rep["errors"].items()]
+        lines = [f"{phase}: {error}" for phase, error in rep["errors"].items()]
         d = rep.get("drain")
         if d and (d["timed_out"] or d["worker_died"] or d["final_count_after_stop"] != rep["n"]):
-            found.append(
-                f"#{rep['rep']} drain: timed out {d['timed_out']}, worker died "
-                f"{d['worker_died']}, final count {d['final_count_after_stop']} of {rep['n']}"
+            lines.append(
+                f"drain: timed out {d['timed_out']}, worker died {d['worker_died']}, "
+                f"final count {d['final_count_after_stop']} of {rep['n']}"
             )
-    return "; ".join(found) or "none"
+        for line in lines:
+            found.setdefault(line, []).append(f"#{rep['rep']}")
+    return "; ".join(f"{line} ({', '.join(at)})" for line, at in found.items()) or "none"
 
 
 def print_table(data: dict) -> None:
