@@ -12,14 +12,23 @@
     SendEvent.perform_async(42)
 
 and run `cogworker work yourapp` to work the jobs off.
+
+Everything a user imports is here, in `cogworker.exceptions` and in a few
+documented modules: `cogworker.testing` (inline and fake modes),
+`cogworker.tracking` (reading statuses, attempts, history, counters),
+`cogworker.processes` (listing workers, asking them to quiet or stop),
+`cogworker.dashboard` (the dashboard as an ASGI app) and
+`cogworker.contrib.django`.  The rest (`cogworker.domain`,
+`cogworker.adapters`, `cogworker.app`) is private and changes without notice.
 """
 
-from cogworker.app import testing
+from cogworker import testing
 from cogworker.app.client import Client, configure, status
 from cogworker.app.config import Config
 from cogworker.app.job import Job, JobOptions
 from cogworker.app.middleware import CallNext, RunContext
 from cogworker.app.periodic import Periodic
+from cogworker.app.version import VERSION
 from cogworker.domain.failure import DISCARD, KILL
 from cogworker.domain.job import JobRecord
 from cogworker.exceptions import (
@@ -38,7 +47,8 @@ from cogworker.exceptions import (
     WrongKeyTypeError,
 )
 
-__version__ = "0.8.0"
+#: From the installed distribution's metadata (pyproject.toml's `version`).
+__version__ = VERSION
 
 __all__ = [
     "DISCARD",

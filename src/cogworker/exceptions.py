@@ -21,6 +21,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+__all__ = [
+    "CogworkerError",
+    "ConfigError",
+    "EnqueueError",
+    "EnqueueRefusedError",
+    "EnqueueUnavailableError",
+    "JobFailedError",
+    "JobHandedBackError",
+    "JobKilledError",
+    "JobOrphanedError",
+    "RedisRefusedError",
+    "RedisUnavailableError",
+    "UnknownJobClassError",
+    "WrongKeyTypeError",
+]
+
 
 class CogworkerError(Exception):
     """The base of every cogworker error."""

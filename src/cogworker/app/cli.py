@@ -17,6 +17,7 @@ from cogworker.adapters import embedded_redis, logs, redis_access
 from cogworker.adapters.redis_target import RedisTarget
 from cogworker.app.config import Config, with_overrides
 from cogworker.app.redis_settings import DEFAULT_REDIS_URL, parsed_url
+from cogworker.app.version import VERSION
 from cogworker.app.worker.stopping import SETTING_EXIT
 from cogworker.exceptions import CogworkerError, ConfigError, RedisRefusedError
 
@@ -131,7 +132,7 @@ def ensure_redis(
 
 
 @click.group()
-@click.version_option("0.8.0", prog_name="cogworker")
+@click.version_option(VERSION, prog_name="cogworker")
 def main() -> None:
     """cogworker: reliable background jobs on Redis."""
 

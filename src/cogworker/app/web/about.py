@@ -46,7 +46,7 @@ def _license() -> str | None:
 def cogworker_section(version: str) -> dict[str, str]:
     """Label -> value, "n/a" where unknown, in the order shown."""
     values: dict[str, str | None] = {
-        "Version": _version("cogworker") or version,
+        "Version": version,
         "Python": f"{platform.python_version()} ({sys.platform}-{platform.machine()})",
     }
     for distribution, label in DEPENDENCIES.items():

@@ -16,10 +16,10 @@ from litestar.response import Redirect, Template
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.client import Client
 from cogworker.app.config import Config
+from cogworker.app.version import VERSION as VERSION  # also read by routes/overview.py
 from cogworker.app.web import notices
 from cogworker.app.web.asgi import NONCE_KEY
 
-VERSION = "0.8.0"
 #: Nav entries: (path, label).
 NAV = (
     ("/", "Overview"),

@@ -21,10 +21,9 @@ from cogworker.adapters import process_memory
 from cogworker.adapters.liveness import presence_ttl
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
+from cogworker.app.version import VERSION
 from cogworker.app.worker.backoff import repeat
 from cogworker.app.worker.state import WorkerState
-
-VERSION = "0.8.0"
 
 
 @attrs.define
