@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import resource
 
 _PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 
@@ -16,8 +15,3 @@ def rss_kib(pid: int | None = None) -> int | None:
             return int(statm.read().split()[1]) * _PAGE_KIB
     except (OSError, ValueError, IndexError):
         return None
-
-
-def peak_rss_kib() -> int:
-    """The highest resident set size this process has had, in KiB."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
