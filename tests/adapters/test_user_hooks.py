@@ -7,8 +7,6 @@ import logging
 from typing import Any
 
 import pytest
-from returns.pipeline import is_successful
-from returns.result import Success
 
 from cogworker.adapters.user_hooks import (
     ask_retry_in,
@@ -17,7 +15,6 @@ from cogworker.adapters.user_hooks import (
     error_record,
     positional_capacity,
     run_death_hook,
-    run_isolated,
 )
 from cogworker.domain.failure import HookRaised, HookReturned
 from cogworker.domain.json_values import JSON
@@ -137,38 +134,15 @@ def test_an_unreadable_signature_gets_everything() -> None:
     assert call_with_fitting_args(max, 3, 9, 4) == 9
 
 
-def test_run_isolated_returns_the_value() -> None:
-    """A call that succeeds gives its value as a Success."""
-    assert run_isolated("hook", "j1", lambda: 42, LOGGER) == Success(42)
-
-
-def test_run_isolated_logs_and_returns_failure(caplog: pytest.LogCaptureFixture) -> None:
-    """An Exception is logged at ERROR with the jid and traceback, and returned as a Failure."""
-
-    def boom() -> None:
-        raise PermanentError("card declined")
-
-    with caplog.at_level(logging.ERROR, logger=LOGGER.name):
-        result = run_isolated("death handler", "j42", boom, LOGGER)
-    assert not is_successful(result)
-    assert isinstance(result.failure(), PermanentError)
-    [record] = caplog.records
-    assert record.levelno == logging.ERROR
-    assert record.getMessage() == (
-        f"death handler failed for jid=j42 (ignored): {__name__}.PermanentError: card declined"
-    )
-    assert record.exc_info is not None
-
-
 @pytest.mark.parametrize("exc_type", [KeyboardInterrupt, SystemExit])
-def test_run_isolated_lets_base_exceptions_through(exc_type: type[BaseException]) -> None:
+def test_run_death_hook_lets_base_exceptions_through(exc_type: type[BaseException]) -> None:
     """Ctrl-C and SystemExit are not the hook's failure to swallow: they propagate."""
 
-    def interrupted() -> None:
+    def interrupted(job: object) -> None:
         raise exc_type()
 
     with pytest.raises(exc_type):
-        run_isolated("hook", "j1", interrupted, LOGGER)
+        run_death_hook("death handler", interrupted, {"jid": "j1"}, ValueError(), LOGGER)
 
 
 def test_run_death_hook_hands_a_copy() -> None:
@@ -181,22 +155,25 @@ def test_run_death_hook_hands_a_copy() -> None:
         received["args"][1]["k"] = "changed"
         received["args"].append("more")
 
-    assert is_successful(run_death_hook("death handler", meddle, job, ValueError(), LOGGER))
+    run_death_hook("death handler", meddle, job, ValueError(), LOGGER)
     assert job == snapshot
 
 
 def test_run_death_hook_isolates_a_raise(caplog: pytest.LogCaptureFixture) -> None:
-    """A death hook that raises is logged with the job's jid, and the caller carries on."""
+    """A death hook that raises is logged at ERROR with the jid and traceback; the caller
+    carries on."""
 
     def broken(job: object, exception: object) -> None:
-        raise RuntimeError("tracker down")
+        raise PermanentError("tracker down")
 
     with caplog.at_level(logging.ERROR, logger=LOGGER.name):
-        result = run_death_hook("retries_exhausted", broken, {"jid": "j8"}, ValueError(), LOGGER)
-    assert not is_successful(result)
-    assert "retries_exhausted failed for jid=j8 (ignored): RuntimeError: tracker down" in (
-        caplog.text
+        run_death_hook("retries_exhausted", broken, {"jid": "j8"}, ValueError(), LOGGER)
+    [record] = caplog.records
+    assert record.levelno == logging.ERROR
+    assert record.getMessage() == (
+        f"retries_exhausted failed for jid=j8 (ignored): {__name__}.PermanentError: tracker down"
     )
+    assert record.exc_info is not None
 
 
 def test_ask_retry_in_hands_a_copy_and_returns_the_value() -> None:

@@ -24,8 +24,6 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
-from returns.result import Failure, Result, Success
-
 from cogworker.adapters.backtrace import backtrace
 from cogworker.domain.failure import HookRaised, HookReturned
 from cogworker.domain.job import ErrorRecord
@@ -66,28 +64,6 @@ def deep_copy(value: T) -> T:
         return copy.deepcopy(value)
     except Exception:  # whatever middleware put in a job, copying must not fail the caller
         return value
-
-
-def run_isolated(
-    what: str, jid: str, call: Callable[[], T], logger: logging.Logger
-) -> Result[T, Exception]:
-    """`call()`'s value, or the `Exception` it raised, logged at ERROR as `what` failing.
-
-    A `BaseException` that isn't an `Exception` (Ctrl-C, `SystemExit`) propagates.
-    """
-    try:
-        return Success(call())
-    except Exception as error:
-        record = error_record(error)
-        logger.error(
-            "%s failed for jid=%s (ignored): %s: %s",
-            what,
-            jid,
-            record.class_name,
-            record.message,
-            exc_info=error,
-        )
-        return Failure(error)
 
 
 def finished(value: object) -> object:
@@ -137,16 +113,26 @@ def run_death_hook(
     job: Mapping[str, JSON],
     exception: BaseException,
     logger: logging.Logger,
-) -> Result[object, Exception]:
+) -> None:
     """Runs a death hook `hook(job, exception)` on its own copy of `job`, isolated.
 
-    `what` names it in the log (`"retries_exhausted"`, `"death handler"`).
+    An `Exception` it raises is logged at ERROR with the jid, as `what`
+    failing (`"retries_exhausted"`, `"death handler"`), and nothing else
+    follows from it: the job is dead either way.
     """
-    jid = str(job.get("jid"))
     copied = deep_copy(dict(job))
-    return run_isolated(
-        what, jid, lambda: finished(call_with_fitting_args(hook, copied, exception)), logger
-    )
+    try:
+        finished(call_with_fitting_args(hook, copied, exception))
+    except Exception as error:
+        record = error_record(error)
+        logger.error(
+            "%s failed for jid=%s (ignored): %s: %s",
+            what,
+            job.get("jid"),
+            record.class_name,
+            record.message,
+            exc_info=error,
+        )
 
 
 #: How much of an exception's message is kept (with its record, in history, in a log line).
