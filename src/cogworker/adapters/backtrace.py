@@ -1,7 +1,7 @@
 """A failed job's traceback as stored with it: the classic layout, without 3.11's carets.
 
 Python 3.11 marks the failing expression of each frame (`^^^^`), and finds
-it by parsing each frame's source line again: about half of a failing
+it by parsing each frame's source line again, a large part of a failing
 job's cost in a worker.  The stored text keeps everything else the stdlib
 prints: every frame with its source line, the exceptions it was raised
 from or while handling, and notes.  Exception groups, whose nested layout

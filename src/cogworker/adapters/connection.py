@@ -57,9 +57,10 @@ class PerThreadRedis(redis.Redis):
     """A client whose single commands go over a connection kept for the calling thread.
 
     A pooled client checks a connection out and back in around every command,
-    probing it for stray data each time: about 20 µs here, a sixth of an
-    enqueue.  A thread sends one command at a time, so it can keep one
-    connection instead.  Pipelines still take theirs from the shared pool.
+    probing it for stray data each time, a good part of an enqueue's cost
+    (bench/README.md has the figure).  A thread sends one command at a
+    time, so it can keep one connection instead.  Pipelines still take
+    theirs from the shared pool.
     A forked child opens its own (the pool notices the new pid).
     """
 

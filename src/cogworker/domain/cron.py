@@ -143,8 +143,8 @@ def due_ticks(
 
 
 def _ticks(expression: str, after: float, tz: dt.tzinfo) -> Iterator[float]:
-    # Imported on first use: a worker without periodic jobs never loads
-    # croniter and dateutil (about 1 MiB and 7 ms of start-up per process).
+    # Imported on first use: a worker without periodic jobs never pays
+    # croniter's and dateutil's memory and start-up (bench/README.md).
     from croniter import croniter
 
     # Ticks fall on whole seconds, so those after `after` are those after its

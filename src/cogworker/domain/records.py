@@ -55,8 +55,8 @@ def to_json(record: AttemptRecord | RunRecord) -> str:
 
 
 def _run_json(run: RunRecord) -> str:
-    # Every job run writes one, so it is formatted directly: half the cost of
-    # the generic encoder, whose per-call set-up outweighs this small record.
+    # Every job run writes one, so it is formatted directly: the generic
+    # encoder's per-call set-up outweighs this small record.
     # The same text: json's own string quoting, and float repr as json uses it.
     error = "null" if run.error is None else _quoted(run.error)
     return (

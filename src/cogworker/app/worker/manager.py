@@ -120,8 +120,9 @@ class Manager:
     def _own_client(self) -> redis.Redis:
         """A client with a connection of its own, for the fetcher's or acker's busy thread.
 
-        It skips the pool's checkout on every command (about a tenth of a
-        busy worker's time); if Redis went away just now, the pool will do.
+        It skips the pool's checkout on every command, a cost these threads
+        would pay for every batch (bench/README.md); if Redis went away just
+        now, the pool will do.
         """
         try:
             client = connect(self.target, connections="single")

@@ -1,7 +1,7 @@
 """Tracked jobs' "working" marks, waiting for the acker to write them with its next batch.
 
-Marking a job working as it starts cost a round trip of its own, two thirds
-of a tracked no-op job's time; the acker writes the marks with its acks
+Marking a job working as it starts cost a round trip of its own, most of
+a tracked short job's time; the acker writes the marks with its acks
 instead, a moment later.  A mark must never land after its job's final
 status:
 
