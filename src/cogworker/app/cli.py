@@ -7,7 +7,7 @@ import os
 import sys
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import click
@@ -20,6 +20,9 @@ from cogworker.app.redis_settings import DEFAULT_REDIS_URL, parsed_url
 from cogworker.app.version import VERSION
 from cogworker.app.worker.stopping import SETTING_EXIT
 from cogworker.exceptions import CogworkerError, ConfigError, RedisRefusedError
+
+if TYPE_CHECKING:  # the dashboard's modules import Litestar: a worker never loads them
+    from cogworker.app.web.security import BasicAuth
 
 EMBEDDED_DATA_DIR = Path(".cogworker")
 #: `--redis-url` of `cogworker work`, without a command line: how the supervisor
@@ -256,6 +259,11 @@ def work(
     help="Without auth, a host name to answer to besides the bound address and localhost "
     "(repeatable); any other Host is refused (DNS rebinding).",
 )  # fmt: skip
+@click.option(
+    "--trust-proxy", "trusted_proxies", multiple=True, metavar="ADDRESS",
+    help="The address of a reverse proxy in front of the dashboard (repeatable): its "
+    "X-Forwarded-Proto and X-Forwarded-For are believed (HTTPS, the client's address).",
+)  # fmt: skip
 def serve(
     app: str | None,
     host: str,
@@ -266,6 +274,7 @@ def serve(
     auth: str | None,
     read_only: bool,
     allowed_hosts: tuple[str, ...],
+    trusted_proxies: tuple[str, ...],
 ) -> None:
     """Run the dashboard (on 127.0.0.1 unless told otherwise, and then only with --auth).
 
@@ -273,19 +282,14 @@ def serve(
     middleware on Enqueue now."""
     import uvicorn
 
-    from cogworker.app.web import BasicAuth, create_app, is_loopback
+    from cogworker.app.web import create_app
     from cogworker.app.web.security import LOOPBACK_NAMES
 
-    if not is_loopback(host) and not auth:
-        raise click.UsageError(
-            f"refusing to serve the dashboard on {host} without --auth (or "
-            "$COGWORKER_DASHBOARD_AUTH): anyone who can reach it could retry, delete and stop"
-        )
+    credentials = dashboard_credentials(host, auth)
     try:
         flag = redis_url_flag(redis_url, redis_url_file)
         config, target = with_redis_url(load_app(app) if app else Config(), flag)
         check_redis_access(target, writes=False)
-        credentials = BasicAuth.parse(auth) if auth else None
         dashboard = create_app(
             config,
             auth=credentials,
@@ -302,4 +306,37 @@ def serve(
     click.echo(
         f"cogworker: dashboard on http://{host}:{port}{dashboard.root_path or '/'}", err=True
     )
-    uvicorn.run(dashboard, host=host, port=port, server_header=False, proxy_headers=False)
+    uvicorn.run(
+        dashboard,
+        host=host,
+        port=port,
+        server_header=False,
+        # Only a named proxy's X-Forwarded-* are believed: a client's own would let it
+        # claim HTTPS, or a new address for each guess at the password.
+        proxy_headers=bool(trusted_proxies),
+        forwarded_allow_ips=list(trusted_proxies) or None,
+    )
+
+
+def dashboard_credentials(host: str, auth: str | None) -> BasicAuth | None:
+    """`--auth` as credentials; refused if missing, or too short, on an address other than
+    loopback (anyone who can reach it could retry, delete and stop)."""
+    from cogworker.app.web import BasicAuth, is_loopback
+    from cogworker.app.web.security import MIN_PASSWORD_LENGTH
+
+    if not is_loopback(host) and not auth:
+        raise click.UsageError(
+            f"refusing to serve the dashboard on {host} without --auth (or "
+            "$COGWORKER_DASHBOARD_AUTH): anyone who can reach it could retry, delete and stop"
+        )
+    try:
+        credentials = BasicAuth.parse(auth) if auth else None
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--auth'") from None
+    if credentials and not is_loopback(host) and len(credentials.password) < MIN_PASSWORD_LENGTH:
+        raise SettingError(
+            f"refusing to serve the dashboard on {host} with a password of "
+            f"{len(credentials.password)} characters: use {MIN_PASSWORD_LENGTH} or more, "
+            "as anyone who can reach it may guess"
+        )
+    return credentials

@@ -1,5 +1,5 @@
-"""The dashboard's outermost ASGI layer: root path, host check, auth, cross-site refusal,
-headers.
+"""The dashboard's outermost ASGI layer: root path, host check, auth (with its back-off),
+cross-site refusal, headers, Secure cookies over HTTPS.
 
 It sits outside Litestar's router so that everything it does applies to
 every response, the 404s and static files included.
@@ -7,6 +7,7 @@ every response, the 404s and static files included.
 
 from __future__ import annotations
 
+import math
 from typing import Any, cast
 
 import attrs
@@ -16,7 +17,7 @@ from litestar.enums import ScopeType
 from litestar.types import Message, Receive, Scope, Send
 
 from cogworker.app.web import security
-from cogworker.app.web.security import Authorizer
+from cogworker.app.web.security import Authorizer, SignInBackoff
 
 #: The scope-state key the per-request CSP nonce is kept under.
 NONCE_KEY = "cogworker_nonce"
@@ -40,6 +41,9 @@ class DashboardApp:
     #: page of another site whose name resolves to 127.0.0.1 (DNS rebinding) would be
     #: same-origin with the dashboard, so `cogworker serve` then names its hosts.
     allowed_hosts: frozenset[str] | None = None
+    #: Refused sign-ins per client (its address as the ASGI server gives it: behind a
+    #: proxy, the address the proxy forwarded for, if the server trusts it).
+    sign_ins: SignInBackoff = attrs.field(factory=SignInBackoff)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
@@ -52,12 +56,15 @@ class DashboardApp:
         nonce = security.new_nonce()
         inner["state"] = {**inner.get("state", {}), NONCE_KEY: nonce}
         send = _with_headers(send, nonce, static=inner["path"].startswith("/static/"))
+        if inner.get("scheme") == "https":
+            send = _with_secure_cookies(send)
         host = self._refused_host(inner)
         if host is not None:
             await _plain(send, 400, _host_refusal(host))
             return
-        if not self._allowed(inner):
-            await _plain(send, 401, b"Authentication required.", _CHALLENGE)
+        refusal = self._auth_refusal(inner)
+        if refusal is not None:
+            await _plain(send, *refusal)
             return
         headers = dict(inner["headers"])
         if inner["method"] not in security.SAFE_METHODS and security.is_cross_site(headers):
@@ -72,10 +79,22 @@ class DashboardApp:
         host = security.host_name(dict(inner["headers"]).get(b"host", b"").decode("latin-1"))
         return None if host in self.allowed_hosts else host
 
-    def _allowed(self, inner: dict[str, Any]) -> bool:
+    def _auth_refusal(self, inner: dict[str, Any]) -> _Refusal | None:
+        """The response for a request that may not in (401, or 429 while its client waits
+        out its refused sign-ins), else None."""
         if self.auth is None or inner["path"] in OPEN_PATHS:
-            return True
-        return self.auth(ASGIConnection(cast("Scope", inner)))
+            return None
+        client = (inner.get("client") or ("",))[0]
+        wait = self.sign_ins.wait(client)
+        if wait > 0:
+            return 429, _TOO_MANY, [(b"retry-after", str(math.ceil(wait)).encode())]
+        if self.auth(ASGIConnection(cast("Scope", inner))):
+            self.sign_ins.signed_in(client)
+            return None
+        # A request without credentials is a browser asking for the prompt, not a guess.
+        if any(name == b"authorization" for name, _ in inner["headers"]):
+            self.sign_ins.refused(client)
+        return 401, b"Authentication required.", _CHALLENGE
 
     def _routed(self, scope: Scope) -> dict[str, Any]:
         inner: dict[str, Any] = dict(scope)
@@ -100,6 +119,9 @@ def _host_refusal(host: str) -> bytes:
 
 
 _CHALLENGE = [(b"www-authenticate", b'Basic realm="cogworker", charset="UTF-8"')]
+_TOO_MANY = b"Too many refused sign-ins from your address: wait, then try again."
+#: A refusal answered in plain text: status, body, extra headers.
+_Refusal = tuple[int, bytes, list[tuple[bytes, bytes]]]
 
 
 def _with_headers(send: Send, nonce: str, *, static: bool) -> Send:
@@ -110,6 +132,18 @@ def _with_headers(send: Send, nonce: str, *, static: bool) -> Send:
         if message["type"] == "http.response.start":
             kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
             message["headers"] = [*kept, *extra]
+        await send(message)
+
+    return sending
+
+
+def _with_secure_cookies(send: Send) -> Send:
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message["headers"] = [
+                (k, security.secure_cookie(v) if k.lower() == b"set-cookie" else v)
+                for k, v in message.get("headers", [])
+            ]
         await send(message)
 
     return sending

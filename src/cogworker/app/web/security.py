@@ -1,9 +1,11 @@
 """Who may see the dashboard, and what every response says to the browser.
 
 Rules of this module: credentials are compared in constant time and never
-echoed; every response gets the security headers, including errors and
-static files; a state-changing request from another site is refused before
-it reaches a route (Litestar's CSRF check then wants the token as well).
+echoed; a client whose credentials keep failing waits longer and longer
+before it may try again; every response gets the security headers,
+including errors and static files; a state-changing request from another
+site is refused before it reaches a route (Litestar's CSRF check then wants
+the token as well); over HTTPS cookies are `Secure`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import binascii
 import hmac
 import ipaddress
 import secrets
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,6 +26,8 @@ from litestar.connection import ASGIConnection
 
 #: The environment variable `cogworker serve` reads `USER:PASSWORD` from.
 AUTH_ENV = "COGWORKER_DASHBOARD_AUTH"
+#: The shortest password `cogworker serve` accepts on an address other than loopback.
+MIN_PASSWORD_LENGTH = 12
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 Authorizer = Callable[[ASGIConnection[Any, Any, Any, Any]], bool]
@@ -68,6 +74,61 @@ def _basic_credentials(header: str) -> tuple[str, str] | None:
         return None
     user, sep, password = decoded.partition(":")
     return (user, password) if sep else None
+
+
+@attrs.define
+class SignInBackoff:
+    """Per client: after `free` refused sign-ins in a row, it must wait before the next
+    try, 1 s, then twice as long after each further refusal, up to `longest`.
+
+    A client is forgotten when it signs in, or `forget_after` seconds after its last
+    refusal; at most `clients` are remembered (the least recently refused goes first),
+    so many addresses can't grow it without bound.
+    """
+
+    free: int = 5
+    longest: float = 60.0
+    forget_after: float = 900.0
+    clients: int = 10_000
+    clock: Callable[[], float] = time.monotonic
+    #: client -> (refusals in a row, when the latest was)
+    _refused: OrderedDict[str, tuple[int, float]] = attrs.field(factory=OrderedDict)
+
+    def wait(self, client: str) -> float:
+        """Seconds `client` must still wait before its credentials are looked at (0: none)."""
+        now = self.clock()
+        refusals, last = self._recent(client, now)
+        if refusals < self.free:
+            return 0.0
+        delay = min(self.longest, 2.0 ** (refusals - self.free))
+        return max(0.0, last + delay - now)
+
+    def refused(self, client: str) -> None:
+        """Count one more refused sign-in of `client`."""
+        now = self.clock()
+        refusals, _ = self._recent(client, now)
+        self._refused.pop(client, None)
+        self._refused[client] = (refusals + 1, now)
+        while len(self._refused) > self.clients:
+            self._refused.popitem(last=False)
+
+    def _recent(self, client: str, now: float) -> tuple[int, float]:
+        """`client`'s refusals in a row and the latest one's time, forgetting stale ones."""
+        refusals, last = self._refused.get(client, (0, now))
+        if now - last >= self.forget_after:
+            del self._refused[client]
+            return 0, now
+        return refusals, last
+
+    def signed_in(self, client: str) -> None:
+        """`client` got in: its refusals are forgotten."""
+        self._refused.pop(client, None)
+
+
+def secure_cookie(set_cookie: bytes) -> bytes:
+    """A `Set-Cookie` value marked `Secure` (sent back only over HTTPS)."""
+    attributes = {part.strip().lower() for part in set_cookie.split(b";")[1:]}
+    return set_cookie if b"secure" in attributes else set_cookie + b"; Secure"
 
 
 def is_loopback(host: str) -> bool:
