@@ -26,7 +26,7 @@ from cogworker import testing
 from cogworker.app.client import Client, configure, status
 from cogworker.app.config import Config
 from cogworker.app.job import Job, JobOptions
-from cogworker.app.middleware import CallNext, RunContext
+from cogworker.app.middleware import AsyncCallNext, CallNext, RunContext
 from cogworker.app.periodic import Periodic
 from cogworker.app.version import VERSION
 from cogworker.domain.failure import DISCARD, KILL
@@ -53,6 +53,7 @@ __version__ = VERSION
 __all__ = [
     "DISCARD",
     "KILL",
+    "AsyncCallNext",
     "CallNext",
     "Client",
     "CogworkerError",

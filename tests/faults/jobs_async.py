@@ -9,8 +9,7 @@ from pathlib import Path
 import attrs
 
 import cogworker
-from cogworker import CallNext, RunContext
-from cogworker.app.middleware import AsyncCallNext
+from cogworker import AsyncCallNext, CallNext, RunContext
 from tests.faults.jobs import config, note, side_effects
 
 #: A worker whose async jobs may overlap by the hundred on one loop.
