@@ -188,8 +188,9 @@ class Processor:
 
     def _decide(
         self, job: JobRecord, fetched: Fetched, attempt: Attempt, end: settlement.RunEnd
-    ) -> settlement.Failure | None:
-        """Settle the run; an ack is handed to the settler here, a failure returned to write."""
+    ) -> settlement.Unsuccessful | None:
+        """Settle the run; an ack is handed to the settler here, any other end returned to
+        write."""
         decided = settlement.settle(
             _run_of(job, fetched, attempt, self.state.identity),
             end,
@@ -202,24 +203,23 @@ class Processor:
             if self.logger.isEnabledFor(logging.INFO):
                 self.logger.info("done", extra=_log_fields(job, fetched.queue, attempt))
             return None
-        if decided.note is not None:
-            level = logging.ERROR if decided.note.level == "error" else logging.WARNING
-            self.logger.log(
-                level, decided.note.text, extra={"jid": job.jid, "class": job.class_name}
-            )
+        if isinstance(decided, settlement.Failure) and decided.note is not None:
+            note = decided.note
+            level = logging.ERROR if note.level == "error" else logging.WARNING
+            self.logger.log(level, note.text, extra={"jid": job.jid, "class": job.class_name})
         return decided
 
     def _interrupted(
         self, job: JobRecord, fetched: Fetched, attempt: Attempt, end: settlement.RunEnd
-    ) -> Callable[[], settlement.Failure]:
-        """The failure settled again as interrupted, for when its first write fails."""
+    ) -> Callable[[], settlement.Unsuccessful]:
+        """The end settled again as interrupted, for when its first write fails."""
 
-        def again() -> settlement.Failure:
+        def again() -> settlement.Unsuccessful:
             run = _run_of(job, fetched, attempt, self.state.identity)
             decided = settlement.settle(
                 run, end, self._keeping, now=self.clock(), jitter=0.0, interrupted=True
             )
-            assert not isinstance(decided, settlement.Ack)  # a failure stays one
+            assert not isinstance(decided, settlement.Ack)  # an unsuccessful end stays one
             return decided
 
         return again
@@ -244,7 +244,7 @@ class Processor:
         fetched: Fetched,
         attempt: Attempt,
         end: settlement.RunEnd,
-        decided: settlement.Failure,
+        decided: settlement.Unsuccessful,
         written: bool,
     ) -> None:
         if not written:
