@@ -34,7 +34,7 @@ from cogworker.app.worker.run_start import RunStart
 from cogworker.app.worker.running import Attempt, Runner, asker, async_asker, load_class
 from cogworker.app.worker.settler import Settler
 from cogworker.app.worker.state import RunningJob, WorkerState
-from cogworker.domain import failure, locks, payload, settlement
+from cogworker.domain import failure, limits, locks, payload, settlement
 from cogworker.domain.job import JobRecord
 from cogworker.domain.retries import JITTER_SPAN
 from cogworker.exceptions import UnknownJobClassError
@@ -73,6 +73,9 @@ class Processor:
             self.settler.file_unparseable(fetched, decoded.failure())
             return
         job = decoded.unwrap()
+        if limits.is_expired(job, self.clock()):
+            self._expire(job, fetched)
+            return
         loaded = load_class(job.class_name, self.config.job_modules)
         job_class = loaded[0]
         if job_class is not None and is_async_job(job_class):
@@ -90,6 +93,16 @@ class Processor:
             self.state.finished(thread)
         if notice is not None:
             notify(notice, self.config.death_handlers, self.logger)
+
+    def _expire(self, job: JobRecord, fetched: Fetched) -> None:
+        """Drop a job fetched past its expiry, unrun: settled `Expired`."""
+        now = self.clock()
+        decided = settlement.expire(job, self._keeping, now=now)
+        unrun = Attempt(job_class=None, started_at=now, ended_at=now)
+        written, _ = self.settler.write_failure(fetched, unrun, decided, lambda: decided)
+        if written:
+            fields = {**_log_fields(job, fetched.queue), "reason": "expired"}
+            self.logger.warning("expired before it started; dropped", extra=fields)
 
     def _hand_to_loop(
         self, loop: EventLoop, job: JobRecord, fetched: Fetched, job_class: type[Job]
