@@ -11,13 +11,15 @@ import redis
 
 from cogworker.adapters import redis_access, tracking
 from cogworker.adapters.connection import connect
+from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import EnqueueStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.redis_clock import RedisClock
 from cogworker.app import testing
+from cogworker.app.cancelling import CancelResult, cancel
 from cogworker.app.config import Config
 from cogworker.app.job import Job
-from cogworker.app.job_record import Expiry, build_job
+from cogworker.app.job_record import Expiry, build_job, check_jid
 from cogworker.app.middleware import client_chain
 from cogworker.app.periodic_runs import RunNow, run_now
 from cogworker.app.push_batch import PushBatch
@@ -187,6 +189,12 @@ class Client:
                 raise
             problem, refused = failed
             raise (EnqueueRefusedError if refused else EnqueueUnavailableError)(problem) from error
+
+    def cancel(self, jid: str) -> CancelResult:
+        """Cancel the job `jid`: taken off if it waits, told to stop if it runs; what
+        happened.  A jid that can't be one is a ValueError."""
+        store = CancelStore(self.redis, self.config.retention)
+        return cancel(store, self.config.keeping, check_jid(jid), self._clock())
 
     def close(self) -> None:
         """Close this client's connections."""

@@ -6,6 +6,7 @@ import datetime as dt
 import functools
 import importlib
 import inspect
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
@@ -76,6 +77,14 @@ class Job:
 
     #: The id of the job this instance is running (set by the worker).
     jid: str = ""
+    #: Whether a cancel was asked for this run (set by the worker; see `cancelled`).
+    cancel_check: Callable[[], bool] = staticmethod(lambda: False)
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether `Client.cancel` was asked for this run: check it between steps to stop
+        cleanly (a sync job also gets `JobCancelledError` raised into it)."""
+        return self.cancel_check()
 
     def __init_subclass__(
         cls,

@@ -220,12 +220,23 @@ def settle(
 def expire(job: JobRecord, keeping: Keeping, *, now: float) -> Expired:
     """What dropping `job`, fetched at `now` past its expiry and never started, writes."""
     message = f"not started by its expiry at {job.expires_at}"
+    return Expired(job=job, effects=_unrun_effects(job, "expired", message, keeping, now))
+
+
+def cancel_waiting(job: JobRecord, keeping: Keeping, *, now: float) -> Cancelled:
+    """What cancelling `job` while it waits (queued, scheduled, to retry) writes."""
+    message = "cancelled before it started"
+    return Cancelled(job=job, effects=_unrun_effects(job, "cancelled", message, keeping, now))
+
+
+def _unrun_effects(
+    job: JobRecord, reason: status.DropReason, message: str, keeping: Keeping, now: float
+) -> Effects:
     record = AttemptRecord(
         attempt=job.retries_made, failed_at=now, error_class="", error_message=message,
-        outcome="expired",
+        outcome=reason,
     )  # fmt: skip
-    effects = _dropped_effects(job, "expired", record, keeping, now)
-    return Expired(job=job, effects=effects)
+    return _dropped_effects(job, reason, record, keeping, now)
 
 
 def is_terminal(settlement: Settlement) -> bool:

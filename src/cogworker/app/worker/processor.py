@@ -37,7 +37,7 @@ from cogworker.app.worker.state import RunningJob, WorkerState
 from cogworker.domain import failure, limits, locks, payload, settlement
 from cogworker.domain.job import JobRecord
 from cogworker.domain.retries import JITTER_SPAN
-from cogworker.exceptions import UnknownJobClassError
+from cogworker.exceptions import JobCancelledError, UnknownJobClassError
 
 
 @attrs.define
@@ -57,11 +57,7 @@ class Processor:
 
     @_keeping.default
     def _keeping_of_config(self) -> settlement.Keeping:
-        return settlement.Keeping(
-            track_all=self.config.track_status,
-            history=self.config.history,
-            unique_lock_ttl=self.config.unique_lock_ttl,
-        )
+        return self.config.keeping
 
     def process(self, fetched: Fetched) -> None:
         """Run one fetched job to its settled outcome; death hooks run last, once it is safe.
@@ -91,6 +87,7 @@ class Processor:
             notice = self._run_and_settle(job, fetched, loaded)
         finally:
             self.state.finished(thread)
+            self.state.interrupts.forget(job.jid)
         if notice is not None:
             notify(notice, self.config.death_handlers, self.logger)
 
@@ -130,10 +127,12 @@ class Processor:
         ask = asker(job)
         attempt = self._runner.run(job, fetched.queue, ask, loaded)
         try:
-            answer = attempt.answer
-            if attempt.error is not None and answer is None:
-                answer = ask(attempt.error, attempt.job_class)
-            end = _end_of(attempt, answer)
+            end = self._interrupted_end(job, attempt)
+            if end is None:
+                answer = attempt.answer
+                if attempt.error is not None and answer is None:
+                    answer = ask(attempt.error, attempt.job_class)
+                end = _end_of(attempt, answer)
         except BaseException as error:
             end = self._end_despite(job, attempt, error)
         decided = self._decide(job, fetched, attempt, end)
@@ -158,6 +157,7 @@ class Processor:
             self.logger.exception("processor error", extra={"jid": job.jid})
             notice = None
         self.state.finished(runner)
+        self.state.interrupts.forget(job.jid)
         if notice is not None:
             await asyncio.to_thread(notify, notice, self.config.death_handlers, self.logger)
 
@@ -168,10 +168,12 @@ class Processor:
         ask = async_asker(job)
         attempt = await self._runner.run_async(job, fetched.queue, job_class, ask)
         try:
-            answer = attempt.answer
-            if attempt.error is not None and answer is None:
-                answer = await ask(attempt.error, job_class)
-            end = _end_of(attempt, answer)
+            end = self._interrupted_end(job, attempt)
+            if end is None:
+                answer = attempt.answer
+                if attempt.error is not None and answer is None:
+                    answer = await ask(attempt.error, job_class)
+                end = _end_of(attempt, answer)
         except Exception as error:
             end = self._end_despite(job, attempt, error)
         decided = self._decide(job, fetched, attempt, end)
@@ -191,6 +193,7 @@ class Processor:
             identity=self.state.identity,
             clock=self.clock,
             job_modules=self.config.job_modules,
+            interrupts=self.state.interrupts,
         )
 
     def _begin(self, job: JobRecord, fetched: Fetched) -> None:
@@ -236,6 +239,16 @@ class Processor:
             return decided
 
         return again
+
+    def _interrupted_end(self, job: JobRecord, attempt: Attempt) -> settlement.RunEnd | None:
+        """The end of a run a cancel reached (None for any other): it didn't return."""
+        asked = self.state.interrupts.requested(job.jid)
+        if attempt.error is None or asked is not JobCancelledError:
+            return None
+        error = attempt.error
+        if isinstance(error, asyncio.CancelledError):  # an async job's task, cancelled
+            error = JobCancelledError(f"{job.class_name} {job.jid} was cancelled")
+        return settlement.EndedByCancel(error=user_hooks.error_record(error))
 
     def _end_despite(
         self, job: JobRecord, attempt: Attempt, error: BaseException
