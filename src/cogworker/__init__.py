@@ -15,6 +15,7 @@ and run `cogworker work yourapp` to work the jobs off.
 """
 
 from cogworker.app import testing
+from cogworker.app.cancelling import CancelResult
 from cogworker.app.client import Client, configure, status
 from cogworker.app.config import Config
 from cogworker.app.job import Job, JobOptions
@@ -28,6 +29,7 @@ from cogworker.exceptions import (
     EnqueueError,
     EnqueueRefusedError,
     EnqueueUnavailableError,
+    JobCancelledError,
     JobFailedError,
     JobHandedBackError,
     JobKilledError,
@@ -44,6 +46,7 @@ __all__ = [
     "DISCARD",
     "KILL",
     "CallNext",
+    "CancelResult",
     "Client",
     "CogworkerError",
     "Config",
@@ -52,6 +55,7 @@ __all__ = [
     "EnqueueRefusedError",
     "EnqueueUnavailableError",
     "Job",
+    "JobCancelledError",
     "JobFailedError",
     "JobHandedBackError",
     "JobKilledError",
