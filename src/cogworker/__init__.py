@@ -23,6 +23,7 @@ documented modules: `cogworker.testing` (inline and fake modes),
 """
 
 from cogworker import testing
+from cogworker.app.cancelling import CancelResult
 from cogworker.app.client import Client, configure, status
 from cogworker.app.config import Config
 from cogworker.app.job import Job, JobOptions
@@ -37,6 +38,7 @@ from cogworker.exceptions import (
     EnqueueError,
     EnqueueRefusedError,
     EnqueueUnavailableError,
+    JobCancelledError,
     JobFailedError,
     JobHandedBackError,
     JobKilledError,
@@ -55,6 +57,7 @@ __all__ = [
     "KILL",
     "AsyncCallNext",
     "CallNext",
+    "CancelResult",
     "Client",
     "CogworkerError",
     "Config",
@@ -63,6 +66,7 @@ __all__ = [
     "EnqueueRefusedError",
     "EnqueueUnavailableError",
     "Job",
+    "JobCancelledError",
     "JobFailedError",
     "JobHandedBackError",
     "JobKilledError",

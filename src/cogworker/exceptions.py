@@ -14,7 +14,8 @@
     ├── JobOrphanedError         its process kept dying while running it
     ├── JobHandedBackError       its worker kept stopping while running it
     ├── JobFailedError           a failure filed later, from its stored record
-    └── JobKilledError           killed by hand (the dashboard's Kill)
+    ├── JobKilledError           killed by hand (the dashboard's Kill)
+    └── JobCancelledError        raised into a running job cancelled by `Client.cancel`
 """
 
 from __future__ import annotations
@@ -124,3 +125,8 @@ class JobFailedError(CogworkerError):
 
 class JobKilledError(CogworkerError):
     """Handed to death handlers for a job killed by hand (the dashboard's Kill)."""
+
+
+class JobCancelledError(CogworkerError):
+    """Raised into a running job that `Client.cancel` cancelled (an async job's task is
+    cancelled instead); the run ends as `cancelled`, never retried."""

@@ -13,7 +13,7 @@ from cogworker.adapters.jobs.outcome import OutcomeRecord
 texts = st.text(max_size=30)
 records = st.builds(
     OutcomeRecord,
-    kind=st.sampled_from(["ack", "retry", "dead", "discard"]),
+    kind=st.sampled_from(["ack", "retry", "dead", "discard", "cancel", "expire"]),
     jid=texts,
     class_name=texts,
     score=st.floats(allow_nan=False, allow_infinity=False),

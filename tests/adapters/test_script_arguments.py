@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from cogworker.adapters import dashboard_removal, liveness, periodic_store, scripts
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.jobs import cancel
 
 ENTRY = '{"class":"a.B","args":[],"jid":"j1","queue":"default"}'
 SHA = "1f7a5f5f3f0f0b0d31ba8d3fa3c8cb3e1b0c6b2e"  # not the entry's: parked, a write too
@@ -131,6 +132,12 @@ CALLS = {
     ),
     "periodic_restore": Call(
         periodic_store.PERIODIC_RESTORE, ("sched", "epoch"), ("token", "job", "entry")
+    ),
+    "cancel": Call(
+        cancel.CANCEL,
+        (keys.RETRY, "c1", "c2", "a", "st", "lk", "rl"),
+        ("zset", ENTRY, "j1", "86400", "{}", "5", "600", "cancelled", "600", "1700000000"),
+        lambda rc: (rc.zadd(keys.RETRY, {ENTRY: 1}), rc.set("lk", "j1")),
     ),
     "fetch": Call(
         scripts.FETCH, (LIST, keys.queue("default")), ("2",), _on_list(keys.queue("default"))

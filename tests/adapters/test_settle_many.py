@@ -120,3 +120,30 @@ def test_a_batch_of_marks_only_writes_them(rc: redis.Redis) -> None:
     store = SettleStore(rc)
     assert store.settle_many(IDENTITY, [], NOW, working={"long": NOW}) == []
     assert rc.hget(keys.status("long"), "status") == b"working"
+
+
+def test_a_cancel_and_an_expiry_are_counted_apart_and_file_nothing(rc: redis.Redis) -> None:
+    """Cancelled and expired: counted in processed and their own counters (not failed),
+    their attempt and status written, their unique lock let go of, nothing filed."""
+    store = SettleStore(rc)
+    orders = []
+    for n, (kind, status) in enumerate((("cancel", "cancelled"), ("expire", "expired"))):
+        held = _held(rc, f"j{n}")
+        rc.set(f"cogworker:unique:{n}", f"j{n}")
+        outcome = OutcomeRecord(
+            kind=kind, jid=f"j{n}", class_name="app.Plain", attempt='{"outcome":"x"}',
+            status=status, unique_lock=f"cogworker:unique:{n}", unique_action="release",
+        )  # fmt: skip
+        orders.append(SettleOrder(fetched=held.fetched, outcome=outcome))
+    rc.set("cogworker:unique:1", "someone-else")
+
+    assert store.settle_many(IDENTITY, orders, NOW) == [True, True]
+
+    counts = {name: rc.get(keys.stat(name)) for name in ("processed", "cancelled", "expired")}
+    assert counts == {"processed": b"2", "cancelled": b"1", "expired": b"1"}
+    assert rc.get(keys.stat("failed")) is None
+    assert rc.zcard(keys.RETRY) == rc.zcard(keys.DEAD) == 0
+    assert not rc.exists("cogworker:unique:0")
+    assert rc.get("cogworker:unique:1") == b"someone-else"  # owner-checked
+    assert rc.hget(keys.status("j0"), "status") == b"cancelled"
+    assert rc.llen(keys.job_attempts("j1")) == 1

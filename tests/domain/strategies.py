@@ -19,10 +19,12 @@ from cogworker.domain.memory import SLOTS, WINDOW
 from cogworker.domain.retries import max_retries
 from cogworker.domain.status import (
     STATUSES,
-    AttemptOutcome,
+    Dropped,
+    DropReason,
     Enqueued,
     Event,
     Failed,
+    FailedOutcome,
     Started,
     Status,
     Succeeded,
@@ -45,6 +47,7 @@ PAYLOAD_FIELDS = frozenset(
         "failed_at",
         "retried_at",
         "interrupted_count",
+        "expires_at",
     }
 )
 
@@ -104,16 +107,18 @@ def job_records(
         failed_at=st.none() | timestamps,
         retried_at=st.none() | timestamps,
         interrupted_count=st.none() | counts,
+        expires_at=st.none() | timestamps,
         extra=st.dictionaries(extra_keys, json_values, max_size=3),
     )
 
 
 @st.composite
 def jobs_with_retries_left(draw: st.DrawFn) -> JobRecord:
-    """A job whose current attempt, if it fails, still has a retry to make."""
+    """A job whose current attempt, if it fails, still has a retry to make (and no expiry
+    that would drop it instead)."""
     job = draw(job_records(retry=st.just(True) | st.integers(min_value=1, max_value=40)))
     made = draw(st.integers(min_value=0, max_value=max_retries(job.retry) - 1))
-    return attrs.evolve(job, retry_count=_stored_count(draw, made))
+    return attrs.evolve(job, retry_count=_stored_count(draw, made), expires_at=None)
 
 
 @st.composite
@@ -201,14 +206,16 @@ def beats(draw: st.DrawFn, min_size: int = 0, max_size: int = 60) -> list[tuple[
 
 
 statuses: st.SearchStrategy[Status] = st.sampled_from(STATUSES)
-attempt_outcomes: st.SearchStrategy[AttemptOutcome] = st.sampled_from(
+attempt_outcomes: st.SearchStrategy[FailedOutcome] = st.sampled_from(
     ["retrying", "dead", "killed", "discarded"]
 )
+drop_reasons: st.SearchStrategy[DropReason] = st.sampled_from(["cancelled", "expired"])
 status_events: st.SearchStrategy[Event] = st.one_of(
     st.builds(Enqueued),
     st.builds(Started),
     st.builds(Succeeded),
     st.builds(Failed, outcome=attempt_outcomes),
+    st.builds(Dropped, reason=drop_reasons),
 )
 
 #: UTC days as the counters name them.

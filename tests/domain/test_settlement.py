@@ -22,7 +22,10 @@ from cogworker.domain.retries import default_backoff, is_last_failure
 from cogworker.domain.settlement import (
     MAX_INTERRUPTS,
     Ack,
+    Cancelled,
     Discarded,
+    EndedByCancel,
+    Expired,
     Keeping,
     Raised,
     Returned,
@@ -52,7 +55,9 @@ keepings = st.builds(
 )
 jitters = st.floats(min_value=0, max_value=29.999, allow_nan=False)
 ends: st.SearchStrategy[settlement.RunEnd] = st.one_of(
-    st.builds(Returned), st.builds(Raised, error=error_records, answer=hook_answers)
+    st.builds(Returned),
+    st.builds(Raised, error=error_records, answer=hook_answers),
+    st.builds(EndedByCancel, error=error_records),
 )
 
 
@@ -120,9 +125,14 @@ def test_a_hook_delay_is_used_exactly_and_the_default_grows_with_jitter() -> Non
 def test_every_end_settles_as_exactly_one_variant(
     job: JobRecord, end: settlement.RunEnd, keeping: Keeping, jitter: float
 ) -> None:
-    """A returned run is an Ack, a raised one a failure; nothing else and nothing both."""
+    """A returned run is an Ack, a cancelled one Cancelled, a raised one a failure (or Expired
+    when its retry would come too late); nothing else and nothing both."""
     settled = settlement.settle(run_of(job), end, keeping, now=NOW, jitter=jitter)
     assert isinstance(settled, Ack) == isinstance(end, Returned)
+    assert isinstance(settled, Cancelled) == isinstance(end, EndedByCancel)
+    if isinstance(settled, Expired):
+        assert isinstance(end, Raised)
+        assert job.expires_at is not None
     assert settlement.is_terminal(settled) == (not isinstance(settled, ToRetry))
 
 
@@ -179,7 +189,10 @@ def test_a_status_is_written_only_for_tracked_jobs_and_follows_the_end(
 ) -> None:
     """Tracked: complete, retrying, dead or discarded by the variant; untracked: none."""
     settled = settlement.settle(run_of(job), end, keeping, now=NOW, jitter=0)
-    expected = {Ack: "complete", ToRetry: "retrying", ToDead: "dead", Discarded: "discarded"}
+    expected = {
+        Ack: "complete", ToRetry: "retrying", ToDead: "dead", Discarded: "discarded",
+        Cancelled: "cancelled", Expired: "expired",
+    }  # fmt: skip
     tracked = keeping.track_all or job.extra.get("track_status") is True
     assert settled.effects.status == (expected[type(settled)] if tracked else None)
 
@@ -279,3 +292,71 @@ def test_an_interruption_never_turns_an_end_for_good_into_a_retry(
     if is_last_failure(job):
         assert isinstance(again, ToDead)
         assert settlement.interruption_reason(again) == "moved to dead: no retries left"
+
+
+@given(job_records(), error_records, keepings)
+@example(job(True, 0, unique="until_executed", unique_lock="cogworker:unique:x"), ERROR, KEEP_ALL)
+def test_a_cancelled_run_ends_for_good_as_cancelled(
+    job: JobRecord, error: ErrorRecord, keeping: Keeping
+) -> None:
+    """Cancelled: not retried, not counted as a retry, on the timeline as "cancelled", its
+    locks let go of as at any end for good."""
+    settled = settlement.settle(run_of(job), EndedByCancel(error=error), keeping, now=NOW, jitter=0)
+    assert isinstance(settled, Cancelled)
+    assert settlement.is_terminal(settled)
+    assert settled.job.retries_made == job.retries_made
+    attempt = settled.effects.attempt
+    assert attempt is not None
+    assert (attempt.outcome, attempt.error_class) == ("cancelled", error.class_name)
+    assert settlement.attempt_outcome(settled) == "cancelled"
+    if keeping.history:
+        assert settled.effects.history is not None
+        assert settled.effects.history.outcome == "cancelled"
+    lock = settled.effects.unique_lock
+    assert lock is None or isinstance(lock.change, Release)
+
+
+@given(jobs_with_retries_left(), st.floats(min_value=-1e6, max_value=1e6))
+@example(job(True, 0), 0.0)
+@example(job(True, 0), 1e6)
+def test_a_retry_that_would_start_past_the_expiry_is_expired(job: JobRecord, margin: float) -> None:
+    """A failure with a retry left retries before its expiry and expires at or after it;
+    the failure is recorded either way."""
+    due = failed(job, HookReturned(value=60))
+    assert isinstance(due, ToRetry)
+    expiring = attrs.evolve(job, expires_at=due.at + margin)
+    settled = failed(expiring, HookReturned(value=60))
+    if due.at < expiring.expires_at:
+        assert settled.at == due.at
+        return
+    assert isinstance(settled, Expired)
+    assert settled.job.retries_made == job.retries_made + 1
+    assert settled.effects.attempt is not None
+    assert settled.effects.attempt.outcome == "expired"
+    assert settled.effects.status == "expired"
+    assert "expired" in settlement.interruption_reason(settled)
+
+
+@given(job_records(), keepings)
+def test_a_job_fetched_past_its_expiry_is_dropped_unrun(job: JobRecord, keeping: Keeping) -> None:
+    """Expired at fetch: an attempt record says so, no run history (it never ran), locks let go."""
+    periodic = attrs.evolve(job, extra={**job.extra, "running_lock": "cogworker:p:r"})
+    settled = settlement.expire(periodic, keeping, now=NOW)
+    assert settled.job == periodic
+    assert settled.effects.history is None
+    assert settled.effects.attempt is not None
+    assert settled.effects.attempt.outcome == "expired"
+    assert settled.effects.running_lock is not None
+    assert isinstance(settled.effects.running_lock.change, Release)
+    tracked = is_tracked(periodic, keeping.track_all)
+    assert settled.effects.status == ("expired" if tracked else None)
+
+
+@given(job_records(), st.integers(0, 1000))
+def test_an_interruption_leaves_a_cancel_a_cancel(job: JobRecord, before: int) -> None:
+    """A cancel whose first write failed is settled again as the same cancel."""
+    counted = attrs.evolve(job, interrupted_count=before)
+    end = EndedByCancel(error=ERROR)
+    again = settlement.settle(run_of(counted), end, KEEP_ALL, now=NOW, jitter=0, interrupted=True)
+    assert isinstance(again, Cancelled)
+    assert settlement.interruption_reason(again) == "cancelled"

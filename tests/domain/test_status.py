@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,10 +12,11 @@ from cogworker.domain.status import (
     DEFAULT_EXPIRY,
     STATUSES,
     TERMINAL,
-    AttemptOutcome,
+    Dropped,
     Enqueued,
     Event,
     Failed,
+    FailedOutcome,
     Started,
     Status,
     Succeeded,
@@ -33,13 +36,16 @@ retried = st.just(Failed(outcome="retrying"))
 endings: st.SearchStrategy[Event] = st.one_of(
     st.builds(Succeeded),
     st.sampled_from([Failed(outcome=o) for o in ("dead", "killed", "discarded")]),
+    st.sampled_from([Dropped(reason="cancelled"), Dropped(reason="expired")]),
 )
 
 
 def test_the_statuses_and_their_expiry() -> None:
-    """Six statuses, three of them terminal; a status is kept 30 minutes after its last change."""
-    assert STATUSES == ("queued", "working", "retrying", "complete", "dead", "discarded")
-    assert frozenset({"complete", "dead", "discarded"}) == TERMINAL
+    """Eight statuses, five of them terminal; a status is kept 30 minutes after its last change."""
+    assert STATUSES == (
+        "queued", "working", "retrying", "complete", "dead", "discarded", "cancelled", "expired"
+    )  # fmt: skip
+    assert frozenset({"complete", "dead", "discarded", "cancelled", "expired"}) == TERMINAL
     assert DEFAULT_EXPIRY == 1800
 
 
@@ -51,9 +57,10 @@ def test_any_event_from_any_status_gives_a_status(current: Status | None, event:
 
 @given(st.none() | statuses, status_events)
 def test_terminal_only_by_an_ending(current: Status | None, event: Event) -> None:
-    """Only a succeeded or failed attempt reaches a terminal status; enqueue and start never do."""
+    """Only an ending (success, failure, cancel, expiry) reaches a terminal status; enqueue and
+    start never do."""
     if is_terminal(next_status(current, event)):
-        assert isinstance(event, Succeeded | Failed)
+        assert isinstance(event, Succeeded | Failed | Dropped)
 
 
 @given(st.none() | statuses)
@@ -83,10 +90,20 @@ def test_a_retry_back_on_its_queue_is_still_retrying() -> None:
     ("outcome", "status"),
     [("retrying", "retrying"), ("dead", "dead"), ("killed", "dead"), ("discarded", "discarded")],
 )
-def test_failure_table(outcome: AttemptOutcome, status: Status) -> None:
+def test_failure_table(outcome: FailedOutcome, status: Status) -> None:
     """A failed attempt's outcome gives its status; a killed job is dead."""
     assert failed_status(outcome) == status
     assert next_status("working", Failed(outcome=outcome)) == status
+
+
+@given(st.none() | statuses, st.sampled_from(["cancelled", "expired"]))
+def test_a_cancel_or_an_expiry_ends_the_job_under_its_own_name(
+    current: Status | None, reason: Literal["cancelled", "expired"]
+) -> None:
+    """Cancelled or expired from any status (waiting, retrying, working): that status, terminal."""
+    status = next_status(current, Dropped(reason=reason))
+    assert status == reason
+    assert is_terminal(status)
 
 
 @given(st.lists(retried, max_size=5), st.booleans(), endings)

@@ -12,9 +12,21 @@ from cogworker.adapters import scripts
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory
 
-Signal = str  # "quiet", "resume" or "stop"
+Signal = str  # "quiet", "resume", "stop", or "cancel:JID"
 Pair = tuple[str, str | int | float]
 SIGNALS = ("quiet", "resume", "stop")
+#: A signal to cancel one running job: this, then its jid.
+CANCEL_PREFIX = "cancel:"
+
+
+def cancel_signal(jid: str) -> Signal:
+    """The signal telling a process to cancel its run of `jid`."""
+    return CANCEL_PREFIX + jid
+
+
+def cancelled_jid(signal: Signal) -> str | None:
+    """The jid a cancel signal names; None for another signal."""
+    return signal[len(CANCEL_PREFIX) :] if signal.startswith(CANCEL_PREFIX) else None
 
 
 @attrs.define
@@ -71,9 +83,9 @@ class ProcessRegistry:
         return [signal.decode() if isinstance(signal, bytes) else signal for signal in reply]
 
     def send(self, identity: str, signal: Signal) -> None:
-        """Ask a process to quiet, resume or stop at its next heartbeat."""
-        if signal not in SIGNALS:
-            raise ValueError(f"unknown signal {signal!r}; expected one of {SIGNALS}")
+        """Ask a process to quiet, resume, stop or cancel a job at its next heartbeat."""
+        if signal not in SIGNALS and not cancelled_jid(signal):
+            raise ValueError(f"unknown signal {signal!r}; expected one of {SIGNALS} or a cancel")
         pipe = self.client.pipeline(transaction=False)
         pipe.rpush(keys.signal(identity), signal)
         pipe.expire(keys.signal(identity), 60)

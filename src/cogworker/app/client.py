@@ -11,13 +11,15 @@ import redis
 
 from cogworker.adapters import redis_access, tracking
 from cogworker.adapters.connection import connect
+from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import EnqueueStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.redis_clock import RedisClock
 from cogworker.app import testing
+from cogworker.app.cancelling import CancelResult, cancel
 from cogworker.app.config import Config
 from cogworker.app.job import Job
-from cogworker.app.job_record import build_job
+from cogworker.app.job_record import Expiry, build_job, check_jid
 from cogworker.app.middleware import client_chain
 from cogworker.app.periodic_runs import RunNow, run_now
 from cogworker.app.push_batch import PushBatch
@@ -59,21 +61,51 @@ class Client:
         self.store = EnqueueStore(self.redis, status_ttl=config.retention.status_ttl)
         self._redis_clock = clock or RedisClock(self.redis)
 
-    def enqueue(self, job_class: type[Job], *args: JSON, jid: str | None = None) -> str | None:
-        """Put a run of `job_class` on its queue; the jid, or None if a middleware stopped it."""
-        return self.push(self._build(job_class, args, jid))
+    def enqueue(
+        self,
+        job_class: type[Job],
+        *args: JSON,
+        jid: str | None = None,
+        expires_in: float | None = None,
+        expires_at: float | None = None,
+    ) -> str | None:
+        """Put a run of `job_class` on its queue; the jid, or None if a middleware stopped it.
+
+        `expires_in` (seconds) or `expires_at` (a unix time): if the run hasn't
+        started by then, it is dropped as expired (the class's `expires_in` if
+        neither is given)."""
+        expiry = Expiry(expires_in=expires_in, expires_at=expires_at)
+        return self.push(self._build(job_class, args, jid, expiry))
 
     def enqueue_in(
-        self, seconds: float, job_class: type[Job], *args: JSON, jid: str | None = None
+        self,
+        seconds: float,
+        job_class: type[Job],
+        *args: JSON,
+        jid: str | None = None,
+        expires_in: float | None = None,
+        expires_at: float | None = None,
     ) -> str | None:
-        """Enqueue a run `seconds` from now."""
-        return self.enqueue_at(self._clock() + seconds, job_class, *args, jid=jid)
+        """Enqueue a run `seconds` from now (`expires_in` counts from then)."""
+        at = self._clock() + seconds
+        return self.enqueue_at(
+            at, job_class, *args, jid=jid, expires_in=expires_in, expires_at=expires_at
+        )
 
     def enqueue_at(
-        self, at: float | dt.datetime, job_class: type[Job], *args: JSON, jid: str | None = None
+        self,
+        at: float | dt.datetime,
+        job_class: type[Job],
+        *args: JSON,
+        jid: str | None = None,
+        expires_in: float | None = None,
+        expires_at: float | None = None,
     ) -> str | None:
-        """Enqueue a run at `at`, a unix timestamp or an aware datetime (now if past)."""
-        return self.push(self._build(job_class, args, jid), at=_timestamp(at))
+        """Enqueue a run at `at`, a unix timestamp or an aware datetime (now if past);
+        `expires_in` counts from then."""
+        due = _timestamp(at)
+        expiry = Expiry(expires_in=expires_in, expires_at=expires_at, due=due)
+        return self.push(self._build(job_class, args, jid, expiry), at=due)
 
     def enqueue_many(
         self,
@@ -81,14 +113,18 @@ class Client:
         args_list: Iterable[Sequence[JSON]],
         *,
         jids: Sequence[str] | None = None,
+        expires_in: float | None = None,
+        expires_at: float | None = None,
     ) -> list[str | None]:
-        """Enqueue one run per argument list, 1,000 per round trip; the jids in order.
+        """Enqueue one run per argument list, 1,000 per round trip; the jids in order
+        (`expires_in`/`expires_at` as for `enqueue`, the same for every run).
 
         Every argument list (and jid) is checked before anything is pushed.
         If Redis fails part-way, the `EnqueueError` names the jids pushed
         and those that may or may not have been.
         """
-        jobs = self._build_many(job_class, list(args_list), jids)
+        expiry = Expiry(expires_in=expires_in, expires_at=expires_at)
+        jobs = self._build_many(job_class, list(args_list), jids, expiry)
         done: list[str | None] = []
         for start in range(0, len(jobs), BATCH_SIZE):
             try:
@@ -101,25 +137,35 @@ class Client:
         return done
 
     def _build_many(
-        self, job_class: type[Job], args_list: list[Sequence[JSON]], jids: Sequence[str] | None
+        self,
+        job_class: type[Job],
+        args_list: list[Sequence[JSON]],
+        jids: Sequence[str] | None,
+        expiry: Expiry,
     ) -> list[JobRecord]:
         if jids is None:
-            return [self._build(job_class, args, None) for args in args_list]
+            return [self._build(job_class, args, None, expiry) for args in args_list]
         if len(jids) != len(args_list):
             raise ValueError(f"{len(jids)} jids for {len(args_list)} argument lists")
         if len(set(jids)) != len(jids):
             twice = sorted({jid for jid in jids if jids.count(jid) > 1})[:5]
             raise ValueError(f"jids given more than once: {twice}")
-        return [self._build(job_class, a, jid) for a, jid in zip(args_list, jids, strict=True)]
+        pairs = zip(args_list, jids, strict=True)
+        return [self._build(job_class, args, jid, expiry) for args, jid in pairs]
 
     def _clock(self) -> float:
         """Now, on Redis's clock; in a testing mode (no Redis), on this host's."""
         return time.time() if testing.current_mode() is not None else self._redis_clock()
 
-    def _build(self, job_class: type[Job], args: Sequence[JSON], jid: str | None) -> JobRecord:
-        return build_job(
-            job_class, args, self._clock(), lock_ttl=self.config.unique_lock_ttl, jid=jid
-        )
+    def _build(
+        self,
+        job_class: type[Job],
+        args: Sequence[JSON],
+        jid: str | None,
+        expiry: Expiry | None = None,
+    ) -> JobRecord:
+        lock_ttl = self.config.unique_lock_ttl
+        return build_job(job_class, args, self._clock(), lock_ttl=lock_ttl, jid=jid, expiry=expiry)
 
     def push(self, job: JobRecord, *, at: float | None = None) -> str | None:
         """Push a built record through the client middleware; the jid, or None if stopped."""
@@ -143,6 +189,12 @@ class Client:
                 raise
             problem, refused = failed
             raise (EnqueueRefusedError if refused else EnqueueUnavailableError)(problem) from error
+
+    def cancel(self, jid: str) -> CancelResult:
+        """Cancel the job `jid`: taken off if it waits, told to stop if it runs; what
+        happened.  A jid that can't be one is a ValueError."""
+        store = CancelStore(self.redis, self.config.retention)
+        return cancel(store, self.config.keeping, check_jid(jid), self._clock())
 
     def close(self) -> None:
         """Close this client's connections."""

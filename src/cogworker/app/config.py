@@ -15,6 +15,7 @@ from cogworker.app.middleware import ClientMiddleware, ServerMiddleware
 from cogworker.app.periodic import Periodic, check_schedule
 from cogworker.app.redis_settings import REDIS_URL_ENV
 from cogworker.domain.queues import QueuePlan, plan_of
+from cogworker.domain.settlement import Keeping
 from cogworker.exceptions import ConfigError
 
 DeathHandler = Callable[..., object]
@@ -195,6 +196,13 @@ class Config:
     def queue_plan(self) -> QueuePlan:
         """The queues with their weights."""
         return plan_of(self.queues)
+
+    @property
+    def keeping(self) -> Keeping:
+        """What a settlement records and holds (see `domain.settlement.Keeping`)."""
+        return Keeping(
+            track_all=self.track_status, history=self.history, unique_lock_ttl=self.unique_lock_ttl
+        )
 
     @property
     def retention(self) -> Retention:

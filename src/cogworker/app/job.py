@@ -6,11 +6,12 @@ import datetime as dt
 import functools
 import importlib
 import inspect
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from cogworker.domain import queues, unique
+from cogworker.domain import limits, queues, unique
 from cogworker.exceptions import UnknownJobClassError
 
 if TYPE_CHECKING:
@@ -24,6 +25,11 @@ def _check_retry(_: object, __: attrs.Attribute[Any], value: object) -> None:
 
 def _check_queue(_: object, __: attrs.Attribute[Any], value: object) -> None:
     queues.checked_name(value)
+
+
+def _check_seconds(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is not None:
+        limits.checked_seconds(attribute.name, value)
 
 
 def _check_unique(_: object, __: attrs.Attribute[Any], value: object) -> None:
@@ -44,6 +50,9 @@ class JobOptions:
     unique: str | None = attrs.field(default=None, validator=_check_unique)
     #: How long its unique lock lasts (seconds); else `Config.unique_lock_ttl`.
     unique_for: float | None = None
+    #: Seconds after its enqueue (or its due time) by which a run must have started, or it
+    #: is dropped as expired; None: never.
+    expires_in: float | None = attrs.field(default=None, validator=_check_seconds)
 
 
 class Job:
@@ -68,6 +77,14 @@ class Job:
 
     #: The id of the job this instance is running (set by the worker).
     jid: str = ""
+    #: Whether a cancel was asked for this run (set by the worker; see `cancelled`).
+    cancel_check: Callable[[], bool] = staticmethod(lambda: False)
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether `Client.cancel` was asked for this run: check it between steps to stop
+        cleanly (a sync job also gets `JobCancelledError` raised into it)."""
+        return self.cancel_check()
 
     def __init_subclass__(
         cls,
@@ -77,6 +94,7 @@ class Job:
         track_status: bool | None = None,
         unique: str | None = None,
         unique_for: float | None = None,
+        expires_in: float | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init_subclass__(**kwargs)
@@ -86,6 +104,7 @@ class Job:
             ("track_status", track_status),
             ("unique", unique),
             ("unique_for", unique_for),
+            ("expires_in", expires_in),
         )
         given = {name: value for name, value in options if value is not None}
         try:
@@ -104,28 +123,56 @@ class Job:
         return f"{cls.__module__}.{cls.__qualname__}"
 
     @classmethod
-    def perform_async(cls, *args: JSON, jid: str | None = None) -> str | None:
+    def perform_async(
+        cls,
+        *args: JSON,
+        jid: str | None = None,
+        expires_in: float | None = None,
+        expires_at: float | None = None,
+    ) -> str | None:
         """Enqueue a run with `args` through the configured client; the jid (None if stopped).
 
         `jid`: your own id for the run, which makes repeating the call safe (see
-        `Client.enqueue`)."""
+        `Client.enqueue`); `expires_in`/`expires_at`: drop it unrun if it hasn't
+        started by then."""
         from cogworker.app.client import default_client
 
-        return default_client().enqueue(cls, *args, jid=jid)
+        return default_client().enqueue(
+            cls, *args, jid=jid, expires_in=expires_in, expires_at=expires_at
+        )
 
     @classmethod
-    def perform_in(cls, seconds: float, *args: JSON, jid: str | None = None) -> str | None:
-        """Enqueue a run `seconds` from now."""
+    def perform_in(
+        cls,
+        seconds: float,
+        *args: JSON,
+        jid: str | None = None,
+        expires_in: float | None = None,
+        expires_at: float | None = None,
+    ) -> str | None:
+        """Enqueue a run `seconds` from now (`expires_in` counts from then)."""
         from cogworker.app.client import default_client
 
-        return default_client().enqueue_in(seconds, cls, *args, jid=jid)
+        return default_client().enqueue_in(
+            seconds, cls, *args, jid=jid, expires_in=expires_in, expires_at=expires_at
+        )
 
     @classmethod
-    def perform_at(cls, at: float | dt.datetime, *args: JSON, jid: str | None = None) -> str | None:
-        """Enqueue a run at `at` (a unix timestamp or an aware datetime)."""
+    def perform_at(
+        cls,
+        at: float | dt.datetime,
+        *args: JSON,
+        jid: str | None = None,
+        expires_in: float | None = None,
+        expires_at: float | None = None,
+    ) -> str | None:
+        """Enqueue a run at `at` (a unix timestamp or an aware datetime; `expires_in`
+        counts from then)."""
         from cogworker.app.client import default_client
 
-        return default_client().enqueue_at(at, cls, *args, jid=jid)
+        return default_client().enqueue_at(
+            at, cls, *args, jid=jid, expires_in=expires_in, expires_at=expires_at
+        )
 
 
 def is_async_job(job_class: type[Job]) -> bool:

@@ -6,9 +6,11 @@ import re
 import secrets
 from collections.abc import Sequence
 
+import attrs
+
 from cogworker.adapters import redis_keys as keys
 from cogworker.app.job import Job
-from cogworker.domain import unique
+from cogworker.domain import limits, unique
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON, first_non_json, is_json_native
 from cogworker.exceptions import ConfigError
@@ -42,6 +44,24 @@ def check_args(args: Sequence[object]) -> None:
             f"job arguments must be JSON-native (str, int, float, bool, None, list, "
             f"dict with str keys); {where} is {kind}"
         )
+
+
+@attrs.frozen(kw_only=True)
+class Expiry:
+    """An enqueue's `expires_in`/`expires_at`, as given (checked by `at`)."""
+
+    expires_in: object = None
+    expires_at: object = None
+    #: When `expires_in` counts from (a scheduled run's due time); None: the enqueue.
+    due: float | None = None
+
+    def at(self, now: float, class_expires_in: float | None) -> float | None:
+        """When the run expires: as given, else the class's `expires_in`; ValueError naming
+        a value that can't be one."""
+        given = self.expires_in is not None or self.expires_at is not None
+        expires_in = self.expires_in if given else class_expires_in
+        start = now if self.due is None else max(now, self.due)
+        return limits.expiry_of(start, expires_in, self.expires_at)
 
 
 def _extra(
@@ -85,8 +105,10 @@ def build_job(
     *,
     lock_ttl: float = 3600.0,
     jid: str | None = None,
+    expiry: Expiry | None = None,
 ) -> JobRecord:
-    """The record of a new run of `job_class` with `args` (with a caller's `jid`, if given)."""
+    """The record of a new run of `job_class` with `args` (with a caller's `jid`, if given;
+    `expiry`: when it must have started by, else its class's `expires_in` from `now`)."""
     if not (isinstance(job_class, type) and issubclass(job_class, Job)):
         raise TypeError(f"{job_class!r} is not a cogworker Job class")
     if job_class.__module__ == "__main__":
@@ -97,6 +119,7 @@ def build_job(
     check_args(args)
     own_jid = None if jid is None else check_jid(jid)
     options = job_class.cogworker_options
+    expires_at = (expiry or Expiry()).at(now, options.expires_in)
     return JobRecord(
         class_name=job_class.class_path(),
         queue=options.queue,
@@ -104,5 +127,6 @@ def build_job(
         args=tuple(args),
         retry=options.retry,
         created_at=now,
+        expires_at=expires_at,
         extra=_extra(job_class, args, lock_ttl, own_jid=own_jid),
     )

@@ -36,6 +36,8 @@ class JobRecord:
     retried_at: float | None = None
     #: Times writing this job's failure outcome failed (Redis away).
     interrupted_count: int | None = None
+    #: When the job expires if it hasn't started by then (unix time); None: never.
+    expires_at: float | None = None
     extra: Mapping[str, JSON] = attrs.field(factory=dict)
 
     @property

@@ -61,6 +61,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "retried_at": _OPTIONAL_NUMBER,
     "retry_count": _OPTIONAL_COUNT,
     "interrupted_count": _OPTIONAL_COUNT,
+    "expires_at": _OPTIONAL_NUMBER,
     "error_class": _OPTIONAL_TEXT,
     "error_message": _OPTIONAL_TEXT,
     "error_backtrace": _OPTIONAL_TEXT,

@@ -16,6 +16,11 @@ the worker gathers (runs the job, asks its `retry_in` hook), calls
                   hook returned `KILL`, or writing the
                   failure failed too often
   `Discarded`     the hook returned `DISCARD`            no
+  `Cancelled`     it ended after a cancel was asked for  no
+                  (`Client.cancel`), unless it returned
+  `Expired`       it wasn't started by its `expires_at`  no
+                  (`expire`, at fetch), or its retry
+                  would come after it
   ==============  =====================================  ====================
 
 (`failure.decide` holds the hook table.)  The effects:
@@ -23,9 +28,12 @@ the worker gathers (runs the job, asks its `retry_in` hook), calls
 * locks: `locks.lock_effects` (extended through a retry's wait, released
   when the run or the job ends, by the lock's kind).
 * status (tracked jobs only): `status.next_status` of the run's end.
-* records: the attempt (failures only) and the run history (when kept); a
-  run goes into its job's own history only when the job is tracked or has
-  failed before (else its class's history is enough).
+* records: the attempt (every end but a success) and the run history (when
+  kept, for a run); a run goes into its job's own history only when the
+  job is tracked or has failed before (else its class's history is enough).
+
+A cancelled or expired job ends for good as any end does (locks released,
+a terminal status), and is never retried.
 
 If writing a failure fails (Redis away), the same inputs are settled again
 as `interrupted` (the job's interruptions counted, n in all): a job that
@@ -42,7 +50,7 @@ from typing import Literal, TypeAlias, assert_never
 
 import attrs
 
-from cogworker.domain import failure, status
+from cogworker.domain import failure, limits, status
 from cogworker.domain.job import ErrorRecord, JobRecord, with_failure
 from cogworker.domain.locks import LockEffect, held_locks, lock_effects
 from cogworker.domain.records import AttemptRecord, RunRecord
@@ -79,7 +87,15 @@ class Raised:
     answer: failure.HookAnswer = failure.NO_HOOK
 
 
-RunEnd: TypeAlias = Returned | Raised
+@attrs.frozen(kw_only=True)
+class EndedByCancel:
+    """The run didn't return after a cancel was asked for: `error` is what it ended with
+    (the `JobCancelledError` raised into it, or whatever it raised instead)."""
+
+    error: ErrorRecord
+
+
+RunEnd: TypeAlias = Returned | Raised | EndedByCancel
 
 
 @attrs.frozen(kw_only=True)
@@ -152,8 +168,28 @@ class Discarded:
     note: failure.Note | None = None
 
 
+@attrs.frozen(kw_only=True)
+class Cancelled:
+    """Drop `job`: cancelled on request; not retried, no death hooks."""
+
+    job: JobRecord
+    effects: Effects
+
+
+@attrs.frozen(kw_only=True)
+class Expired:
+    """Drop `job`: not started by its expiry; never run again, no death hooks."""
+
+    job: JobRecord
+    effects: Effects
+
+
 Failure: TypeAlias = ToRetry | ToDead | Discarded
-Settlement: TypeAlias = Ack | Failure
+#: The ends that are neither a success nor a failure.
+Dropped: TypeAlias = Cancelled | Expired
+#: Every settlement but a success: each records an attempt.
+Unsuccessful: TypeAlias = Failure | Dropped
+Settlement: TypeAlias = Ack | Unsuccessful
 
 
 def settle(
@@ -175,8 +211,32 @@ def settle(
             return _ack(run, keeping)
         case Raised():
             return _failure(run, end, keeping, now, jitter, interrupted)
+        case EndedByCancel(error=error):
+            return _cancelled(run, error, keeping, now)
         case _:
             assert_never(end)
+
+
+def expire(job: JobRecord, keeping: Keeping, *, now: float) -> Expired:
+    """What dropping `job`, fetched at `now` past its expiry and never started, writes."""
+    message = f"not started by its expiry at {job.expires_at}"
+    return Expired(job=job, effects=_unrun_effects(job, "expired", message, keeping, now))
+
+
+def cancel_waiting(job: JobRecord, keeping: Keeping, *, now: float) -> Cancelled:
+    """What cancelling `job` while it waits (queued, scheduled, to retry) writes."""
+    message = "cancelled before it started"
+    return Cancelled(job=job, effects=_unrun_effects(job, "cancelled", message, keeping, now))
+
+
+def _unrun_effects(
+    job: JobRecord, reason: status.DropReason, message: str, keeping: Keeping, now: float
+) -> Effects:
+    record = AttemptRecord(
+        attempt=job.retries_made, failed_at=now, error_class="", error_message=message,
+        outcome=reason,
+    )  # fmt: skip
+    return _dropped_effects(job, reason, record, keeping, now)
 
 
 def is_terminal(settlement: Settlement) -> bool:
@@ -184,8 +244,17 @@ def is_terminal(settlement: Settlement) -> bool:
     return not isinstance(settlement, ToRetry)
 
 
-def attempt_outcome(settlement: Failure) -> AttemptOutcome:
-    """How a failed attempt ended, as the attempts log and run history say it."""
+def attempt_outcome(settlement: Unsuccessful) -> AttemptOutcome:
+    """How an attempt that didn't succeed ended, as the attempts log and run history say it."""
+    if isinstance(settlement, Cancelled):
+        return "cancelled"
+    if isinstance(settlement, Expired):
+        return "expired"
+    return failed_outcome(settlement)
+
+
+def failed_outcome(settlement: Failure) -> status.FailedOutcome:
+    """How a failed attempt ended: where the job went."""
     match settlement:
         case ToRetry():
             return "retrying"
@@ -199,7 +268,7 @@ def attempt_outcome(settlement: Failure) -> AttemptOutcome:
             assert_never(settlement)
 
 
-def interruption_reason(settlement: Failure) -> str:
+def interruption_reason(settlement: Unsuccessful) -> str:
     """Where an interrupted failure goes, and why (for the log line)."""
     match settlement:
         case ToRetry(job=job, at=at):
@@ -213,6 +282,10 @@ def interruption_reason(settlement: Failure) -> str:
             return "moved to dead: no retries left"
         case Discarded():
             return "discarded by its retry_in"
+        case Cancelled():
+            return "cancelled"
+        case Expired():
+            return "expired: its retry would come after its expiry"
         case _:
             assert_never(settlement)
 
@@ -238,16 +311,75 @@ def _ack(run: Run, keeping: Keeping) -> Ack:
 
 def _failure(
     run: Run, raised: Raised, keeping: Keeping, now: float, jitter: float, interrupted: bool
-) -> Failure:
+) -> Failure | Expired:
     decided = failure.decide(run.job, raised.answer)
     filed = with_failure(run.job, raised.error, failed_at=run.ended_at)
     interruptions = 0
     if interrupted:
         interruptions = (run.job.interrupted_count or 0) + 1
         filed = attrs.evolve(filed, interrupted_count=interruptions)
+    if _retry_too_late(decided.decision, filed, run.ended_at, jitter):
+        return _expired_retry(run, raised.error, filed, keeping, now)
     placed = _placed(decided.decision, filed, run.ended_at, now, jitter, interruptions)
     effects = _failure_effects(run, raised.error, placed, keeping, now)
     return attrs.evolve(placed, effects=effects, note=decided.note)
+
+
+def _retry_too_late(
+    decision: failure.FailureDecision, filed: JobRecord, ended_at: float, jitter: float
+) -> bool:
+    """Whether the retry, as the job's policy places it, would start at or past its expiry
+    (an interruption's later retry isn't counted: a fetch past the expiry drops it too)."""
+    if not isinstance(decision, failure.Retry) or filed.expires_at is None:
+        return False
+    delay = failure.retry_delay(decision, filed.retries_made, jitter)
+    return limits.is_expired(filed, ended_at + delay)
+
+
+def _expired_retry(
+    run: Run, error: ErrorRecord, filed: JobRecord, keeping: Keeping, now: float
+) -> Expired:
+    """A failed run whose retry would start past the job's expiry: dropped as expired."""
+    record = _attempt(filed, run.ended_at, error, "expired")
+    effects = _dropped_effects(run.job, "expired", record, keeping, now)
+    history = _history(run, "expired", error.summary) if keeping.history else None
+    return Expired(job=filed, effects=attrs.evolve(effects, history=history))
+
+
+def _cancelled(run: Run, error: ErrorRecord, keeping: Keeping, now: float) -> Cancelled:
+    record = _attempt(run.job, run.ended_at, error, "cancelled")
+    effects = _dropped_effects(run.job, "cancelled", record, keeping, now)
+    history = _history(run, "cancelled", error.summary) if keeping.history else None
+    return Cancelled(job=run.job, effects=attrs.evolve(effects, history=history))
+
+
+def _dropped_effects(
+    job: JobRecord, reason: status.DropReason, record: AttemptRecord, keeping: Keeping, now: float
+) -> Effects:
+    """A cancelled or expired job's effects but its run's history: it ends for good."""
+    unique_effect, running_effect = lock_effects(
+        job, held_locks(job), keeping.unique_lock_ttl, retry_at=None, now=now
+    )
+    tracked = status.is_tracked(job, keeping.track_all)
+    return Effects(
+        unique_lock=unique_effect,
+        running_lock=running_effect,
+        status=status.next_status(None, status.Dropped(reason=reason)) if tracked else None,
+        attempt=record,
+        history_per_job=True,
+    )
+
+
+def _attempt(
+    filed: JobRecord, ended_at: float, error: ErrorRecord, outcome: AttemptOutcome
+) -> AttemptRecord:
+    return AttemptRecord(
+        attempt=filed.retries_made,
+        failed_at=ended_at,
+        error_class=error.class_name,
+        error_message=error.message,
+        outcome=outcome,
+    )
 
 
 def _placed(
@@ -282,19 +414,13 @@ def _failure_effects(
     run: Run, error: ErrorRecord, placed: Failure, keeping: Keeping, now: float
 ) -> Effects:
     job, filed = run.job, placed.job
-    outcome = attempt_outcome(placed)
+    outcome = failed_outcome(placed)
     retry_at = placed.at if isinstance(placed, ToRetry) else None
     unique_effect, running_effect = lock_effects(
         job, held_locks(job), keeping.unique_lock_ttl, retry_at=retry_at, now=now
     )
     tracked = status.is_tracked(job, keeping.track_all)
-    attempt = AttemptRecord(
-        attempt=filed.retries_made,
-        failed_at=run.ended_at,
-        error_class=error.class_name,
-        error_message=error.message,
-        outcome=outcome,
-    )
+    attempt = _attempt(filed, run.ended_at, error, outcome)
     return Effects(
         unique_lock=unique_effect,
         running_lock=running_effect,

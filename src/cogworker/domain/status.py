@@ -7,6 +7,7 @@ the expiry.
     queued -> working -> complete
                       -> retrying -> working -> ...
                       -> dead | discarded
+    (any waiting or running status) -> cancelled | expired
 
 * `next_status` is total: any event from any status (or none: untracked,
   expired) gives a status, so a lost or reordered write never wedges it.
@@ -16,6 +17,8 @@ the expiry.
   is still between attempts.  A dead job put back on its queue by hand is
   `queued` again: a terminal status ends a life cycle, not the jid.
 * A killed job is `dead` (it is in the dead set); a discarded one `discarded`.
+* A cancelled job (`Client.cancel`) is `cancelled`; one not started by its
+  expiry is `expired`.  Both end its life cycle, like `complete`.
 """
 
 from __future__ import annotations
@@ -26,16 +29,22 @@ import attrs
 
 from cogworker.domain.job import JobRecord
 
-Status: TypeAlias = Literal["queued", "working", "retrying", "complete", "dead", "discarded"]
+Status: TypeAlias = Literal[
+    "queued", "working", "retrying", "complete", "dead", "discarded", "cancelled", "expired"
+]
 #: Every status, in the order of a job's life.
 STATUSES: tuple[Status, ...] = get_args(Status)
 #: The statuses that end a job's life cycle: nothing more happens unless it is enqueued again.
-TERMINAL: frozenset[Status] = frozenset({"complete", "dead", "discarded"})
+TERMINAL: frozenset[Status] = frozenset({"complete", "dead", "discarded", "cancelled", "expired"})
 #: Seconds a status is kept after its last change, unless configured otherwise.
 DEFAULT_EXPIRY = 30 * 60
 
 #: How a failed attempt ended, as `settlement.attempt_outcome` says it.
-AttemptOutcome: TypeAlias = Literal["retrying", "dead", "killed", "discarded"]
+FailedOutcome: TypeAlias = Literal["retrying", "dead", "killed", "discarded"]
+#: Why a job ended neither done nor failed: cancelled, or not started by its expiry.
+DropReason: TypeAlias = Literal["cancelled", "expired"]
+#: How an attempt that didn't succeed ended, as the attempts log and run history say it.
+AttemptOutcome: TypeAlias = FailedOutcome | DropReason
 
 
 @attrs.frozen(kw_only=True)
@@ -57,10 +66,17 @@ class Succeeded:
 class Failed:
     """The attempt failed and was decided on: `outcome` is where the job went."""
 
-    outcome: AttemptOutcome
+    outcome: FailedOutcome
 
 
-Event: TypeAlias = Enqueued | Started | Succeeded | Failed
+@attrs.frozen(kw_only=True)
+class Dropped:
+    """The job was cancelled or expired: it ends here, neither done nor failed."""
+
+    reason: DropReason
+
+
+Event: TypeAlias = Enqueued | Started | Succeeded | Failed | Dropped
 
 
 def next_status(current: Status | None, event: Event) -> Status:
@@ -74,11 +90,13 @@ def next_status(current: Status | None, event: Event) -> Status:
             return "complete"
         case Failed(outcome=outcome):
             return failed_status(outcome)
+        case Dropped(reason=reason):
+            return reason
         case _:
             assert_never(event)
 
 
-def failed_status(outcome: AttemptOutcome) -> Status:
+def failed_status(outcome: FailedOutcome) -> Status:
     """The status a failed attempt leaves: a killed job is `dead`, like one out of retries."""
     match outcome:
         case "retrying":

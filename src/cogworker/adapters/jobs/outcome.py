@@ -15,14 +15,16 @@ from cogworker.domain import payload, records
 from cogworker.domain.locks import Extend, LockEffect, Release
 from cogworker.domain.settlement import (
     Ack,
+    Cancelled,
     Discarded,
     Effects,
+    Expired,
     Settlement,
     ToDead,
     ToRetry,
 )
 
-OutcomeKind = Literal["ack", "retry", "dead", "discard"]
+OutcomeKind = Literal["ack", "retry", "dead", "discard", "cancel", "expire"]
 LockAction = Literal["release", "extend", ""]
 
 
@@ -70,6 +72,10 @@ def outcome_record(settlement: Settlement) -> OutcomeRecord:
             return _record("dead", job.jid, job.class_name, at, payload.encode(job), effects)
         case Discarded(job=job, effects=effects):
             return _record("discard", job.jid, job.class_name, 0.0, "", effects)
+        case Cancelled(job=job, effects=effects):
+            return _record("cancel", job.jid, job.class_name, 0.0, "", effects)
+        case Expired(job=job, effects=effects):
+            return _record("expire", job.jid, job.class_name, 0.0, "", effects)
         case _:
             assert_never(settlement)
 

@@ -17,6 +17,8 @@ from cogworker.adapters.jobs.status_marks import queue_mark
 from cogworker.domain.stats import day_of
 
 ScriptArgs = tuple[bytes | str | int | float, ...]
+#: The counter of an end that isn't a success or a failure (a failure counts in `failed`).
+_COUNTERS = {"cancel": "cancelled", "expire": "expired"}
 
 
 @attrs.frozen(kw_only=True)
@@ -119,13 +121,14 @@ class SettleStore:
         self, holder: str, entry: bytes, owned: bool, outcome: OutcomeRecord, now: float
     ) -> tuple[tuple[str, ...], ScriptArgs]:
         day, kept = day_of(now), self.retention
+        counter = _COUNTERS.get(outcome.kind, "failed")
         settle_keys = (
             holder,
             keys.RETRY if outcome.kind == "retry" else keys.DEAD,
             keys.stat("processed"),
             keys.stat("processed", day),
-            keys.stat("failed"),
-            keys.stat("failed", day),
+            keys.stat(counter),
+            keys.stat(counter, day),
             keys.orphanings(outcome.jid),
             keys.job_attempts(outcome.jid),
             keys.history(outcome.jid),

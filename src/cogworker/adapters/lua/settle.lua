@@ -9,7 +9,8 @@
 -- KEYS[1]  the list holding the entry
 -- KEYS[2]  the target sorted set (retry or dead; unused for ack and discard)
 -- KEYS[3]  processed, in total    KEYS[4]  processed, today
--- KEYS[5]  failed, in total       KEYS[6]  failed, today
+-- KEYS[5]  the end's own counter in total: failed (retry, dead, discard),
+--          cancelled or expired (unused for ack)    KEYS[6]  the same, today
 -- KEYS[7]  the job's orphanings counter   KEYS[8] its attempts list
 -- KEYS[14] its hand-backs counter (see requeue.lua; like KEYS[7], it starts over)
 -- KEYS[9]  its history list       KEYS[10] its class's history list
@@ -17,7 +18,7 @@
 -- KEYS[12] its unique lock (or any unused name)   KEYS[13] its periodic running lock (likewise)
 -- ARGV[1]  the entry on KEYS[1]
 -- ARGV[2]  "1" to require the entry there, "0" for basic fetch (no list)
--- ARGV[3]  "ack", "retry", "dead" or "discard"
+-- ARGV[3]  "ack", "retry", "dead", "discard", "cancel" or "expire"
 -- ARGV[4]  the score (when to retry, when it died)   ARGV[5] the payload to file
 -- ARGV[6]  TTL of a day's counter
 -- ARGV[7]  dead set: trim entries scored below this   ARGV[8] dead set: most kept
@@ -33,7 +34,7 @@
 -- Returns 1, or 0 if the entry was no longer on the list.
 need_text(1)
 need_choice(2, "0", "1")
-need_choice(3, "ack", "retry", "dead", "discard")
+need_choice(3, "ack", "retry", "dead", "discard", "cancel", "expire")
 need_number(4)
 need_text(5)
 need_int(6, 0, LONGEST_SECONDS)

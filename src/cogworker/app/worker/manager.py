@@ -31,7 +31,7 @@ from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.jobs.settle import SettleStore
 from cogworker.adapters.periodic_store import PeriodicStore
-from cogworker.adapters.process_registry import ProcessRegistry
+from cogworker.adapters.process_registry import ProcessRegistry, cancelled_jid
 from cogworker.adapters.redis_clock import RedisClock
 from cogworker.adapters.redis_target import RedisTarget
 from cogworker.app.config import Config
@@ -51,6 +51,7 @@ from cogworker.app.worker.settler import Settler
 from cogworker.app.worker.slots import FetchSlots
 from cogworker.app.worker.state import WorkerState
 from cogworker.app.worker.stopping import SETTING_EXIT, THREAD_DIED_EXIT, StopControl
+from cogworker.exceptions import JobCancelledError
 
 #: A blocking fetch returns within BLOCK_SECONDS, any other call within the socket timeout.
 FETCHER_STOP_TIMEOUT = BLOCK_SECONDS + SOCKET_TIMEOUT + 1.0
@@ -157,7 +158,12 @@ class Manager:
             raise SystemExit(THREAD_DIED_EXIT)
 
     def signal(self, name: str) -> None:
-        """Act on "quiet", "resume" or "stop" (from a signal or the dashboard)."""
+        """Act on "quiet", "resume", "stop" (from a signal or the dashboard) or a cancel."""
+        jid = cancelled_jid(name)
+        if jid is not None:
+            if self.state.has_job(jid):  # else it has ended: its outcome stands
+                self.state.interrupts.interrupt(jid, JobCancelledError)
+            return
         if name == "quiet":
             self.state.quiet.set()
         elif name == "resume":

@@ -34,10 +34,10 @@ from cogworker.app.worker.run_start import RunStart
 from cogworker.app.worker.running import Attempt, Runner, asker, async_asker, load_class
 from cogworker.app.worker.settler import Settler
 from cogworker.app.worker.state import RunningJob, WorkerState
-from cogworker.domain import failure, locks, payload, settlement
+from cogworker.domain import failure, limits, locks, payload, settlement
 from cogworker.domain.job import JobRecord
 from cogworker.domain.retries import JITTER_SPAN
-from cogworker.exceptions import UnknownJobClassError
+from cogworker.exceptions import JobCancelledError, UnknownJobClassError
 
 
 @attrs.define
@@ -57,11 +57,7 @@ class Processor:
 
     @_keeping.default
     def _keeping_of_config(self) -> settlement.Keeping:
-        return settlement.Keeping(
-            track_all=self.config.track_status,
-            history=self.config.history,
-            unique_lock_ttl=self.config.unique_lock_ttl,
-        )
+        return self.config.keeping
 
     def process(self, fetched: Fetched) -> None:
         """Run one fetched job to its settled outcome; death hooks run last, once it is safe.
@@ -73,6 +69,9 @@ class Processor:
             self.settler.file_unparseable(fetched, decoded.failure())
             return
         job = decoded.unwrap()
+        if limits.is_expired(job, self.clock()):
+            self._expire(job, fetched)
+            return
         loaded = load_class(job.class_name, self.config.job_modules)
         job_class = loaded[0]
         if job_class is not None and is_async_job(job_class):
@@ -88,8 +87,19 @@ class Processor:
             notice = self._run_and_settle(job, fetched, loaded)
         finally:
             self.state.finished(thread)
+            self.state.interrupts.forget(job.jid)
         if notice is not None:
             notify(notice, self.config.death_handlers, self.logger)
+
+    def _expire(self, job: JobRecord, fetched: Fetched) -> None:
+        """Drop a job fetched past its expiry, unrun: settled `Expired`."""
+        now = self.clock()
+        decided = settlement.expire(job, self._keeping, now=now)
+        unrun = Attempt(job_class=None, started_at=now, ended_at=now)
+        written, _ = self.settler.write_failure(fetched, unrun, decided, lambda: decided)
+        if written:
+            fields = {**_log_fields(job, fetched.queue), "reason": "expired"}
+            self.logger.warning("expired before it started; dropped", extra=fields)
 
     def _hand_to_loop(
         self, loop: EventLoop, job: JobRecord, fetched: Fetched, job_class: type[Job]
@@ -117,10 +127,12 @@ class Processor:
         ask = asker(job)
         attempt = self._runner.run(job, fetched.queue, ask, loaded)
         try:
-            answer = attempt.answer
-            if attempt.error is not None and answer is None:
-                answer = ask(attempt.error, attempt.job_class)
-            end = _end_of(attempt, answer)
+            end = self._interrupted_end(job, attempt)
+            if end is None:
+                answer = attempt.answer
+                if attempt.error is not None and answer is None:
+                    answer = ask(attempt.error, attempt.job_class)
+                end = _end_of(attempt, answer)
         except BaseException as error:
             end = self._end_despite(job, attempt, error)
         decided = self._decide(job, fetched, attempt, end)
@@ -145,6 +157,7 @@ class Processor:
             self.logger.exception("processor error", extra={"jid": job.jid})
             notice = None
         self.state.finished(runner)
+        self.state.interrupts.forget(job.jid)
         if notice is not None:
             await asyncio.to_thread(notify, notice, self.config.death_handlers, self.logger)
 
@@ -155,10 +168,12 @@ class Processor:
         ask = async_asker(job)
         attempt = await self._runner.run_async(job, fetched.queue, job_class, ask)
         try:
-            answer = attempt.answer
-            if attempt.error is not None and answer is None:
-                answer = await ask(attempt.error, job_class)
-            end = _end_of(attempt, answer)
+            end = self._interrupted_end(job, attempt)
+            if end is None:
+                answer = attempt.answer
+                if attempt.error is not None and answer is None:
+                    answer = await ask(attempt.error, job_class)
+                end = _end_of(attempt, answer)
         except Exception as error:
             end = self._end_despite(job, attempt, error)
         decided = self._decide(job, fetched, attempt, end)
@@ -178,6 +193,7 @@ class Processor:
             identity=self.state.identity,
             clock=self.clock,
             job_modules=self.config.job_modules,
+            interrupts=self.state.interrupts,
         )
 
     def _begin(self, job: JobRecord, fetched: Fetched) -> None:
@@ -188,8 +204,9 @@ class Processor:
 
     def _decide(
         self, job: JobRecord, fetched: Fetched, attempt: Attempt, end: settlement.RunEnd
-    ) -> settlement.Failure | None:
-        """Settle the run; an ack is handed to the settler here, a failure returned to write."""
+    ) -> settlement.Unsuccessful | None:
+        """Settle the run; an ack is handed to the settler here, any other end returned to
+        write."""
         decided = settlement.settle(
             _run_of(job, fetched, attempt, self.state.identity),
             end,
@@ -202,27 +219,36 @@ class Processor:
             if self.logger.isEnabledFor(logging.INFO):
                 self.logger.info("done", extra=_log_fields(job, fetched.queue, attempt))
             return None
-        if decided.note is not None:
-            level = logging.ERROR if decided.note.level == "error" else logging.WARNING
-            self.logger.log(
-                level, decided.note.text, extra={"jid": job.jid, "class": job.class_name}
-            )
+        if isinstance(decided, settlement.Failure) and decided.note is not None:
+            note = decided.note
+            level = logging.ERROR if note.level == "error" else logging.WARNING
+            self.logger.log(level, note.text, extra={"jid": job.jid, "class": job.class_name})
         return decided
 
     def _interrupted(
         self, job: JobRecord, fetched: Fetched, attempt: Attempt, end: settlement.RunEnd
-    ) -> Callable[[], settlement.Failure]:
-        """The failure settled again as interrupted, for when its first write fails."""
+    ) -> Callable[[], settlement.Unsuccessful]:
+        """The end settled again as interrupted, for when its first write fails."""
 
-        def again() -> settlement.Failure:
+        def again() -> settlement.Unsuccessful:
             run = _run_of(job, fetched, attempt, self.state.identity)
             decided = settlement.settle(
                 run, end, self._keeping, now=self.clock(), jitter=0.0, interrupted=True
             )
-            assert not isinstance(decided, settlement.Ack)  # a failure stays one
+            assert not isinstance(decided, settlement.Ack)  # an unsuccessful end stays one
             return decided
 
         return again
+
+    def _interrupted_end(self, job: JobRecord, attempt: Attempt) -> settlement.RunEnd | None:
+        """The end of a run a cancel reached (None for any other): it didn't return."""
+        asked = self.state.interrupts.requested(job.jid)
+        if attempt.error is None or asked is not JobCancelledError:
+            return None
+        error = attempt.error
+        if isinstance(error, asyncio.CancelledError):  # an async job's task, cancelled
+            error = JobCancelledError(f"{job.class_name} {job.jid} was cancelled")
+        return settlement.EndedByCancel(error=user_hooks.error_record(error))
 
     def _end_despite(
         self, job: JobRecord, attempt: Attempt, error: BaseException
@@ -244,7 +270,7 @@ class Processor:
         fetched: Fetched,
         attempt: Attempt,
         end: settlement.RunEnd,
-        decided: settlement.Failure,
+        decided: settlement.Unsuccessful,
         written: bool,
     ) -> None:
         if not written:

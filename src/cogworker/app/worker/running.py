@@ -31,10 +31,11 @@ from cogworker.app.middleware import (
     server_chain,
     split_layers,
 )
+from cogworker.app.worker.interrupts import Interrupts
 from cogworker.domain import failure, payload
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
-from cogworker.exceptions import UnknownJobClassError
+from cogworker.exceptions import JobCancelledError, UnknownJobClassError
 
 #: Asks the job class's `retry_in` hook about a failure as soon as `perform` raises
 #: (the error, the job's class if loaded).
@@ -63,6 +64,8 @@ class Runner:
     identity: str
     clock: Callable[[], float]
     job_modules: tuple[str, ...] | None
+    #: Where a cancel (or a time limit) reaches the job's perform.
+    interrupts: Interrupts = attrs.field(factory=Interrupts)
 
     def run(
         self,
@@ -80,12 +83,14 @@ class Runner:
             if job_class is None:
                 raise load_error or UnknownJobClassError(job.class_name)
             try:
-                _perform(job_class, job.jid, ctx.args)
+                with self.interrupts.sync_window(job.jid):
+                    _perform(job_class, job.jid, ctx.args, self._cancelled(job.jid))
             except BaseException as error:
                 # Asked now, before any middleware sees the failure; a hook
                 # that raises instead is met again, and handled, at settlement.
-                with contextlib.suppress(BaseException):
-                    answers.append(ask(error, job_class))
+                if self.interrupts.requested(job.jid) is None:
+                    with contextlib.suppress(BaseException):
+                        answers.append(ask(error, job_class))
                 raise
 
         ctx = RunContext(job=job, queue=queue, job_class=job_class, identity=self.identity)
@@ -107,9 +112,10 @@ class Runner:
 
         async def perform(ctx: RunContext) -> None:
             try:
-                await _perform_async(job_class, job.jid, ctx.args)
+                with self.interrupts.async_window(job.jid):
+                    await _perform_async(job_class, job.jid, ctx.args, self._cancelled(job.jid))
             except BaseException as error:
-                if not _stopped():
+                if not _stopped() and self.interrupts.requested(job.jid) is None:
                     with contextlib.suppress(Exception):
                         answers.append(await ask(error, job_class))
                 raise
@@ -119,11 +125,17 @@ class Runner:
         try:
             await self._chain_async(ctx, perform)
         except BaseException as error:
-            if _stopped():
+            if self.interrupts.requested(job.jid) is not None:
+                _undo_cancelling()  # this run's own cancel: settled, not a stop
+            elif _stopped():
                 raise  # the stop's cancellation: not settled, handed back
             first = answers[0] if answers else None
             return attrs.evolve(attempt, ended_at=self.clock(), error=error, answer=first)
         return attrs.evolve(attempt, ended_at=self.clock())
+
+    def _cancelled(self, jid: str) -> Callable[[], bool]:
+        """What `Job.cancelled` asks for the run of `jid`."""
+        return lambda: self.interrupts.requested(jid) is JobCancelledError
 
     async def _chain_async(
         self, ctx: RunContext, perform: Callable[[RunContext], Awaitable[None]]
@@ -198,27 +210,41 @@ def load_class(
         return None, UnknownJobClassError(f"{path}: importing it raised {summary}")
 
 
+def _undo_cancelling() -> None:
+    """Forget the running task's cancellation, so `_stopped` tells a stop's from it."""
+    task = asyncio.current_task()
+    if task is not None:
+        while task.cancelling():
+            task.uncancel()
+
+
 def _stopped() -> bool:
     """Whether the running task is being cancelled from outside (a stop), not by the job."""
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
 
 
-async def _perform_async(job_class: type[Job], jid: str, args: Sequence[JSON]) -> None:
+async def _perform_async(
+    job_class: type[Job], jid: str, args: Sequence[JSON], cancelled: Callable[[], bool]
+) -> None:
     """One awaited `perform` of an async job."""
     instance = job_class()
     instance.jid = jid
+    instance.cancel_check = cancelled
     perform: Callable[..., Awaitable[object]] = instance.perform  # type: ignore[assignment]  # async def
     await perform(*args)
 
 
-def _perform(job_class: type[Job], jid: str, args: Sequence[JSON]) -> None:
+def _perform(
+    job_class: type[Job], jid: str, args: Sequence[JSON], cancelled: Callable[[], bool]
+) -> None:
     """One call of the job's `perform`; one that hands back work instead of doing it fails.
 
     Its body never ran: a coroutine or generator was made and not driven.
     """
     instance = job_class()
     instance.jid = jid
+    instance.cancel_check = cancelled
     perform: Callable[..., object] = instance.perform  # user code may return anything
     returned = perform(*args)
     if inspect.iscoroutine(returned) or inspect.isgenerator(returned):

@@ -33,7 +33,7 @@ from cogworker.app.worker.state import WorkerState
 from cogworker.domain import payload, settlement
 
 #: The failure settled again as interrupted, once its first write failed.
-Interrupted = Callable[[], settlement.Failure]
+Interrupted = Callable[[], settlement.Unsuccessful]
 
 
 @attrs.define
@@ -74,10 +74,11 @@ class Settler:
         self,
         fetched: Fetched,
         attempt: Attempt,
-        decided: settlement.Failure,
+        decided: settlement.Unsuccessful,
         interrupted: Interrupted,
     ) -> tuple[bool, DeathNotice | None]:
-        """File a failed run; (whether this write filed it, the death hooks' notice if any)."""
+        """File a run that didn't succeed (or a job that expired unrun); (whether this write
+        filed it, the death hooks' notice if any)."""
         if self.acker is not None and decided.effects.status is not None:
             self.acker.withdraw_mark(decided.job.jid)  # "working" can't land after this status
         order = SettleOrder(fetched=fetched, outcome=outcome_record(decided))
@@ -92,7 +93,7 @@ class Settler:
         self,
         fetched: Fetched,
         attempt: Attempt,
-        decided: settlement.Failure,
+        decided: settlement.Unsuccessful,
         cause: redis.RedisError,
     ) -> DeathNotice | None:
         job = decided.job
@@ -135,7 +136,7 @@ class Settler:
             report_lost_ownership(self.logger, self.epoch_watch, jid, class_name)
 
 
-def _notice(decided: settlement.Failure, attempt: Attempt) -> DeathNotice | None:
+def _notice(decided: settlement.Unsuccessful, attempt: Attempt) -> DeathNotice | None:
     """The death hooks' notice, for a job just filed in dead."""
     if not isinstance(decided, settlement.ToDead) or attempt.error is None:
         return None

@@ -10,6 +10,7 @@ import attrs
 from returns.pipeline import is_successful
 
 from cogworker.adapters.jobs.settle import SettleOrder
+from cogworker.app.worker.interrupts import Interrupts
 from cogworker.domain import payload
 from cogworker.domain.json_values import JSON
 
@@ -95,6 +96,11 @@ def args_preview(raw: bytes) -> tuple[list[JSON], bool]:
     return [f"{note} {text[:ARGS_PREVIEW_CHARS]}…"], True
 
 
+def _jid_of(raw: bytes) -> str | None:
+    decoded = payload.decode(raw)
+    return decoded.unwrap().jid if is_successful(decoded) else None
+
+
 @attrs.define
 class WorkerState:
     """Flags and tables every thread of a worker process reads or writes."""
@@ -104,6 +110,8 @@ class WorkerState:
     stopping: threading.Event = attrs.field(factory=threading.Event)
     quiet: threading.Event = attrs.field(factory=threading.Event)
     pending: PendingSettlements = attrs.field(factory=PendingSettlements)
+    #: Cancels (and time limits) raised into running jobs.
+    interrupts: Interrupts = attrs.field(factory=Interrupts)
     #: Since when Redis has answered without a break (None while it doesn't).
     healthy_since: float | None = None
     _running: dict[str, RunningJob] = attrs.field(factory=dict)
@@ -124,6 +132,14 @@ class WorkerState:
         """Note a job as settled (or handed back)."""
         with self._running_lock:
             self._held.discard(raw)
+
+    def has_job(self, jid: str) -> bool:
+        """Whether `jid` runs here, or was fetched here and waits to run."""
+        with self._running_lock:
+            if any(work.jid == jid for work in self._running.values()):
+                return True
+            held = [raw for raw in self._held if jid.encode() in raw]
+        return any(_jid_of(raw) == jid for raw in held)
 
     def holds(self, raw: bytes) -> bool:
         """Whether this process knows it holds `raw`."""

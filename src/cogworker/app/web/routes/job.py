@@ -17,6 +17,8 @@ OUTCOME_LABELS = {
     "dead": "moved to dead set",
     "killed": "killed by retry_in, moved to dead set",
     "discarded": "discarded by retry_in",
+    "cancelled": "cancelled",
+    "expired": "expired before it started",
 }
 #: Attempts shown on the page; the History page has every run.
 ATTEMPTS_SHOWN = 5

@@ -1,0 +1,125 @@
+"""Cancel: where a jid is now (waiting, held by a process, finished), and taking a waiting
+one off in one script (see cancel.lua).
+
+Nothing indexes jobs by jid, so each place is searched: every registered
+queue's next `QUEUE_SEARCH_DEPTH` jobs and each process's in-progress list
+(the text found server-side), and the schedule and retry sets by
+`ZSCAN MATCH`.  Each hit is decoded and its jid compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+import attrs
+import redis
+from returns.pipeline import is_successful
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.dashboard_queues import FIND_IN_LIST, QUEUE_SEARCH_DEPTH
+from cogworker.adapters.jobs.outcome import OutcomeRecord
+from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
+from cogworker.adapters.process_registry import ProcessRegistry, cancel_signal
+from cogworker.adapters.replies import as_bytes
+from cogworker.adapters.scripts import LuaScript
+from cogworker.domain import payload
+from cogworker.domain.job import JobRecord
+from cogworker.domain.stats import day_of
+from cogworker.domain.status import status_of
+
+CANCEL = LuaScript("cancel")
+
+
+@attrs.frozen(kw_only=True)
+class Waiting:
+    """A job found waiting: the key it waits in, of which kind, its entry and its record."""
+
+    key: str
+    kind: Literal["list", "zset"]
+    entry: bytes
+    job: JobRecord
+
+
+@attrs.define
+class CancelStore:
+    """Cancels on one Redis."""
+
+    client: redis.Redis
+    retention: Retention = attrs.field(factory=Retention)
+
+    def waiting(self, jid: str) -> Waiting | None:
+        """Where `jid` waits to run (a queue, scheduled, retry), if it does."""
+        for name in sorted(as_bytes(q).decode() for q in self.client.smembers(keys.QUEUES)):
+            found = self._in_list(keys.queue(name), jid)
+            if found is not None:
+                return Waiting(key=keys.queue(name), kind="list", entry=found[0], job=found[1])
+        for sorted_set in (keys.SCHEDULE, keys.RETRY):
+            for entry, _ in self.client.zscan_iter(sorted_set, match=f"*{_glob(jid)}*"):
+                job = _job_of(as_bytes(entry), jid)
+                if job is not None:
+                    return Waiting(key=sorted_set, kind="zset", entry=as_bytes(entry), job=job)
+        return None
+
+    def holder(self, jid: str) -> str | None:
+        """The process holding `jid` (fetched, running or about to), if one does."""
+        for identity in ProcessRegistry(self.client).identities():
+            if self._in_list(keys.in_progress(identity), jid) is not None:
+                return identity
+        return None
+
+    def signal(self, identity: str, jid: str) -> None:
+        """Tell `identity` to cancel its run of `jid` at its next heartbeat."""
+        ProcessRegistry(self.client).send(identity, cancel_signal(jid))
+
+    def finished(self, jid: str) -> bool:
+        """Whether `jid` is known to have ended: a final status, or an attempt on record."""
+        status = self.client.hget(keys.status(jid), "status")
+        if status is not None and status_of(as_bytes(status).decode()) not in (None, "queued"):
+            return True
+        return bool(self.client.exists(keys.job_attempts(jid), keys.history(jid)))
+
+    def remove(self, waiting: Waiting, outcome: OutcomeRecord, now: float) -> bool:
+        """End a waiting job as `outcome` (a cancel); False if it no longer waited there."""
+        kept = self.retention
+        cancel_keys = (
+            waiting.key, keys.stat("cancelled"), keys.stat("cancelled", day_of(now)),
+            keys.job_attempts(outcome.jid), keys.status(outcome.jid),
+            outcome.unique_lock or keys.NO_LOCK, outcome.running_lock or keys.NO_LOCK,
+        )  # fmt: skip
+        cancel_args = (
+            waiting.kind, waiting.entry, outcome.jid, DAY_COUNTER_TTL,
+            outcome.attempt, kept.attempts_kept, int(kept.attempts_ttl),
+            outcome.status, int(kept.status_ttl), now,
+        )  # fmt: skip
+        return bool(CANCEL(self.client, cancel_keys, cancel_args))
+
+    def _in_list(self, key: str, jid: str) -> tuple[bytes, JobRecord] | None:
+        try:
+            found = FIND_IN_LIST(self.client, (key,), (jid, -QUEUE_SEARCH_DEPTH, -1))
+        except redis.ResponseError as error:
+            if "WRONGTYPE" not in str(error):
+                raise
+            return None
+        return _matching(found, jid)
+
+
+def _matching(found: Iterable[bytes | str], jid: str) -> tuple[bytes, JobRecord] | None:
+    for raw in found:
+        entry = as_bytes(raw)
+        job = _job_of(entry, jid)
+        if job is not None:
+            return entry, job
+    return None
+
+
+def _job_of(entry: bytes, jid: str) -> JobRecord | None:
+    decoded = payload.decode(entry)
+    if is_successful(decoded) and decoded.unwrap().jid == jid:
+        return decoded.unwrap()
+    return None
+
+
+def _glob(text: str) -> str:
+    """`text` as a literal in a Redis MATCH pattern."""
+    return "".join(f"\\{c}" if c in "*?[]\\" else c for c in text)
