@@ -6,6 +6,7 @@ import datetime as dt
 import functools
 import importlib
 import inspect
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
@@ -126,6 +127,33 @@ class Job:
         from cogworker.app.client import default_client
 
         return default_client().enqueue_at(at, cls, *args, jid=jid)
+
+
+def perform_now(job_class: type[Job], jid: str, args: Sequence[JSON]) -> None:
+    """One call of a sync job's `perform`; one that hands back work instead of doing it fails.
+
+    Its body never ran: a coroutine or generator was made and not driven.
+    """
+    instance = job_class()
+    instance.jid = jid
+    perform: Callable[..., object] = instance.perform  # user code may return anything
+    returned = perform(*args)
+    if inspect.iscoroutine(returned) or inspect.isgenerator(returned):
+        returned.close()  # no "never awaited" warning: it is reported here instead
+    undriven = (inspect.isawaitable, inspect.isgenerator, inspect.isasyncgen)
+    if any(check(returned) for check in undriven):
+        raise TypeError(
+            f"{job_class.__qualname__}.perform returned {type(returned).__name__} "
+            "instead of running: a worker awaits perform only when it is an async def"
+        )
+
+
+async def perform_awaited(job_class: type[Job], jid: str, args: Sequence[JSON]) -> None:
+    """One awaited `perform` of an async job."""
+    instance = job_class()
+    instance.jid = jid
+    perform: Callable[..., Awaitable[object]] = instance.perform  # type: ignore[assignment]  # async def
+    await perform(*args)
 
 
 def is_async_job(job_class: type[Job]) -> bool:
