@@ -211,3 +211,11 @@ class HandsBackACoroutine(Job):
 
     def perform(self, *args: Any) -> Coroutine[Any, Any, None]:  # type: ignore[override]
         return asyncio.sleep(0)
+
+
+class RecordAsync(Record):
+    """`Record` as an async job: the same side effects, after yielding to its loop once."""
+
+    async def perform(self, *args: Any) -> None:  # type: ignore[override]
+        await asyncio.sleep(0)
+        super().perform(*args)
