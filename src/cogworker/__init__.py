@@ -15,6 +15,7 @@ and run `cogworker work yourapp` to work the jobs off.
 """
 
 from cogworker.app import testing
+from cogworker.app.async_client import AsyncClient
 from cogworker.app.client import Client, configure, status
 from cogworker.app.config import Config
 from cogworker.app.job import Job, JobOptions
@@ -43,6 +44,7 @@ __version__ = "0.8.0"
 __all__ = [
     "DISCARD",
     "KILL",
+    "AsyncClient",
     "CallNext",
     "Client",
     "CogworkerError",

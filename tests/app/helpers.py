@@ -11,7 +11,7 @@ import attrs
 import redis
 
 import cogworker
-from cogworker.app.async_client import AsyncClient
+from cogworker import AsyncClient
 from tests.app.jobs import SIDE_EFFECTS_URL_ENV
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
 

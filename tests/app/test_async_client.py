@@ -12,8 +12,8 @@ import pytest
 import redis
 
 import cogworker
+from cogworker import AsyncClient
 from cogworker.adapters import redis_keys as keys
-from cogworker.app.async_client import AsyncClient
 from cogworker.app.middleware import AsyncPush, Push
 from cogworker.domain.job import JobRecord
 from tests.app.helpers import Workers, queue_payloads, with_async_client, zset_entries

@@ -125,11 +125,10 @@ ENQUEUE_IN_SCRIPTS = {
     ),
     "AsyncClient": (
         "import asyncio, sys, cogworker\n"
-        "from cogworker.app.async_client import AsyncClient\n"
         "from tests.faults.jobs_clock import Stamp\n"
         "async def main():\n"
-        "    async with AsyncClient(cogworker.Config(redis_url=sys.argv[1])) as client:\n"
-        f"        return await client.enqueue_in({DELAY}, Stamp)\n"
+        "    async with cogworker.AsyncClient(cogworker.Config(redis_url=sys.argv[1])) as c:\n"
+        f"        return await c.enqueue_in({DELAY}, Stamp)\n"
         "print(asyncio.run(main()))\n"
     ),
 }

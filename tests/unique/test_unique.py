@@ -69,8 +69,7 @@ ENQUEUE_SCRIPTS = {
     "AsyncClient": textwrap.dedent(
         """
         import asyncio, sys
-        from cogworker import Config
-        from cogworker.app.async_client import AsyncClient
+        from cogworker import AsyncClient, Config
         from tests.unique.jobs import Report
         async def main():
             async with AsyncClient(Config(redis_url=sys.argv[1])) as client:
