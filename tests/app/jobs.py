@@ -219,3 +219,12 @@ class RecordAsync(Record):
     async def perform(self, *args: Any) -> None:  # type: ignore[override]
         await asyncio.sleep(0)
         super().perform(*args)
+
+
+class CountdownAsync(Job):
+    """An async job: appends `n` to `RECEIVED` and enqueues itself (awaited) with `n - 1`."""
+
+    async def perform(self, n: int) -> None:
+        RECEIVED.append(("CountdownAsync", self.jid, (n,)))
+        if n > 0:
+            await CountdownAsync.aperform_async(n - 1)

@@ -15,6 +15,7 @@ from tests.app.jobs import (
     CollectAsyncFails,
     CollectFails,
     Countdown,
+    CountdownAsync,
     HandsBackACoroutine,
     JobBoomError,
 )
@@ -165,3 +166,32 @@ def test_a_sync_perform_that_hands_back_a_coroutine_fails_clearly() -> None:
     says = "returned coroutine instead of running"
     with cogworker.testing.inline(), pytest.raises(TypeError, match=says):
         HandsBackACoroutine.perform_async()
+
+
+def test_the_awaited_shortcuts_run_async_jobs_under_inline_and_fake(
+    received: list[tuple[str, str, tuple[object, ...]]],
+) -> None:
+    """In async code, `await aperform_async` under inline() awaits the job (and the ones it
+    enqueues, awaited too) and raises its error; under fake() it collects, and adrain()
+    runs them."""
+
+    async def main() -> int:
+        with cogworker.testing.inline():
+            await CountdownAsync.aperform_async(1)
+            with pytest.raises(JobBoomError, match="collect async fails"):
+                await CollectAsyncFails.aperform_async("boom")
+        with cogworker.testing.fake() as queue:
+            jid = await CollectAsync.aperform_in(60, "later")
+            await Collect.aperform_at(0, "sync")
+            assert [job.jid for job in queue.jobs_for(CollectAsync)] == [jid]
+            assert len(received) == 3  # nothing ran under fake() yet
+            return await queue.adrain()
+
+    assert asyncio.run(main()) == 2
+    assert [(name, args) for name, _, args in received] == [
+        ("CountdownAsync", (1,)),
+        ("CountdownAsync", (0,)),
+        ("CollectAsyncFails", ("boom",)),
+        ("CollectAsync", ("later",)),
+        ("Collect", ("sync",)),
+    ]

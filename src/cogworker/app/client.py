@@ -184,7 +184,8 @@ _default_lock = threading.Lock()
 
 
 def configure(config: Config) -> Client:
-    """Make `config` the one `Job.perform_async` and friends use; returns its client."""
+    """Make `config` the one `Job.perform_async` and friends use (and `aperform_async` and
+    friends, through an `AsyncClient` per event loop); returns its client."""
     global _default
     with _default_lock:
         if _default is not None:

@@ -128,6 +128,30 @@ class Job:
 
         return default_client().enqueue_at(at, cls, *args, jid=jid)
 
+    @classmethod
+    async def aperform_async(cls, *args: JSON, jid: str | None = None) -> str | None:
+        """`perform_async` for async code: enqueue through the running event loop's
+        `AsyncClient`, made from the config given to `cogworker.configure`."""
+        from cogworker.app.async_client import default_async_client
+
+        return await (await default_async_client()).enqueue(cls, *args, jid=jid)
+
+    @classmethod
+    async def aperform_in(cls, seconds: float, *args: JSON, jid: str | None = None) -> str | None:
+        """`perform_in` for async code (see `aperform_async`)."""
+        from cogworker.app.async_client import default_async_client
+
+        return await (await default_async_client()).enqueue_in(seconds, cls, *args, jid=jid)
+
+    @classmethod
+    async def aperform_at(
+        cls, at: float | dt.datetime, *args: JSON, jid: str | None = None
+    ) -> str | None:
+        """`perform_at` for async code (see `aperform_async`)."""
+        from cogworker.app.async_client import default_async_client
+
+        return await (await default_async_client()).enqueue_at(at, cls, *args, jid=jid)
+
 
 def perform_now(job_class: type[Job], jid: str, args: Sequence[JSON]) -> None:
     """One call of a sync job's `perform`; one that hands back work instead of doing it fails.
