@@ -307,16 +307,26 @@ def test_redis_away_is_an_enqueue_unavailable_error_naming_the_jids() -> None:
         assert "secret" not in str(error)
 
 
-def test_a_job_it_enqueues_is_run_by_a_real_worker(
-    rc: redis.Redis, redis_url: str, workers: Workers
+@pytest.mark.parametrize("job_class", [Record, RecordAsync], ids=["sync-job", "async-job"])
+def test_what_either_client_enqueues_is_run_by_a_real_worker(
+    rc: redis.Redis,
+    redis_url: str,
+    workers: Workers,
+    client: cogworker.Client,
+    job_class: type[cogworker.Job],
 ) -> None:
-    """A sync job enqueued by AsyncClient (now and 1 s later) is run by `cogworker work`."""
+    """A sync or an async job, enqueued by AsyncClient (now and 1 s later) and by Client,
+    is run by `cogworker work`."""
     worker = workers.start()
 
-    async def work(client: AsyncClient) -> list[str | None]:
-        return [await client.enqueue(Record, "now"), await client.enqueue_in(1, Record, "later")]
+    async def work(async_client: AsyncClient) -> list[str | None]:
+        return [
+            await async_client.enqueue(job_class, "now"),
+            await async_client.enqueue_in(1, job_class, "later"),
+        ]
 
-    jids = with_async_client(cogworker.Config(redis_url=redis_url), work)
+    jids = [*with_async_client(cogworker.Config(redis_url=redis_url), work)]
+    jids.append(client.enqueue(job_class, "sync client"))
 
     wait_until(
         lambda: all(jid is not None and rc.sismember("done", jid) for jid in jids),
