@@ -23,6 +23,7 @@ documented modules: `cogworker.testing` (inline and fake modes),
 """
 
 from cogworker import testing
+from cogworker.app.async_client import AsyncClient
 from cogworker.app.cancelling import CancelResult
 from cogworker.app.client import Client, configure, status
 from cogworker.app.config import Config
@@ -56,6 +57,7 @@ __all__ = [
     "DISCARD",
     "KILL",
     "AsyncCallNext",
+    "AsyncClient",
     "CallNext",
     "CancelResult",
     "Client",

@@ -2,17 +2,59 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
 
 import attrs
 import redis
 
+import cogworker
+from cogworker import AsyncClient
 from tests.app.jobs import SIDE_EFFECTS_URL_ENV
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
 
 FAST_APP = "tests.app.jobs:fast_config"
+T = TypeVar("T")
+
+
+def with_async_client(config: cogworker.Config, work: Callable[[AsyncClient], Awaitable[T]]) -> T:
+    """Run `work` with an AsyncClient of `config` on an event loop of its own, then close it."""
+
+    async def main() -> T:
+        async with AsyncClient(config) as client:
+            return await work(client)
+
+    return asyncio.run(main())
+
+
+#: The two clients a test can be parametrized over.
+CLIENT_KINDS = ("Client", "AsyncClient")
+
+
+def enqueue_with(
+    kind: str, config: cogworker.Config, job_class: type[cogworker.Job], *args: Any, jid: str
+) -> str | None:
+    """One enqueue through a new client of `kind` (see `CLIENT_KINDS`), closed after."""
+    if kind == "AsyncClient":
+        return with_async_client(config, lambda client: client.enqueue(job_class, *args, jid=jid))
+    client = cogworker.Client(config)
+    try:
+        return client.enqueue(job_class, *args, jid=jid)
+    finally:
+        client.close()
+
+
+def status_with(kind: str, config: cogworker.Config, jid: str) -> str | None:
+    """One status read through a new client of `kind`, closed after."""
+    if kind == "AsyncClient":
+        return with_async_client(config, lambda client: client.status(jid))
+    client = cogworker.Client(config)
+    try:
+        return client.status(jid)
+    finally:
+        client.close()
 
 
 @attrs.define

@@ -10,9 +10,11 @@ suite points at a closed port on purpose); the testing-mode jobs record in
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import time
+from collections.abc import Coroutine
 from typing import Any
 
 import redis
@@ -185,3 +187,44 @@ class Countdown(Job):
         RECEIVED.append(("Countdown", self.jid, (n,)))
         if n > 0:
             Countdown.perform_async(n - 1)
+
+
+class CollectAsync(Job):
+    """An async job: yields to its event loop once, then appends what it received."""
+
+    async def perform(self, *args: Any) -> None:
+        await asyncio.sleep(0)
+        RECEIVED.append(("CollectAsync", self.jid, args))
+
+
+class CollectAsyncFails(Job):
+    """An async job: appends what it received after yielding once, then raises JobBoomError."""
+
+    async def perform(self, *args: Any) -> None:
+        await asyncio.sleep(0)
+        RECEIVED.append(("CollectAsyncFails", self.jid, args))
+        raise JobBoomError(f"collect async fails {args!r}")
+
+
+class HandsBackACoroutine(Job):
+    """A sync `perform` that returns a coroutine instead of running: its body never runs."""
+
+    def perform(self, *args: Any) -> Coroutine[Any, Any, None]:  # type: ignore[override]
+        return asyncio.sleep(0)
+
+
+class RecordAsync(Record):
+    """`Record` as an async job: the same side effects, after yielding to its loop once."""
+
+    async def perform(self, *args: Any) -> None:  # type: ignore[override]
+        await asyncio.sleep(0)
+        super().perform(*args)
+
+
+class CountdownAsync(Job):
+    """An async job: appends `n` to `RECEIVED` and enqueues itself (awaited) with `n - 1`."""
+
+    async def perform(self, n: int) -> None:
+        RECEIVED.append(("CountdownAsync", self.jid, (n,)))
+        if n > 0:
+            await CountdownAsync.aperform_async(n - 1)

@@ -14,6 +14,7 @@ import pytest
 import redis
 
 import cogworker
+from tests.app.helpers import CLIENT_KINDS, enqueue_with, status_with
 from tests.app.jobs import Record
 from tests.support.processes import CogworkerProcess, wait_until
 from tests.support.redis_server import RedisServer, RedisServerFactory
@@ -150,34 +151,31 @@ CLIENT_REFUSALS = [
 ]
 
 
+@pytest.mark.parametrize("kind", CLIENT_KINDS)
 @pytest.mark.parametrize(("credentials", "says"), CLIENT_REFUSALS)
 def test_the_client_says_what_redis_refused(
-    guarded: RedisServer, credentials: str, says: str
+    guarded: RedisServer, credentials: str, says: str, kind: str
 ) -> None:
-    """Wrong password, NOPERM, OOM: an EnqueueRefusedError (a RedisRefusedError) saying so."""
+    """Wrong password, NOPERM, OOM: an EnqueueRefusedError (a RedisRefusedError) saying so,
+    from either client."""
     with redis.Redis(port=guarded.port, password=PASSWORD) as admin:
         admin.config_set("maxmemory", "1")
-    client = cogworker.Client(cogworker.Config(redis_url=with_credentials(guarded, credentials)))
-    try:
-        with pytest.raises(cogworker.EnqueueRefusedError, match=says) as info:
-            client.enqueue(Record, "x", jid="refused-1")
-    finally:
-        client.close()
+    config = cogworker.Config(redis_url=with_credentials(guarded, credentials))
+    with pytest.raises(cogworker.EnqueueRefusedError, match=says) as info:
+        enqueue_with(kind, config, Record, "x", jid="refused-1")
     assert isinstance(info.value, cogworker.RedisRefusedError)
     assert info.value.unknown == ("refused-1",)
     assert PASSWORD not in str(info.value)
 
 
+@pytest.mark.parametrize("kind", CLIENT_KINDS)
 def test_a_status_read_with_a_wrong_password_says_the_credentials_were_refused(
-    guarded: RedisServer,
+    guarded: RedisServer, kind: str
 ) -> None:
-    """`Client.status` wraps an authentication refusal in a RedisRefusedError."""
-    client = cogworker.Client(cogworker.Config(redis_url=with_credentials(guarded, ":wrong")))
-    try:
-        with pytest.raises(cogworker.RedisRefusedError, match="refused the credentials"):
-            client.status("any")
-    finally:
-        client.close()
+    """`status` of either client wraps an authentication refusal in a RedisRefusedError."""
+    config = cogworker.Config(redis_url=with_credentials(guarded, ":wrong"))
+    with pytest.raises(cogworker.RedisRefusedError, match="refused the credentials"):
+        status_with(kind, config, "any")
 
 
 def test_a_refusal_met_after_start_up_stops_the_worker(

@@ -115,16 +115,32 @@ def test_a_retry_filed_by_a_worker_whose_clock_is_behind_waits_its_delay(
     stop_all(behind, true_clock)
 
 
-def test_enqueue_in_on_a_host_whose_clock_is_ahead_is_due_by_redis_time(
-    server: RedisServer, shim: Path, inspect: redis.Redis, tmp_path: Path
-) -> None:
-    """A client process 120 s ahead schedules enqueue_in(6) at Redis's now + 6, not + 126."""
-    script = (
+#: A client process's enqueue_in(DELAY, Stamp), through either client.
+ENQUEUE_IN_SCRIPTS = {
+    "Client": (
         "import sys, cogworker\n"
         "from tests.faults.jobs_clock import Stamp\n"
         "client = cogworker.Client(cogworker.Config(redis_url=sys.argv[1]))\n"
         f"print(client.enqueue_in({DELAY}, Stamp))\n"
-    )
+    ),
+    "AsyncClient": (
+        "import asyncio, sys, cogworker\n"
+        "from tests.faults.jobs_clock import Stamp\n"
+        "async def main():\n"
+        "    async with cogworker.AsyncClient(cogworker.Config(redis_url=sys.argv[1])) as c:\n"
+        f"        return await c.enqueue_in({DELAY}, Stamp)\n"
+        "print(asyncio.run(main()))\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(ENQUEUE_IN_SCRIPTS))
+def test_enqueue_in_on_a_host_whose_clock_is_ahead_is_due_by_redis_time(
+    server: RedisServer, shim: Path, inspect: redis.Redis, tmp_path: Path, kind: str
+) -> None:
+    """A client process 120 s ahead schedules enqueue_in(6) at Redis's now + 6, not + 126,
+    through either client."""
+    script = ENQUEUE_IN_SCRIPTS[kind]
     before = redis_now(inspect)
     done = subprocess.run(
         [sys.executable, "-c", script, server.url],

@@ -51,28 +51,45 @@ def lock_of(client: cogworker.Client, job_class: type[cogworker.Job], *args: obj
     return lock
 
 
-ENQUEUE_SCRIPT = textwrap.dedent(
-    """
-    import sys
-    from concurrent.futures import ThreadPoolExecutor
-    import cogworker
-    from tests.unique.jobs import Report
-    client = cogworker.Client(cogworker.Config(redis_url=sys.argv[1]))
-    with ThreadPoolExecutor(4) as pool:
-        jids = list(pool.map(lambda _: client.enqueue(Report, 7), range(125)))
-    print(sum(jid is not None for jid in jids))
-    """
-)
+#: Enqueues of one unique job in one process: 4 threads x 125 (Client), or 500 tasks
+#: on one event loop (AsyncClient); prints how many were pushed.
+ENQUEUE_SCRIPTS = {
+    "Client": textwrap.dedent(
+        """
+        import sys
+        from concurrent.futures import ThreadPoolExecutor
+        import cogworker
+        from tests.unique.jobs import Report
+        client = cogworker.Client(cogworker.Config(redis_url=sys.argv[1]))
+        with ThreadPoolExecutor(4) as pool:
+            jids = list(pool.map(lambda _: client.enqueue(Report, 7), range(125)))
+        print(sum(jid is not None for jid in jids))
+        """
+    ),
+    "AsyncClient": textwrap.dedent(
+        """
+        import asyncio, sys
+        from cogworker import AsyncClient, Config
+        from tests.unique.jobs import Report
+        async def main():
+            async with AsyncClient(Config(redis_url=sys.argv[1])) as client:
+                return await asyncio.gather(*(client.enqueue(Report, 7) for _ in range(500)))
+        print(sum(jid is not None for jid in asyncio.run(main())))
+        """
+    ),
+}
 
 
+@pytest.mark.parametrize("kind", sorted(ENQUEUE_SCRIPTS))
 def test_a_thousand_concurrent_enqueues_push_exactly_one(
-    client: cogworker.Client, rc: redis.Redis, redis_url: str
+    client: cogworker.Client, rc: redis.Redis, redis_url: str, kind: str
 ) -> None:
-    """8 threads in 2 processes enqueue the same unique job 1,000 times: exactly one is pushed."""
+    """Threads or tasks in 2 processes enqueue the same unique job 1,000 times, through
+    either client: exactly one is pushed."""
     repo = Path(__file__).resolve().parents[2]
     others = [
         subprocess.Popen(
-            [sys.executable, "-c", ENQUEUE_SCRIPT, redis_url],
+            [sys.executable, "-c", ENQUEUE_SCRIPTS[kind], redis_url],
             cwd=repo,
             stdout=subprocess.PIPE,
             text=True,

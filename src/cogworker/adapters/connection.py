@@ -22,6 +22,8 @@ import threading
 from typing import Any, Literal
 
 import redis
+import redis.asyncio
+from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.connection import Connection, SSLConnection, UnixDomainSocketConnection
 from redis.retry import Retry
@@ -251,3 +253,40 @@ class SentinelSet(Sentinel):
 def _address_of(sentinel: redis.Redis) -> str:
     options = sentinel.connection_pool.connection_kwargs
     return f"{options.get('host')}:{options.get('port')}"
+
+
+#: Connections an asyncio client opens at most (redis.asyncio's own pool refuses a
+#: command beyond its limit, where this one makes the task wait for a free one).
+ASYNC_CONNECTIONS = 50
+
+
+def connect_async(
+    target: RedisTarget, *, max_connections: int = ASYNC_CONNECTIONS
+) -> redis.asyncio.Redis:
+    """`connect` for asyncio code: the same timeouts, TLS and credentials, no command ever
+    re-sent, and at most `max_connections` open; a task finding them all busy waits for one
+    (a ConnectionError after `SOCKET_TIMEOUT`).  Not behind Sentinel yet (a ValueError)."""
+    if target.sentinels is not None:
+        raise ValueError(
+            f"{target.described()}: the asyncio client doesn't reach Redis through Sentinel "
+            "yet; enqueue with cogworker.Client there"
+        )
+    options: dict[str, Any] = {
+        **_socket_options(),
+        **tls_options(target.tls),
+        "retry": AsyncRetry(NoBackoff(), 0),
+        "health_check_interval": 30,
+        "decode_responses": False,
+        "db": target.db,
+        "username": target.username,
+        "password": target.password,
+    }
+    if target.path is not None:
+        options.update(connection_class=redis.asyncio.UnixDomainSocketConnection, path=target.path)
+    else:
+        kind = redis.asyncio.SSLConnection if target.tls is not None else redis.asyncio.Connection
+        options.update(connection_class=kind, host=target.host, port=target.port)
+    pool = redis.asyncio.BlockingConnectionPool(
+        max_connections=max_connections, timeout=SOCKET_TIMEOUT, **options
+    )
+    return redis.asyncio.Redis.from_pool(pool)

@@ -4,7 +4,9 @@ redis-py's own `Script` objects check `SCRIPT EXISTS` before every pipeline:
 one more round trip per batch on the hottest paths.  Here a script is sent
 by SHA and loaded only when Redis answers NOSCRIPT (after a restart or a
 `SCRIPT FLUSH`).  A NOSCRIPT answer means the script did not run, so sending
-it again can't apply it twice.
+it again can't apply it twice.  The same goes for redis.asyncio clients
+(`run_async`, `run_pipeline_async`): what is sent is the same, only the
+sending is awaited.
 
 Every script is sent with `lua/_checks.lua` in front of it: the argument
 checks each one runs before its first write (Lua doesn't roll back).
@@ -21,15 +23,18 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from importlib import resources
 from typing import Any
 
 import attrs
 import redis
+import redis.asyncio
 from redis.exceptions import NoScriptError
 
 KeyOrArg = str | bytes | int | float
+#: A pipeline of either client: scripts and commands are queued on both alike.
+Pipeline = redis.client.Pipeline | redis.asyncio.client.Pipeline
 
 
 def _source_of(name: str) -> str:
@@ -111,9 +116,18 @@ class LuaScript:
             client.script_load(self.source)
             return client.evalsha(self.sha, len(keys), *keys, *args)
 
-    def queue(
-        self, pipe: redis.client.Pipeline, keys: Sequence[KeyOrArg], args: Sequence[KeyOrArg]
-    ) -> None:
+    async def run_async(
+        self, client: redis.asyncio.Redis, keys: Sequence[KeyOrArg], args: Sequence[KeyOrArg]
+    ) -> Any:
+        """Run the script on an asyncio `client` and give its reply."""
+        self.check(keys, args)
+        try:
+            return await client.evalsha(self.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            await client.script_load(self.source)
+            return await client.evalsha(self.sha, len(keys), *keys, *args)
+
+    def queue(self, pipe: Pipeline, keys: Sequence[KeyOrArg], args: Sequence[KeyOrArg]) -> None:
         """Queue a run on `pipe`; `run_pipeline` then gives its reply."""
         self.check(keys, args)
         pipe.evalsha(self.sha, len(keys), *keys, *args)
@@ -130,20 +144,37 @@ def run_pipeline(client: redis.Redis, pipe: redis.client.Pipeline) -> list[Any]:
     """
     commands = list(pipe.command_stack)
     replies: list[Any] = pipe.execute(raise_on_error=False)
-    for index, reply in enumerate(replies):
-        if isinstance(reply, NoScriptError):
-            replies[index] = _rerun(client, commands[index])
-        elif isinstance(reply, Exception):
-            raise reply
+    for index, script, call in _forgotten(commands, replies):
+        client.script_load(script.source)
+        replies[index] = client.evalsha(*call)
     return replies
 
 
-def _rerun(client: redis.Redis, command: Any) -> Any:
-    args, _options = command  # (("EVALSHA", sha, numkeys, *keys_and_args), {})
-    sha = args[1].decode() if isinstance(args[1], bytes) else args[1]
-    script = SCRIPTS_BY_SHA[sha]
-    client.script_load(script.source)
-    return client.evalsha(sha, *args[2:])
+async def run_pipeline_async(
+    client: redis.asyncio.Redis, pipe: redis.asyncio.client.Pipeline
+) -> list[Any]:
+    """`run_pipeline` for an asyncio client and its pipeline."""
+    commands = list(pipe.command_stack)
+    replies: list[Any] = await pipe.execute(raise_on_error=False)
+    for index, script, call in _forgotten(commands, replies):
+        await client.script_load(script.source)
+        replies[index] = await client.evalsha(*call)
+    return replies
+
+
+def _forgotten(
+    commands: Sequence[Any], replies: Sequence[Any]
+) -> Iterator[tuple[int, LuaScript, tuple[Any, ...]]]:
+    """In order, each script Redis answered NOSCRIPT to: its index, the script, and the
+    EVALSHA arguments to send again.  Another error is raised where it stands, so the
+    scripts before it are re-run first, as they would have run."""
+    for index, reply in enumerate(replies):
+        if isinstance(reply, NoScriptError):
+            args, _options = commands[index]  # (("EVALSHA", sha, numkeys, *keys_and_args), {})
+            sha = args[1].decode() if isinstance(args[1], bytes) else args[1]
+            yield index, SCRIPTS_BY_SHA[sha], (sha, *args[2:])
+        elif isinstance(reply, Exception):
+            raise reply
 
 
 FETCH = LuaScript("fetch")

@@ -14,6 +14,7 @@ from typing import Any, TypeVar, cast
 
 import attrs
 import redis
+import redis.asyncio
 from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
@@ -29,7 +30,15 @@ R = TypeVar("R", AttemptRecord, RunRecord)
 
 def status(client: redis.Redis, jid: str) -> str | None:
     """A tracked job's status, or None (not tracked, or expired)."""
-    value = client.hget(keys.status(jid), "status")
+    return _status_text(client.hget(keys.status(jid), "status"))
+
+
+async def status_async(client: redis.asyncio.Redis, jid: str) -> str | None:
+    """`status` through an asyncio client."""
+    return _status_text(await client.hget(keys.status(jid), "status"))
+
+
+def _status_text(value: bytes | str | None) -> str | None:
     return None if value is None else as_bytes(value).decode()
 
 

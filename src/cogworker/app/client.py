@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import redis
 
-from cogworker.adapters import redis_access, tracking
+from cogworker.adapters import tracking
 from cogworker.adapters.connection import connect
 from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import EnqueueStore
@@ -18,25 +18,22 @@ from cogworker.adapters.redis_clock import RedisClock
 from cogworker.app import testing
 from cogworker.app.cancelling import CancelResult, cancel
 from cogworker.app.config import Config
+from cogworker.app.enqueue_call import (
+    batch_outcome,
+    batches,
+    due_time,
+    enqueue_failure,
+    read_failure,
+    with_pushed,
+)
 from cogworker.app.job import Job
-from cogworker.app.job_record import Expiry, build_job, check_jid
+from cogworker.app.job_record import Expiry, build_job, build_jobs, check_jid
 from cogworker.app.middleware import client_chain
 from cogworker.app.periodic_runs import RunNow, run_now
 from cogworker.app.push_batch import PushBatch
-from cogworker.domain import queues
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
-from cogworker.domain.status import is_tracked
-from cogworker.exceptions import (
-    EnqueueError,
-    EnqueueRefusedError,
-    EnqueueUnavailableError,
-    RedisRefusedError,
-    RedisUnavailableError,
-)
-
-#: Jobs per round trip in `enqueue_many`.
-BATCH_SIZE = 1_000
+from cogworker.exceptions import EnqueueError
 
 
 class Client:
@@ -103,7 +100,7 @@ class Client:
     ) -> str | None:
         """Enqueue a run at `at`, a unix timestamp or an aware datetime (now if past);
         `expires_in` counts from then."""
-        due = _timestamp(at)
+        due = due_time(at)
         expiry = Expiry(expires_in=expires_in, expires_at=expires_at, due=due)
         return self.push(self._build(job_class, args, jid, expiry), at=due)
 
@@ -124,34 +121,21 @@ class Client:
         and those that may or may not have been.
         """
         expiry = Expiry(expires_in=expires_in, expires_at=expires_at)
-        jobs = self._build_many(job_class, list(args_list), jids, expiry)
+        jobs = build_jobs(
+            job_class,
+            list(args_list),
+            jids,
+            self._clock(),
+            lock_ttl=self.config.unique_lock_ttl,
+            expiry=expiry,
+        )
         done: list[str | None] = []
-        for start in range(0, len(jobs), BATCH_SIZE):
+        for batch in batches(jobs):
             try:
-                done.extend(self._push_batch(jobs[start : start + BATCH_SIZE]))
+                done.extend(self._push_batch(batch))
             except EnqueueError as error:
-                pushed = [jid for jid in done if jid is not None]
-                raise type(error)(
-                    error.problem, pushed=pushed, unknown=error.unknown
-                ) from error.__cause__
+                raise with_pushed(error, done) from error.__cause__
         return done
-
-    def _build_many(
-        self,
-        job_class: type[Job],
-        args_list: list[Sequence[JSON]],
-        jids: Sequence[str] | None,
-        expiry: Expiry,
-    ) -> list[JobRecord]:
-        if jids is None:
-            return [self._build(job_class, args, None, expiry) for args in args_list]
-        if len(jids) != len(args_list):
-            raise ValueError(f"{len(jids)} jids for {len(args_list)} argument lists")
-        if len(set(jids)) != len(jids):
-            twice = sorted({jid for jid in jids if jids.count(jid) > 1})[:5]
-            raise ValueError(f"jids given more than once: {twice}")
-        pairs = zip(args_list, jids, strict=True)
-        return [self._build(job_class, args, jid, expiry) for args, jid in pairs]
 
     def _clock(self) -> float:
         """Now, on Redis's clock; in a testing mode (no Redis), on this host's."""
@@ -184,11 +168,10 @@ class Client:
         try:
             return run_now(PeriodicStore(self.redis), self.config, name, self._clock())
         except redis.RedisError as error:
-            failed = self._failure("can't enqueue", error)
-            if failed is None:
+            failure = enqueue_failure(self.config, error, ())
+            if failure is None:
                 raise
-            problem, refused = failed
-            raise (EnqueueRefusedError if refused else EnqueueUnavailableError)(problem) from error
+            raise failure from error
 
     def cancel(self, jid: str) -> CancelResult:
         """Cancel the job `jid`: taken off if it waits, told to stop if it runs; what
@@ -206,17 +189,16 @@ class Client:
         try:
             return tracking.status(self.redis, jid)
         except redis.RedisError as error:
-            failed = self._failure("can't read a status", error)
-            if failed is None:
+            failure = read_failure(self.config, "can't read a status", error)
+            if failure is None:
                 raise
-            problem, refused = failed
-            raise (RedisRefusedError if refused else RedisUnavailableError)(problem) from error
+            raise failure from error
 
     def _push_one(self, job: JobRecord, at: float | None) -> str | None:
         (pushed,) = self._write([(job, at)])
         return job.jid if pushed else None
 
-    def _push_batch(self, jobs: list[JobRecord]) -> list[str | None]:
+    def _push_batch(self, jobs: Sequence[JobRecord]) -> list[str | None]:
         mode = testing.current_mode()
         if mode is not None:
             return [mode.push(job) for job in jobs]
@@ -228,61 +210,25 @@ class Client:
 
         chain = client_chain(self.config.client_middleware, collect)
         results = [chain(job) for job in jobs]
-        written = self._write([(job, None) for job in passed])
-        pushed = {job.jid for job, ok in zip(passed, written, strict=True) if ok}
-        return [jid if jid in pushed else None for jid in results]
+        return batch_outcome(results, passed, self._write([(job, None) for job in passed]))
 
     def _write(self, jobs: Sequence[tuple[JobRecord, float | None]]) -> list[bool]:
         """Push jobs (now, or at a time); False where a unique job's lock was already held."""
-        for queue in {job.queue for job, _ in jobs}:
-            # The class's queue was checked when it was defined; a middleware may have changed it.
-            queues.checked_name(queue)
         now = self._clock()
-        batch = PushBatch()
-        for job, at in jobs:
-            batch.add(job, at if at is not None and at > now else None, now, self.config)
-        track_all = self.config.track_status
-        tracked = [job.jid for job, _ in jobs if is_tracked(job, track_all)]
+        batch = PushBatch.of(jobs, now, self.config)
         try:
-            if batch.is_one_plain_push() and not tracked:
+            if batch.is_one_plain_push():
                 self.store.push(*batch.only_push())
                 return [True] * len(jobs)
-            replies = dict(
-                zip(batch.unique_jids, self.store.push_unique(batch.unique), strict=True)
-            )
-            # Only a job pushed just now is queued: one pushed before may be running already.
-            queued = [jid for jid in tracked if replies.get(jid, 1) == 1]
+            replies = batch.replies_by_jid(self.store.push_unique(batch.unique))
+            queued = batch.queued(replies)
             self.store.push_all(batch.groups, batch.scheduled, queued=queued, now=now)
         except redis.RedisError as error:
-            failed = self._failure("can't enqueue", error)
-            if failed is None:
+            failure = enqueue_failure(self.config, error, batch.jids)
+            if failure is None:
                 raise
-            problem, refused = failed
-            unknown = [job.jid for job, _ in jobs]
-            kind = EnqueueRefusedError if refused else EnqueueUnavailableError
-            raise kind(problem, unknown=unknown) from error
-        return [replies.get(job.jid, 1) != 0 for job, _ in jobs]
-
-    def _failure(self, doing: str, error: redis.RedisError) -> tuple[str, bool] | None:
-        """What to say of `error` and whether Redis refused (else it went away); None for
-        another error (raised as it is)."""
-        where = self.config.redis_target().described()
-        refused = redis_access.refusal(error)
-        if refused is not None:
-            return f"{doing}: {where}: {refused}", True
-        if isinstance(error, redis.ConnectionError | redis.TimeoutError):
-            return f"{doing}: {where}: Redis is unavailable ({error})", False
-        return None
-
-
-def _timestamp(at: float | dt.datetime) -> float:
-    if isinstance(at, dt.datetime):
-        if at.tzinfo is None:
-            raise ValueError(
-                "perform_at needs an aware datetime (with tzinfo), or a unix timestamp"
-            )
-        return at.timestamp()
-    return float(at)
+            raise failure from error
+        return batch.pushed(replies)
 
 
 _default: Client | None = None
@@ -290,7 +236,8 @@ _default_lock = threading.Lock()
 
 
 def configure(config: Config) -> Client:
-    """Make `config` the one `Job.perform_async` and friends use; returns its client."""
+    """Make `config` the one `Job.perform_async` and friends use (and `aperform_async` and
+    friends, through an `AsyncClient` per event loop); returns its client."""
     global _default
     with _default_lock:
         if _default is not None:

@@ -6,7 +6,7 @@ import datetime as dt
 import functools
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
@@ -173,6 +173,74 @@ class Job:
         return default_client().enqueue_at(
             at, cls, *args, jid=jid, expires_in=expires_in, expires_at=expires_at
         )
+
+    @classmethod
+    async def aperform_async(cls, *args: JSON, jid: str | None = None) -> str | None:
+        """`perform_async` for async code: enqueue through the running event loop's
+        `AsyncClient`, made from the config given to `cogworker.configure`."""
+        from cogworker.app.async_client import default_async_client
+
+        return await (await default_async_client()).enqueue(cls, *args, jid=jid)
+
+    @classmethod
+    async def aperform_in(cls, seconds: float, *args: JSON, jid: str | None = None) -> str | None:
+        """`perform_in` for async code (see `aperform_async`)."""
+        from cogworker.app.async_client import default_async_client
+
+        return await (await default_async_client()).enqueue_in(seconds, cls, *args, jid=jid)
+
+    @classmethod
+    async def aperform_at(
+        cls, at: float | dt.datetime, *args: JSON, jid: str | None = None
+    ) -> str | None:
+        """`perform_at` for async code (see `aperform_async`)."""
+        from cogworker.app.async_client import default_async_client
+
+        return await (await default_async_client()).enqueue_at(at, cls, *args, jid=jid)
+
+
+def perform_now(
+    job_class: type[Job],
+    jid: str,
+    args: Sequence[JSON],
+    cancelled: Callable[[], bool] | None = None,
+) -> None:
+    """One call of a sync job's `perform`; one that hands back work instead of doing it fails.
+
+    Its body never ran: a coroutine or generator was made and not driven.
+    `cancelled`: what the job's `cancelled` asks (a worker's cancel signal).
+    """
+    instance = _instance(job_class, jid, cancelled)
+    perform: Callable[..., object] = instance.perform  # user code may return anything
+    returned = perform(*args)
+    if inspect.iscoroutine(returned) or inspect.isgenerator(returned):
+        returned.close()  # no "never awaited" warning: it is reported here instead
+    undriven = (inspect.isawaitable, inspect.isgenerator, inspect.isasyncgen)
+    if any(check(returned) for check in undriven):
+        raise TypeError(
+            f"{job_class.__qualname__}.perform returned {type(returned).__name__} "
+            "instead of running: a worker awaits perform only when it is an async def"
+        )
+
+
+async def perform_awaited(
+    job_class: type[Job],
+    jid: str,
+    args: Sequence[JSON],
+    cancelled: Callable[[], bool] | None = None,
+) -> None:
+    """One awaited `perform` of an async job (`cancelled` as for `perform_now`)."""
+    instance = _instance(job_class, jid, cancelled)
+    perform: Callable[..., Awaitable[object]] = instance.perform  # type: ignore[assignment]  # async def
+    await perform(*args)
+
+
+def _instance(job_class: type[Job], jid: str, cancelled: Callable[[], bool] | None) -> Job:
+    instance = job_class()
+    instance.jid = jid
+    if cancelled is not None:
+        instance.cancel_check = cancelled
+    return instance
 
 
 def is_async_job(job_class: type[Job]) -> bool:

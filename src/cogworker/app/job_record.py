@@ -130,3 +130,29 @@ def build_job(
         expires_at=expires_at,
         extra=_extra(job_class, args, lock_ttl, own_jid=own_jid),
     )
+
+
+def build_jobs(
+    job_class: type[Job],
+    args_list: Sequence[Sequence[JSON]],
+    jids: Sequence[str] | None,
+    now: float,
+    *,
+    lock_ttl: float = 3600.0,
+    expiry: Expiry | None = None,
+) -> list[JobRecord]:
+    """The records of one run per argument list (with the caller's `jids`, if given), every
+    one checked before any is pushed."""
+    if jids is None:
+        return [
+            build_job(job_class, args, now, lock_ttl=lock_ttl, expiry=expiry) for args in args_list
+        ]
+    if len(jids) != len(args_list):
+        raise ValueError(f"{len(jids)} jids for {len(args_list)} argument lists")
+    if len(set(jids)) != len(jids):
+        twice = sorted({jid for jid in jids if jids.count(jid) > 1})[:5]
+        raise ValueError(f"jids given more than once: {twice}")
+    return [
+        build_job(job_class, args, now, lock_ttl=lock_ttl, jid=jid, expiry=expiry)
+        for args, jid in zip(args_list, jids, strict=True)
+    ]

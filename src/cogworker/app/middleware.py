@@ -7,6 +7,18 @@ calling `push` (then the enqueue returns None)::
     def tag_tenant(job: JobRecord, push: Push) -> str | None:
         return push(attrs.evolve(job, extra={**job.extra, "tenant": current_tenant()}))
 
+A client middleware may be an ``async def`` (or an object whose `__call__`
+is): it awaits `push`.  An `AsyncClient` awaits it; the sync `Client` runs a
+chain holding one on an event loop of its own (`asyncio.run`), so it can't
+from a thread whose loop is running (use the `AsyncClient` there).  A sync
+middleware in such a chain is handed a `push` that returns the jid at once:
+the rest of the chain runs when it has returned, with the job it passed on,
+and the enqueue returns what that rest returned (as in `enqueue_many`)::
+
+    async def tag_tenant(job: JobRecord, push: AsyncPush) -> str | None:
+        tenant = await tenants.current()
+        return await push(attrs.evolve(job, extra={**job.extra, "tenant": tenant}))
+
 A server middleware wraps every run on a worker: it gets a `RunContext` and
 `run`, the rest of the chain and then `perform`.  An exception from `run`
 is the job's failure; let it propagate unless you mean to swallow it::
@@ -42,9 +54,10 @@ are the outer ones.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Protocol, TypeAlias, cast
 
 import attrs
 
@@ -54,7 +67,11 @@ if TYPE_CHECKING:
     from cogworker.domain.json_values import JSON
 
 Push = Callable[[JobRecord], str | None]
-ClientMiddleware = Callable[[JobRecord, Push], str | None]
+#: What an ``async def`` client middleware is handed: ``await push(job)``.
+AsyncPush = Callable[[JobRecord], Awaitable[str | None]]
+SyncClientMiddleware: TypeAlias = Callable[[JobRecord, Push], str | None]
+AsyncClientMiddleware: TypeAlias = Callable[[JobRecord, AsyncPush], Awaitable[str | None]]
+ClientMiddleware: TypeAlias = SyncClientMiddleware | AsyncClientMiddleware
 
 
 @attrs.frozen(kw_only=True)
@@ -93,20 +110,82 @@ ServerMiddleware: TypeAlias = SyncServerMiddleware | AsyncServerMiddleware
 
 
 def is_async_layer(layer: object) -> bool:
-    """Whether a server middleware is an ``async def`` (a function or a `__call__`)."""
+    """Whether a middleware (client or server) is an ``async def`` (a function or a
+    `__call__`)."""
     call = getattr(layer, "__call__", None)  # noqa: B004  # its __call__, not callable()
     return inspect.iscoroutinefunction(layer) or inspect.iscoroutinefunction(call)
 
 
 def client_chain(middleware: Sequence[ClientMiddleware], push: Push) -> Push:
-    """`push` wrapped by `middleware`, the first entry outermost."""
+    """`push` wrapped by `middleware`, the first entry outermost.
+
+    With an ``async def`` layer among them, the chain runs as
+    `async_client_chain`'s, on an event loop of its own for each push.
+    """
+    if middleware and any(map(is_async_layer, middleware)):
+        return _on_own_loop(async_client_chain(middleware, _awaitable(push)))
     for layer in reversed(middleware):
-        push = _wrap_client(layer, push)
+        push = _wrap_client(cast("SyncClientMiddleware", layer), push)
     return push
 
 
-def _wrap_client(layer: ClientMiddleware, push: Push) -> Push:
+def _wrap_client(layer: SyncClientMiddleware, push: Push) -> Push:
     return lambda job: layer(job, push)
+
+
+def async_client_chain(middleware: Sequence[ClientMiddleware], push: AsyncPush) -> AsyncPush:
+    """`push` (awaited) wrapped by `middleware`, the first entry outermost."""
+    for layer in reversed(middleware):
+        push = _wrap_async_client(layer, push)
+    return push
+
+
+def _wrap_async_client(layer: ClientMiddleware, push: AsyncPush) -> AsyncPush:
+    if is_async_layer(layer):
+        async_layer = cast("AsyncClientMiddleware", layer)
+        return lambda job: async_layer(job, push)
+    sync_layer = cast("SyncClientMiddleware", layer)
+
+    async def run(job: JobRecord) -> str | None:
+        passed: list[JobRecord] = []
+
+        def collect(job: JobRecord) -> str | None:
+            passed.append(job)  # as the layer left it; pushed once it has returned
+            return job.jid
+
+        result = sync_layer(job, collect)
+        if not passed:
+            return result  # it stopped the push
+        for each in passed:
+            result = await push(each)
+        return result
+
+    return run
+
+
+def _awaitable(push: Push) -> AsyncPush:
+    async def run(job: JobRecord) -> str | None:
+        return push(job)
+
+    return run
+
+
+def _on_own_loop(chain: AsyncPush) -> Push:
+    def push(job: JobRecord) -> str | None:
+        async def whole() -> str | None:
+            return await chain(job)
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no loop runs in this thread: one of its own can
+            return asyncio.run(whole())
+        raise RuntimeError(
+            "an async def client middleware can't run in a sync enqueue made from a "
+            "thread whose event loop is running; enqueue with cogworker.AsyncClient "
+            "(or the aperform_* shortcuts) there"
+        )
+
+    return push
 
 
 def server_chain(

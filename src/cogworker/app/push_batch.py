@@ -1,30 +1,50 @@
-"""`PushBatch`: the jobs of one enqueue call, sorted by how each is pushed."""
+"""`PushBatch`: the jobs of one write, sorted by how each is pushed, and what the
+replies say was pushed.  Both clients (`Client`, `AsyncClient`) write through it:
+they differ only in how they send."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import attrs
 
 from cogworker.adapters.jobs.enqueue import UniquePush
 from cogworker.app.config import Config
-from cogworker.domain import payload, unique
+from cogworker.domain import payload, queues, unique
 from cogworker.domain.job import JobRecord
+from cogworker.domain.status import is_tracked
 
 
 @attrs.define
 class PushBatch:
     """Jobs sorted by how they are pushed: onto queues, scheduled, or unique (lock first)."""
 
+    #: Every job's jid, in order.
+    jids: list[str] = attrs.field(factory=list)
+    #: The jids whose status is tracked (marked `queued` when pushed).
+    tracked: list[str] = attrs.field(factory=list)
     groups: dict[str, list[str]] = attrs.field(factory=dict)
     scheduled: list[tuple[float, str]] = attrs.field(factory=list)
     unique: list[UniquePush] = attrs.field(factory=list)
 
-    @property
-    def unique_jids(self) -> list[str]:
-        """The jids of the unique pushes, in order."""
-        return [push.jid for push in self.unique]
+    @classmethod
+    def of(
+        cls, jobs: Sequence[tuple[JobRecord, float | None]], now: float, config: Config
+    ) -> PushBatch:
+        """`jobs` (each with the time to run it, None or past: now) sorted in; a queue name
+        a middleware changed into one that can't be is a ValueError."""
+        for queue in {job.queue for job, _ in jobs}:
+            queues.checked_name(queue)  # the class's own was checked when it was defined
+        batch = cls()
+        for job, at in jobs:
+            batch.add(job, at if at is not None and at > now else None, now, config)
+        return batch
 
     def add(self, job: JobRecord, run_at: float | None, now: float, config: Config) -> None:
         """Sort in one job (`run_at` None: now)."""
+        self.jids.append(job.jid)
+        if is_tracked(job, config.track_status):
+            self.tracked.append(job.jid)
         text = payload.encode(job, enqueued_at=None if run_at is not None else now)
         lock = job.extra.get("unique_lock")
         if isinstance(lock, str) and unique.locks_at_enqueue(str(job.extra.get("unique"))):
@@ -45,10 +65,25 @@ class PushBatch:
             self.groups.setdefault(job.queue, []).append(text)
 
     def is_one_plain_push(self) -> bool:
-        """Whether this is one queue's pushes alone (the fast path: one script call)."""
-        return not self.unique and not self.scheduled and len(self.groups) == 1
+        """Whether this is one queue's untracked pushes alone (the fast path: one script
+        call)."""
+        return not self.unique and not self.scheduled and not self.tracked and len(self.groups) == 1
 
     def only_push(self) -> tuple[str, list[str]]:
         """The queue and payloads of a plain push."""
         ((queue, payloads),) = self.groups.items()
         return queue, payloads
+
+    def replies_by_jid(self, replies: Sequence[int]) -> dict[str, int]:
+        """The replies to the unique pushes, by jid (see `EnqueueStore.push_unique`)."""
+        return dict(zip((push.jid for push in self.unique), replies, strict=True))
+
+    def queued(self, replies: dict[str, int]) -> list[str]:
+        """The tracked jids to mark `queued`: only a job pushed just now is queued (one
+        pushed before may be running already)."""
+        return [jid for jid in self.tracked if replies.get(jid, 1) == 1]
+
+    def pushed(self, replies: dict[str, int]) -> list[bool]:
+        """Per job in order, whether it is pushed: all but a unique job whose lock another
+        jid held."""
+        return [replies.get(jid, 1) != 0 for jid in self.jids]

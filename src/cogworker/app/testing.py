@@ -13,36 +13,77 @@
 Either way the arguments make a JSON round trip first, so a test sees what a
 real worker would get.  No Redis is touched, no retry or death hook runs;
 test a hook by calling the classmethod directly.
+
+An async job (``async def perform``) runs to its end too.  From sync code
+it gets an event loop of its own (`asyncio.run`); from async code, await it:
+``await SendEvent.aperform_async(42)`` runs it under `inline()`, and
+``await queue.adrain()`` drains a `fake()` queue.  A sync entry point
+(`perform_async`, `drain`) meeting an async job while this thread's loop
+runs can't finish it, and raises a RuntimeError saying so.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Protocol
+from typing import Any, Protocol
 
 import attrs
 
-from cogworker.app.job import Job, load_job_class
+from cogworker.app.job import Job, is_async_job, load_job_class, perform_awaited, perform_now
 from cogworker.domain.job import JobRecord
 
 
 class _Mode(Protocol):
     def push(self, job: JobRecord) -> str | None: ...
 
+    async def apush(self, job: JobRecord) -> str | None: ...
+
 
 def run_now(job: JobRecord) -> None:
-    """Run `job` in this thread as a worker would (after a JSON round trip of its args)."""
-    instance = load_job_class(job.class_name)()
-    instance.jid = job.jid
-    instance.perform(*json.loads(json.dumps(list(job.args))))
+    """Run `job` in this thread as a worker would (after a JSON round trip of its args);
+    an async job to its end, on an event loop of its own."""
+    job_class, args = _prepared(job)
+    if not is_async_job(job_class):
+        perform_now(job_class, job.jid, args)
+        return
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # no loop runs in this thread: one of its own can
+        asyncio.run(perform_awaited(job_class, job.jid, args))
+        return
+    name = job_class.__qualname__
+    raise RuntimeError(
+        f"{name} is an async job and this thread's event loop is running, so it can't be "
+        f"run to its end here: await it (`await {name}.aperform_async(...)` under inline(), "
+        "`await queue.adrain()` under fake())"
+    )
+
+
+async def arun_now(job: JobRecord) -> None:
+    """`run_now` from async code: an async job is awaited, a sync one called."""
+    job_class, args = _prepared(job)
+    if is_async_job(job_class):
+        await perform_awaited(job_class, job.jid, args)
+    else:
+        perform_now(job_class, job.jid, args)
+
+
+def _prepared(job: JobRecord) -> tuple[type[Job], list[Any]]:
+    """The job's class and its arguments after a JSON round trip."""
+    return load_job_class(job.class_name), json.loads(json.dumps(list(job.args)))
 
 
 class _Inline:
     def push(self, job: JobRecord) -> str | None:
         run_now(job)
+        return job.jid
+
+    async def apush(self, job: JobRecord) -> str | None:
+        await arun_now(job)
         return job.jid
 
 
@@ -57,15 +98,29 @@ class FakeQueue:
         self.jobs.append(attrs.evolve(job, args=tuple(json.loads(json.dumps(list(job.args))))))
         return job.jid
 
+    async def apush(self, job: JobRecord) -> str | None:
+        """Collect `job` (what `AsyncClient.push` does in fake mode)."""
+        return self.push(job)
+
     def jobs_for(self, job_class: type[Job]) -> list[JobRecord]:
         """The collected jobs of one class."""
         return [job for job in self.jobs if job.class_name == job_class.class_path()]
 
     def drain(self) -> int:
-        """Run every collected job (and those they push) until none is left; how many ran."""
+        """Run every collected job (and those they push) until none is left; how many ran.
+
+        An async job runs on an event loop of its own: from async code, use `adrain`."""
         ran = 0
         while self.jobs:
             run_now(self.jobs.pop(0))
+            ran += 1
+        return ran
+
+    async def adrain(self) -> int:
+        """`drain` from async code: async jobs are awaited; how many ran."""
+        ran = 0
+        while self.jobs:
+            await arun_now(self.jobs.pop(0))
             ran += 1
         return ran
 

@@ -1,5 +1,10 @@
 """Enqueue: jobs onto their queues, now or into the scheduled set for later, and due
-jobs of the scheduled and retry sets onto their queues when their time comes."""
+jobs of the scheduled and retry sets onto their queues when their time comes.
+
+What a push sends (its scripts' keys and arguments, queued on a pipeline of
+either client) is written once, in the `queue_*` functions; `EnqueueStore`
+sends it with redis-py, `AsyncEnqueueStore` with redis.asyncio.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import cast
 
 import attrs
 import redis
+import redis.asyncio
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
@@ -28,6 +34,41 @@ class UniquePush:
     at: float | None = None
 
 
+def push_call(queue: str, payloads: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The keys and arguments of the `push` script putting `payloads` on `queue`."""
+    return [keys.queue(queue), keys.QUEUES], [queue, *payloads]
+
+
+def queue_push_all(
+    pipe: scripts.Pipeline,
+    groups: Mapping[str, Sequence[str]],
+    scheduled: Sequence[tuple[float, str]],
+    *,
+    queued: Sequence[str],
+    now: float,
+    status_ttl: float,
+) -> None:
+    """Queue on `pipe` the pushes onto queues and into the scheduled set, and the marks
+    of tracked jids `queued` since `now` (kept `status_ttl` seconds)."""
+    for queue, payloads in groups.items():
+        scripts.PUSH.queue(pipe, *push_call(queue, payloads))
+    if scheduled:
+        pipe.zadd(keys.SCHEDULE, {payload: at for at, payload in scheduled})
+    for jid in queued:
+        queue_mark(pipe, jid, "queued", now, status_ttl)
+
+
+def queue_push_unique(pipe: scripts.Pipeline, pushes: Sequence[UniquePush]) -> None:
+    """Queue on `pipe` the pushes of unique jobs, each only if its lock is free."""
+    for push in pushes:
+        target = keys.SCHEDULE if push.at is not None else keys.queue(push.queue)
+        scripts.PUSH_UNIQUE.queue(
+            pipe,
+            (target, keys.QUEUES, push.lock),
+            (push.queue, push.payload, push.jid, int(push.ttl * 1000), push.at or ""),
+        )
+
+
 @attrs.define
 class EnqueueStore:
     """Pushes on one Redis."""
@@ -38,7 +79,7 @@ class EnqueueStore:
 
     def push(self, queue: str, payloads: Sequence[str]) -> None:
         """Put payloads on `queue` (one round trip)."""
-        scripts.PUSH(self.client, (keys.queue(queue), keys.QUEUES), (queue, *payloads))
+        scripts.PUSH(self.client, *push_call(queue, payloads))
 
     def push_all(
         self,
@@ -51,12 +92,7 @@ class EnqueueStore:
         """Push payloads onto queues and into the scheduled set, and mark tracked jids
         `queued`, in one round trip."""
         pipe = self.client.pipeline(transaction=False)
-        for queue, payloads in groups.items():
-            scripts.PUSH.queue(pipe, (keys.queue(queue), keys.QUEUES), (queue, *payloads))
-        if scheduled:
-            pipe.zadd(keys.SCHEDULE, {payload: at for at, payload in scheduled})
-        for jid in queued:
-            queue_mark(pipe, jid, "queued", now, self.status_ttl)
+        queue_push_all(pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl)
         if pipe.command_stack:
             scripts.run_pipeline(self.client, pipe)
 
@@ -64,13 +100,7 @@ class EnqueueStore:
         """Push unique jobs whose locks are free (one round trip): 1 where pushed, 0 where
         another jid holds the lock, 2 where this jid does (pushed before: nothing done)."""
         pipe = self.client.pipeline(transaction=False)
-        for push in pushes:
-            target = keys.SCHEDULE if push.at is not None else keys.queue(push.queue)
-            scripts.PUSH_UNIQUE.queue(
-                pipe,
-                (target, keys.QUEUES, push.lock),
-                (push.queue, push.payload, push.jid, int(push.ttl * 1000), push.at or ""),
-            )
+        queue_push_unique(pipe, pushes)
         return [int(reply) for reply in scripts.run_pipeline(self.client, pipe)]
 
     def due(self, sorted_set: str, now: float, limit: int) -> list[bytes]:
@@ -90,3 +120,36 @@ class EnqueueStore:
                 pipe, (sorted_set, keys.queue(queue), keys.QUEUES), (entry, payload, queue)
             )
         return [bool(reply) for reply in scripts.run_pipeline(self.client, pipe)]
+
+
+@attrs.define
+class AsyncEnqueueStore:
+    """`EnqueueStore`'s pushes on one Redis, through a redis.asyncio client."""
+
+    client: redis.asyncio.Redis
+    #: How long a tracked job's "queued" status is kept.
+    status_ttl: float = 30 * 60
+
+    async def push(self, queue: str, payloads: Sequence[str]) -> None:
+        """Put payloads on `queue` (one round trip)."""
+        await scripts.PUSH.run_async(self.client, *push_call(queue, payloads))
+
+    async def push_all(
+        self,
+        groups: Mapping[str, Sequence[str]],
+        scheduled: Sequence[tuple[float, str]],
+        *,
+        queued: Sequence[str] = (),
+        now: float = 0.0,
+    ) -> None:
+        """See `EnqueueStore.push_all`."""
+        pipe = self.client.pipeline(transaction=False)
+        queue_push_all(pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl)
+        if pipe.command_stack:
+            await scripts.run_pipeline_async(self.client, pipe)
+
+    async def push_unique(self, pushes: Sequence[UniquePush]) -> list[int]:
+        """See `EnqueueStore.push_unique`."""
+        pipe = self.client.pipeline(transaction=False)
+        queue_push_unique(pipe, pushes)
+        return [int(reply) for reply in await scripts.run_pipeline_async(self.client, pipe)]

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import attrs
 
 from cogworker.adapters import user_hooks
-from cogworker.app.job import Job, load_job_class
+from cogworker.app.job import Job, load_job_class, perform_awaited, perform_now
 from cogworker.app.middleware import (
     RunContext,
     ServerMiddleware,
@@ -34,7 +33,6 @@ from cogworker.app.middleware import (
 from cogworker.app.worker.interrupts import Interrupts
 from cogworker.domain import failure, payload
 from cogworker.domain.job import JobRecord
-from cogworker.domain.json_values import JSON
 from cogworker.exceptions import JobCancelledError, UnknownJobClassError
 
 #: Asks the job class's `retry_in` hook about a failure as soon as `perform` raises
@@ -84,7 +82,7 @@ class Runner:
                 raise load_error or UnknownJobClassError(job.class_name)
             try:
                 with self.interrupts.sync_window(job.jid):
-                    _perform(job_class, job.jid, ctx.args, self._cancelled(job.jid))
+                    perform_now(job_class, job.jid, ctx.args, self._cancelled(job.jid))
             except BaseException as error:
                 # Asked now, before any middleware sees the failure; a hook
                 # that raises instead is met again, and handled, at settlement.
@@ -113,7 +111,7 @@ class Runner:
         async def perform(ctx: RunContext) -> None:
             try:
                 with self.interrupts.async_window(job.jid):
-                    await _perform_async(job_class, job.jid, ctx.args, self._cancelled(job.jid))
+                    await perform_awaited(job_class, job.jid, ctx.args, self._cancelled(job.jid))
             except BaseException as error:
                 if not _stopped() and self.interrupts.requested(job.jid) is None:
                     with contextlib.suppress(Exception):
@@ -222,36 +220,3 @@ def _stopped() -> bool:
     """Whether the running task is being cancelled from outside (a stop), not by the job."""
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
-
-
-async def _perform_async(
-    job_class: type[Job], jid: str, args: Sequence[JSON], cancelled: Callable[[], bool]
-) -> None:
-    """One awaited `perform` of an async job."""
-    instance = job_class()
-    instance.jid = jid
-    instance.cancel_check = cancelled
-    perform: Callable[..., Awaitable[object]] = instance.perform  # type: ignore[assignment]  # async def
-    await perform(*args)
-
-
-def _perform(
-    job_class: type[Job], jid: str, args: Sequence[JSON], cancelled: Callable[[], bool]
-) -> None:
-    """One call of the job's `perform`; one that hands back work instead of doing it fails.
-
-    Its body never ran: a coroutine or generator was made and not driven.
-    """
-    instance = job_class()
-    instance.jid = jid
-    instance.cancel_check = cancelled
-    perform: Callable[..., object] = instance.perform  # user code may return anything
-    returned = perform(*args)
-    if inspect.iscoroutine(returned) or inspect.isgenerator(returned):
-        returned.close()  # no "never awaited" warning: it is reported here instead
-    undriven = (inspect.isawaitable, inspect.isgenerator, inspect.isasyncgen)
-    if any(check(returned) for check in undriven):
-        raise TypeError(
-            f"{job_class.__qualname__}.perform returned {type(returned).__name__} "
-            "instead of running: a worker awaits perform only when it is an async def"
-        )

@@ -1,0 +1,237 @@
+"""`AsyncClient`: `Client` for asyncio code, on redis.asyncio.
+
+It builds, checks and sorts jobs as `Client` does (`job_record`, `PushBatch`,
+`enqueue_call`) and sends the same Lua scripts with the same keys and
+arguments (`adapters/jobs/enqueue.py`); only the sending is awaited.  Like
+every redis.asyncio client, it belongs to the event loop it is first used on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import threading
+import time
+import weakref
+from collections.abc import AsyncGenerator, Iterable, Sequence
+from types import TracebackType
+from typing import Self
+
+import attrs
+import redis
+import redis.asyncio
+
+from cogworker.adapters import tracking
+from cogworker.adapters.connection import connect_async
+from cogworker.adapters.jobs.enqueue import AsyncEnqueueStore
+from cogworker.adapters.redis_clock import AsyncRedisClock
+from cogworker.app import testing
+from cogworker.app.config import Config
+from cogworker.app.enqueue_call import (
+    batch_outcome,
+    batches,
+    due_time,
+    enqueue_failure,
+    read_failure,
+    with_pushed,
+)
+from cogworker.app.job import Job
+from cogworker.app.job_record import build_job, build_jobs
+from cogworker.app.middleware import async_client_chain
+from cogworker.app.push_batch import PushBatch
+from cogworker.domain.job import JobRecord
+from cogworker.domain.json_values import JSON
+from cogworker.exceptions import EnqueueError
+
+
+class AsyncClient:
+    """Enqueues jobs on the Redis of a `Config`, from asyncio code.  Share one per event
+    loop; close it with `aclose`, or use ``async with AsyncClient(config) as client:``.
+
+    Its methods are `Client`'s, awaited: the same argument checks, unique
+    locks taken with the push, `jid=` / `jids=` making a repeated enqueue
+    safe, and `EnqueueError`s naming what was pushed.  Client middleware
+    may be sync or ``async def`` (see `cogworker.app.middleware`).
+    """
+
+    def __init__(self, config: Config, *, client: redis.asyncio.Redis | None = None) -> None:
+        self.config = config
+        self.redis = client or connect_async(config.redis_target())
+        self.store = AsyncEnqueueStore(self.redis, status_ttl=config.retention.status_ttl)
+        self._redis_clock = AsyncRedisClock(self.redis)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def enqueue(
+        self, job_class: type[Job], *args: JSON, jid: str | None = None
+    ) -> str | None:
+        """Put a run of `job_class` on its queue; the jid, or None if a middleware stopped it."""
+        return await self.push(await self._build(job_class, args, jid))
+
+    async def enqueue_in(
+        self, seconds: float, job_class: type[Job], *args: JSON, jid: str | None = None
+    ) -> str | None:
+        """Enqueue a run `seconds` from now."""
+        return await self.enqueue_at(await self._clock() + seconds, job_class, *args, jid=jid)
+
+    async def enqueue_at(
+        self, at: float | dt.datetime, job_class: type[Job], *args: JSON, jid: str | None = None
+    ) -> str | None:
+        """Enqueue a run at `at`, a unix timestamp or an aware datetime (now if past)."""
+        return await self.push(await self._build(job_class, args, jid), at=due_time(at))
+
+    async def enqueue_many(
+        self,
+        job_class: type[Job],
+        args_list: Iterable[Sequence[JSON]],
+        *,
+        jids: Sequence[str] | None = None,
+    ) -> list[str | None]:
+        """Enqueue one run per argument list, 1,000 per round trip; the jids in order
+        (see `Client.enqueue_many`)."""
+        now = await self._clock()
+        lock_ttl = self.config.unique_lock_ttl
+        jobs = build_jobs(job_class, list(args_list), jids, now, lock_ttl=lock_ttl)
+        done: list[str | None] = []
+        for batch in batches(jobs):
+            try:
+                done.extend(await self._push_batch(batch))
+            except EnqueueError as error:
+                raise with_pushed(error, done) from error.__cause__
+        return done
+
+    async def push(self, job: JobRecord, *, at: float | None = None) -> str | None:
+        """Push a built record through the client middleware; the jid, or None if stopped."""
+        mode = testing.current_mode()
+        if mode is not None:
+            return await mode.apush(job)
+
+        async def push_one(passed: JobRecord) -> str | None:
+            (pushed,) = await self._write([(passed, at)])
+            return passed.jid if pushed else None
+
+        return await async_client_chain(self.config.client_middleware, push_one)(job)
+
+    async def status(self, jid: str) -> str | None:
+        """A tracked job's status, or None (see `Client.status`)."""
+        try:
+            return await tracking.status_async(self.redis, jid)
+        except redis.RedisError as error:
+            failure = read_failure(self.config, "can't read a status", error)
+            if failure is None:
+                raise
+            raise failure from error
+
+    async def aclose(self) -> None:
+        """Close this client's connections."""
+        await self.redis.aclose()
+
+    async def _clock(self) -> float:
+        """Now, on Redis's clock; in a testing mode (no Redis), on this host's."""
+        return time.time() if testing.current_mode() is not None else await self._redis_clock()
+
+    async def _build(
+        self, job_class: type[Job], args: Sequence[JSON], jid: str | None
+    ) -> JobRecord:
+        now = await self._clock()
+        return build_job(job_class, args, now, lock_ttl=self.config.unique_lock_ttl, jid=jid)
+
+    async def _push_batch(self, jobs: Sequence[JobRecord]) -> list[str | None]:
+        mode = testing.current_mode()
+        if mode is not None:
+            return [await mode.apush(job) for job in jobs]
+        passed: list[JobRecord] = []
+
+        async def collect(job: JobRecord) -> str | None:
+            passed.append(job)  # as the middleware left it
+            return job.jid
+
+        chain = async_client_chain(self.config.client_middleware, collect)
+        results = [await chain(job) for job in jobs]
+        return batch_outcome(results, passed, await self._write([(job, None) for job in passed]))
+
+    async def _write(self, jobs: Sequence[tuple[JobRecord, float | None]]) -> list[bool]:
+        """Push jobs (now, or at a time); False where a unique job's lock was already held."""
+        now = await self._clock()
+        batch = PushBatch.of(jobs, now, self.config)
+        try:
+            if batch.is_one_plain_push():
+                await self.store.push(*batch.only_push())
+                return [True] * len(jobs)
+            replies = batch.replies_by_jid(await self.store.push_unique(batch.unique))
+            queued = batch.queued(replies)
+            await self.store.push_all(batch.groups, batch.scheduled, queued=queued, now=now)
+        except redis.RedisError as error:
+            failure = enqueue_failure(self.config, error, batch.jids)
+            if failure is None:
+                raise
+            raise failure from error
+        return batch.pushed(replies)
+
+
+@attrs.frozen
+class _LoopDefault:
+    """The default client of one event loop, and what closes it when the loop ends."""
+
+    client: AsyncClient
+    closer: AsyncGenerator[None, None]
+
+
+_defaults: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopDefault] = (
+    weakref.WeakKeyDictionary()
+)
+_defaults_lock = threading.Lock()
+
+
+async def default_async_client() -> AsyncClient:
+    """The running event loop's client for the `aperform_*` shortcuts.
+
+    It is made from the config given to `cogworker.configure` at its first
+    use on this loop (again after `configure` is called anew, the old one
+    closed), and closed when the loop ends: when its runner shuts its async
+    generators down, as `asyncio.run` (and so uvicorn) does.
+    """
+    from cogworker.app.client import default_client
+
+    loop = asyncio.get_running_loop()
+    config = default_client().config
+    with _defaults_lock:
+        current = _defaults.get(loop)
+        if current is not None and current.client.config is config:
+            return current.client
+        made = AsyncClient(config)
+        closer = _closed_with_loop(loop, made)
+        _defaults[loop] = _LoopDefault(made, closer)
+    # Started now, the generator is one its loop closes at shutdown: then it closes `made`.
+    await anext(closer)
+    if current is not None:
+        await current.closer.aclose()
+    return made
+
+
+async def _closed_with_loop(
+    loop: asyncio.AbstractEventLoop, client: AsyncClient
+) -> AsyncGenerator[None, None]:
+    """Waits, suspended, until closed (by `loop`'s shutdown), then forgets and closes
+    `client`.
+
+    asyncio has no hook for a loop's end; `shutdown_asyncgens` closing every
+    suspended async generator is the documented step that comes nearest.
+    """
+    try:
+        yield
+    finally:
+        with _defaults_lock:
+            current = _defaults.get(loop)
+            if current is not None and current.client is client:
+                del _defaults[loop]
+        await client.aclose()

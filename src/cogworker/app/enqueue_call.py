@@ -1,0 +1,92 @@
+"""What both clients (`Client`, `AsyncClient`) do alike around the sending: an
+enqueue's due time, its batches and their outcome, and what to raise when Redis
+fails it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Sequence
+
+import redis
+
+from cogworker.adapters import redis_access
+from cogworker.app.config import Config
+from cogworker.domain.job import JobRecord
+from cogworker.exceptions import (
+    EnqueueError,
+    EnqueueRefusedError,
+    EnqueueUnavailableError,
+    RedisRefusedError,
+    RedisUnavailableError,
+)
+
+#: Jobs per round trip in `enqueue_many`.
+BATCH_SIZE = 1_000
+
+
+def due_time(at: float | dt.datetime) -> float:
+    """`at`, a unix timestamp or an aware datetime, as a unix timestamp."""
+    if isinstance(at, dt.datetime):
+        if at.tzinfo is None:
+            raise ValueError(
+                "perform_at needs an aware datetime (with tzinfo), or a unix timestamp"
+            )
+        return at.timestamp()
+    return float(at)
+
+
+def batches(jobs: Sequence[JobRecord]) -> Iterator[Sequence[JobRecord]]:
+    """`jobs` in slices of `BATCH_SIZE`, one round trip each."""
+    for start in range(0, len(jobs), BATCH_SIZE):
+        yield jobs[start : start + BATCH_SIZE]
+
+
+def with_pushed(error: EnqueueError, done: Sequence[str | None]) -> EnqueueError:
+    """`error`, met by a later batch, also naming the jids the batches before it pushed."""
+    pushed = [jid for jid in done if jid is not None]
+    return type(error)(error.problem, pushed=pushed, unknown=error.unknown)
+
+
+def batch_outcome(
+    results: Sequence[str | None], passed: Sequence[JobRecord], written: Sequence[bool]
+) -> list[str | None]:
+    """Per job of a batch, its jid if pushed, else None: `results` are what the middleware
+    chains returned, `passed` the jobs they passed on, `written` whether each was pushed."""
+    pushed = {job.jid for job, ok in zip(passed, written, strict=True) if ok}
+    return [jid if jid in pushed else None for jid in results]
+
+
+def enqueue_failure(
+    config: Config, error: redis.RedisError, unknown: Sequence[str]
+) -> EnqueueError | None:
+    """The error to raise for an enqueue that `error` stopped, naming the `unknown` jids;
+    None for another error (raised as it is)."""
+    failed = _failure(config, "can't enqueue", error)
+    if failed is None:
+        return None
+    problem, refused = failed
+    kind = EnqueueRefusedError if refused else EnqueueUnavailableError
+    return kind(problem, unknown=unknown)
+
+
+def read_failure(
+    config: Config, doing: str, error: redis.RedisError
+) -> RedisRefusedError | RedisUnavailableError | None:
+    """The error to raise for a read that `error` stopped; None for another error."""
+    failed = _failure(config, doing, error)
+    if failed is None:
+        return None
+    problem, refused = failed
+    return (RedisRefusedError if refused else RedisUnavailableError)(problem)
+
+
+def _failure(config: Config, doing: str, error: redis.RedisError) -> tuple[str, bool] | None:
+    """What to say of `error` and whether Redis refused (else it went away); None for
+    another error."""
+    where = config.redis_target().described()
+    refused = redis_access.refusal(error)
+    if refused is not None:
+        return f"{doing}: {where}: {refused}", True
+    if isinstance(error, redis.ConnectionError | redis.TimeoutError):
+        return f"{doing}: {where}: Redis is unavailable ({error})", False
+    return None
