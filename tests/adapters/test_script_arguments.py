@@ -89,8 +89,8 @@ CALLS = {
     ),
     "push_unique": Call(
         scripts.PUSH_UNIQUE,
-        (keys.SCHEDULE, keys.QUEUES, "lk"),
-        ("default", ENTRY, "j1", "60000", "1700000000"),
+        (keys.SCHEDULE, keys.QUEUES, "lk", "st"),
+        ("default", ENTRY, "j1", "60000", "1700000000", "1", "600", "1700000000"),
     ),
     "defer": Call(scripts.DEFER, (LIST, keys.SCHEDULE), (ENTRY, "1700000000"), _on_list(LIST)),
     "periodic_claim": Call(

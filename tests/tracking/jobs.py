@@ -95,3 +95,10 @@ class KillsProcess(cogworker.Job):
     def perform(self) -> None:
         """SIGKILL ourselves."""
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+class TrackedUnique(cogworker.Job, track_status=True, unique="until_executed"):
+    """Succeeds at once; tracked and unique (its push marks it queued)."""
+
+    def perform(self, *args: Any) -> None:
+        """Nothing to do."""

@@ -167,7 +167,7 @@ class AsyncClient:
             if batch.is_one_plain_push():
                 await self.store.push(*batch.only_push())
                 return [True] * len(jobs)
-            replies = batch.replies_by_jid(await self.store.push_unique(batch.unique))
+            replies = batch.replies_by_jid(await self.store.push_unique(batch.unique, now))
             queued = batch.queued(replies)
             await self.store.push_all(batch.groups, batch.scheduled, queued=queued, now=now)
         except redis.RedisError as error:

@@ -220,7 +220,7 @@ class Client:
             if batch.is_one_plain_push():
                 self.store.push(*batch.only_push())
                 return [True] * len(jobs)
-            replies = batch.replies_by_jid(self.store.push_unique(batch.unique))
+            replies = batch.replies_by_jid(self.store.push_unique(batch.unique, now))
             queued = batch.queued(replies)
             self.store.push_all(batch.groups, batch.scheduled, queued=queued, now=now)
         except redis.RedisError as error:

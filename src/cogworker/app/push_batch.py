@@ -43,7 +43,8 @@ class PushBatch:
     def add(self, job: JobRecord, run_at: float | None, now: float, config: Config) -> None:
         """Sort in one job (`run_at` None: now)."""
         self.jids.append(job.jid)
-        if is_tracked(job, config.track_status):
+        tracked = is_tracked(job, config.track_status)
+        if tracked:
             self.tracked.append(job.jid)
         text = payload.encode(job, enqueued_at=None if run_at is not None else now)
         lock = job.extra.get("unique_lock")
@@ -57,6 +58,7 @@ class PushBatch:
                     lock=lock,
                     ttl=unique.enqueue_ttl(ttl, run_at, now),
                     at=run_at,
+                    tracked=tracked,
                 )
             )
         elif run_at is not None:
@@ -79,9 +81,9 @@ class PushBatch:
         return dict(zip((push.jid for push in self.unique), replies, strict=True))
 
     def queued(self, replies: dict[str, int]) -> list[str]:
-        """The tracked jids to mark `queued`: only a job pushed just now is queued (one
-        pushed before may be running already)."""
-        return [jid for jid in self.tracked if replies.get(jid, 1) == 1]
+        """The tracked jids to mark `queued` beside the plain pushes: a unique job's push
+        marks its own (and only if pushed just now: one pushed before may be running)."""
+        return [jid for jid in self.tracked if jid not in replies]
 
     def pushed(self, replies: dict[str, int]) -> list[bool]:
         """Per job in order, whether it is pushed: all but a unique job whose lock another

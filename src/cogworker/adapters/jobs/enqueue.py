@@ -32,6 +32,8 @@ class UniquePush:
     ttl: float
     #: When to run it (scheduled), or None for now.
     at: float | None = None
+    #: Its status is tracked: marked queued by the push itself.
+    tracked: bool = False
 
 
 def push_call(queue: str, payloads: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -48,24 +50,37 @@ def queue_push_all(
     now: float,
     status_ttl: float,
 ) -> None:
-    """Queue on `pipe` the pushes onto queues and into the scheduled set, and the marks
-    of tracked jids `queued` since `now` (kept `status_ttl` seconds)."""
+    """Queue on `pipe` the marks of tracked jids `queued` since `now` (kept `status_ttl`
+    seconds), then the pushes onto queues and into the scheduled set: marked after its
+    push, a job a fast worker finished meanwhile would read queued again."""
+    for jid in queued:
+        queue_mark(pipe, jid, "queued", now, status_ttl)
     for queue, payloads in groups.items():
         scripts.PUSH.queue(pipe, *push_call(queue, payloads))
     if scheduled:
         pipe.zadd(keys.SCHEDULE, {payload: at for at, payload in scheduled})
-    for jid in queued:
-        queue_mark(pipe, jid, "queued", now, status_ttl)
 
 
-def queue_push_unique(pipe: scripts.Pipeline, pushes: Sequence[UniquePush]) -> None:
-    """Queue on `pipe` the pushes of unique jobs, each only if its lock is free."""
+def queue_push_unique(
+    pipe: scripts.Pipeline, pushes: Sequence[UniquePush], *, now: float, status_ttl: float
+) -> None:
+    """Queue on `pipe` the pushes of unique jobs, each only if its lock is free (a tracked
+    one marked queued since `now`, kept `status_ttl` seconds, by the same script)."""
     for push in pushes:
         target = keys.SCHEDULE if push.at is not None else keys.queue(push.queue)
         scripts.PUSH_UNIQUE.queue(
             pipe,
-            (target, keys.QUEUES, push.lock),
-            (push.queue, push.payload, push.jid, int(push.ttl * 1000), push.at or ""),
+            (target, keys.QUEUES, push.lock, keys.status(push.jid)),
+            (
+                push.queue,
+                push.payload,
+                push.jid,
+                int(push.ttl * 1000),
+                push.at or "",
+                "1" if push.tracked else "0",
+                int(status_ttl),
+                now,
+            ),
         )
 
 
@@ -96,11 +111,11 @@ class EnqueueStore:
         if pipe.command_stack:
             scripts.run_pipeline(self.client, pipe)
 
-    def push_unique(self, pushes: Sequence[UniquePush]) -> list[int]:
+    def push_unique(self, pushes: Sequence[UniquePush], now: float) -> list[int]:
         """Push unique jobs whose locks are free (one round trip): 1 where pushed, 0 where
         another jid holds the lock, 2 where this jid does (pushed before: nothing done)."""
         pipe = self.client.pipeline(transaction=False)
-        queue_push_unique(pipe, pushes)
+        queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl)
         return [int(reply) for reply in scripts.run_pipeline(self.client, pipe)]
 
     def due(self, sorted_set: str, now: float, limit: int) -> list[bytes]:
@@ -148,8 +163,8 @@ class AsyncEnqueueStore:
         if pipe.command_stack:
             await scripts.run_pipeline_async(self.client, pipe)
 
-    async def push_unique(self, pushes: Sequence[UniquePush]) -> list[int]:
+    async def push_unique(self, pushes: Sequence[UniquePush], now: float) -> list[int]:
         """See `EnqueueStore.push_unique`."""
         pipe = self.client.pipeline(transaction=False)
-        queue_push_unique(pipe, pushes)
+        queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl)
         return [int(reply) for reply in await scripts.run_pipeline_async(self.client, pipe)]
