@@ -360,3 +360,36 @@ def test_an_interruption_leaves_a_cancel_a_cancel(job: JobRecord, before: int) -
     again = settlement.settle(run_of(counted), end, KEEP_ALL, now=NOW, jitter=0, interrupted=True)
     assert isinstance(again, Cancelled)
     assert settlement.interruption_reason(again) == "cancelled"
+
+
+@given(job_records(), keepings)
+def test_a_waiting_job_cancelled_is_dropped_unrun(job: JobRecord, keeping: Keeping) -> None:
+    """Cancelled while it waits: an attempt record says so, no run history, locks let go."""
+    unique = attrs.evolve(
+        job, extra={**job.extra, "unique": "until_executed", "unique_lock": "cogworker:u:x"}
+    )
+    settled = settlement.cancel_waiting(unique, keeping, now=NOW)
+    assert isinstance(settled, Cancelled)
+    assert settled.effects.history is None
+    assert settled.effects.attempt is not None
+    assert settled.effects.attempt.outcome == "cancelled"
+    assert settled.effects.unique_lock is not None
+    assert isinstance(settled.effects.unique_lock.change, Release)
+    assert settlement.interruption_reason(settled) == "cancelled"
+    assert settlement.attempt_outcome(settled) == "cancelled"
+
+
+def test_an_expired_drop_says_so_in_the_log_line() -> None:
+    """The log line of an Expired names the expiry, its attempt outcome says expired."""
+    dropped = settlement.expire(job(True, 0), KEEP_ALL, now=NOW)
+    assert settlement.interruption_reason(dropped).startswith("expired")
+    assert settlement.attempt_outcome(dropped) == "expired"
+
+
+@given(jobs_with_retries_left())
+def test_an_interrupted_kill_or_discard_keeps_its_reason(job: JobRecord) -> None:
+    """Written late, a KILL stays a kill and a DISCARD a discard, each saying so."""
+    killed = interrupted(job, HookReturned(value=KILL))
+    dropped = interrupted(job, HookReturned(value=DISCARD))
+    assert settlement.interruption_reason(killed) == "moved to dead: ended by its retry_in (killed)"
+    assert settlement.interruption_reason(dropped) == "discarded by its retry_in"
