@@ -14,6 +14,7 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.domain import payload, settlement
 from tests.faults import jobs, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
+from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import CogworkerProcess, wait_until
 from tests.support.redis_server import RedisServer
 
@@ -27,12 +28,14 @@ def test_failures_while_redis_is_down_are_filed_once_it_is_back(
     oracle_file: Path,
     server: RedisServer,
     tmp_path: Path,
+    kind: Kind,
 ) -> None:
     """Jobs failing while Redis is stopped take the interrupt path: retry after 30 s x 1."""
     worker = start_worker()
     registered(inspect, 1)
     gate = tmp_path / "gate"
-    jids = [jid for jid in client.enqueue_many(jobs.FailsAtGate, [[str(gate)]] * 3) if jid]
+    failing = of_kind(jobs.FailsAtGate, kind)
+    jids = [jid for jid in client.enqueue_many(failing, [[str(gate)]] * 3) if jid]
     wait_until(lambda: all(starts_of(oracle_file, j) == 1 for j in jids), 20, message="started")
     server.stop()
     gate.touch()
