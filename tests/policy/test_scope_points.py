@@ -22,6 +22,7 @@ from tests.policy.helpers import (
     delay_of,
     qualified,
 )
+from tests.support.async_variants import Kind, of_kind
 
 UNREACHABLE_REDIS_URL = "redis://127.0.0.1:1/0"
 BOOM = qualified(jobs.PolicyBoomError)
@@ -165,23 +166,22 @@ def test_death_hooks_run_once_and_only_after_the_job_is_in_dead_and_acked(
 # -- 7. testing mode ---------------------------------------------------------------------
 
 
-def test_inline_raises_the_jobs_error_and_runs_no_hooks() -> None:
-    """testing.inline(): the job's error reaches the caller; no retry_in or death hook runs.
-
-    Sync only: the testing modes run no async job yet (issue #19's testing part)."""
+def test_inline_raises_the_jobs_error_and_runs_no_hooks(kind: Kind) -> None:
+    """testing.inline(): the job's error reaches the caller; no retry_in or death hook runs."""
     jobs.LOCAL_RECORDS.clear()
     config = cogworker.Config(redis_url=UNREACHABLE_REDIS_URL, death_handlers=jobs.HANDLERS)
     client = cogworker.Client(config)
+    fails = of_kind(jobs.Fails, kind)
     try:
         with cogworker.testing.inline(), pytest.raises(jobs.PolicyBoomError, match="boom: kill"):
-            client.enqueue(jobs.Fails, "kill")
+            client.enqueue(fails, "kill")
         with cogworker.testing.inline(), pytest.raises(jobs.PolicyBoomError, match="boom: hour"):
-            client.enqueue(jobs.FailsRetryFalse, "hour")
+            client.enqueue(of_kind(jobs.FailsRetryFalse, kind), "hour")
         with cogworker.testing.inline(), pytest.raises(jobs.PolicyBoomError, match="discard"):
-            jobs.Fails.perform_async("discard")
+            fails.perform_async("discard")
     finally:
         client.close()
     assert jobs.LOCAL_RECORDS == []
     # A hook is tested by calling the classmethod directly.
-    answer = jobs.Fails.retry_in(0, jobs.PolicyBoomError("boom"), {"jid": "j", "args": ["kill"]})
+    answer = fails.retry_in(0, jobs.PolicyBoomError("boom"), {"jid": "j", "args": ["kill"]})
     assert answer is cogworker.KILL
