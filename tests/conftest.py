@@ -17,6 +17,7 @@ import pytest
 import redis
 
 import cogworker
+from tests.support.async_variants import KINDS, Kind
 from tests.support.processes import CogworkerFactory, CogworkerProcess, start_worker
 from tests.support.redis_server import RedisServer, RedisServerFactory
 
@@ -98,3 +99,10 @@ def cogworker_factory(tmp_path: Path) -> Iterator[CogworkerFactory]:
     yield start
     for worker in processes:
         worker.close()
+
+
+@pytest.fixture(params=KINDS)
+def kind(request: pytest.FixtureRequest) -> Kind:
+    """The kind of job class the test runs: sync, then async (`tests.support.async_variants`)."""
+    chosen: Kind = request.param
+    return chosen

@@ -4,6 +4,8 @@ The oracle is an append-only file (`COGWORKER_ORACLE`): one `start JID PID`
 line when a run begins, one `end JID PID` when it finishes, each written
 with a single O_APPEND write so lines from many processes never interleave.
 It survives whatever the test does to Redis and to the workers.
+
+Each job has an async variant (`AsyncSleep`, ..., see `tests.support.async_variants`).
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Generator
 from pathlib import Path
 
 import attrs
 import redis
 
 import cogworker
+from tests.support.async_variants import Paced, register
 
 config = cogworker.Config(
     concurrency=4,
@@ -53,13 +57,13 @@ def note(event: str, jid: str) -> None:
         os.close(fd)
 
 
-class Sleep(cogworker.Job):
+class Sleep(Paced):
     """Runs for `seconds`, then is done."""
 
-    def perform(self, seconds: float) -> None:
-        """Sleep, noting start and end."""
+    def steps(self, seconds: float) -> Generator[float, None, None]:
+        """Wait, noting start and end."""
         note("start", self.jid)
-        time.sleep(seconds)
+        yield seconds
         note("end", self.jid)
 
 
@@ -94,13 +98,16 @@ class BurnsCpu(cogworker.Job):
         note("end", self.jid)
 
 
-class FailsAtGate(cogworker.Job, retry=5):
+class FailsAtGate(Paced, retry=5):
     """Waits until the gate file exists, then fails."""
 
-    def perform(self, gate: str) -> None:
-        """Block on the gate, then raise."""
+    def steps(self, gate: str) -> Generator[float, None, None]:
+        """Wait for the gate, then raise."""
         note("start", self.jid)
         while not Path(gate).exists():
-            time.sleep(0.02)
+            yield 0.02
         note("end", self.jid)
         raise RuntimeError("failed at the gate")
+
+
+register(Sleep, Count, KillsItsProcess, BurnsCpu, FailsAtGate)

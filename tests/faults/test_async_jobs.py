@@ -34,6 +34,18 @@ def test_async_jobs_overlap_on_one_loop_and_each_runs_once(
     oracle.assert_nothing_left_behind(inspect)
 
 
+def test_a_stopped_worker_leaves_no_task_pending_on_its_loop(
+    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+) -> None:
+    """A clean stop after an async job: asyncio reports no task destroyed while pending."""
+    worker = start_worker(APP)
+    registered(inspect, 1)
+    jid = client.enqueue(jobs_async.AsyncSleep, 0.0)
+    wait_until(lambda: jid in oracle.finished(oracle_file), 20, message=worker.log_tail)
+    stop_all(worker)
+    assert "Task was destroyed but it is pending" not in worker.log_text(), worker.log_tail()
+
+
 def test_an_async_failure_is_retried_or_killed_by_its_async_hooks(
     start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
 ) -> None:

@@ -11,16 +11,21 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.domain import payload
 from tests.faults import jobs, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
+from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import wait_until
 
 
 def test_a_job_killed_mid_run_runs_again_on_another_process(
-    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    kind: Kind,
 ) -> None:
     """kill -9 during a job: another process runs it again; the dead one leaves nothing."""
     victim = start_worker()
     registered(inspect, 1)
-    jid = client.enqueue(jobs.Sleep, 2.0)
+    jid = client.enqueue(of_kind(jobs.Sleep, kind), 2.0)
     assert jid is not None
     wait_until(lambda: starts_of(oracle_file, jid) == 1, 20, message="first run started")
     survivor = start_worker()
@@ -34,12 +39,16 @@ def test_a_job_killed_mid_run_runs_again_on_another_process(
 
 
 def test_a_job_that_kills_its_process_every_time_ends_in_dead(
-    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    kind: Kind,
 ) -> None:
     """A poison job: dead after max_orphanings requeues, with JobOrphanedError, never run again."""
     workers = [start_worker(), start_worker()]
     registered(inspect, 2)
-    jid = client.enqueue(jobs.KillsItsProcess)
+    jid = client.enqueue(of_kind(jobs.KillsItsProcess, kind))
     assert jid is not None
 
     def buried() -> bool:
@@ -60,13 +69,18 @@ def test_a_job_that_kills_its_process_every_time_ends_in_dead(
 
 
 def test_a_live_process_with_a_long_cpu_bound_job_is_never_reconciled(
-    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    kind: Kind,
 ) -> None:
-    """A job busy for three orphan thresholds on a live process runs once, unrecovered."""
+    """A job busy for three orphan thresholds on a live process runs once, unrecovered (an
+    async one blocking the event loop all that time: the heartbeat has a thread of its own)."""
     busy, watcher = start_worker(), start_worker()
     registered(inspect, 2)
     seconds = 3 * jobs.config.orphan_threshold
-    jid = client.enqueue(jobs.BurnsCpu, seconds)
+    jid = client.enqueue(of_kind(jobs.BurnsCpu, kind), seconds)
     assert jid is not None
     wait_until(lambda: jid in oracle.finished(oracle_file), seconds + 30, message=busy.log_tail)
     stop_all(busy, watcher)

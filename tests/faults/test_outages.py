@@ -14,6 +14,7 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.domain import payload, settlement
 from tests.faults import jobs, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
+from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import CogworkerProcess, wait_until
 from tests.support.redis_server import RedisServer
 
@@ -27,12 +28,14 @@ def test_failures_while_redis_is_down_are_filed_once_it_is_back(
     oracle_file: Path,
     server: RedisServer,
     tmp_path: Path,
+    kind: Kind,
 ) -> None:
     """Jobs failing while Redis is stopped take the interrupt path: retry after 30 s x 1."""
     worker = start_worker()
     registered(inspect, 1)
     gate = tmp_path / "gate"
-    jids = [jid for jid in client.enqueue_many(jobs.FailsAtGate, [[str(gate)]] * 3) if jid]
+    failing = of_kind(jobs.FailsAtGate, kind)
+    jids = [jid for jid in client.enqueue_many(failing, [[str(gate)]] * 3) if jid]
     wait_until(lambda: all(starts_of(oracle_file, j) == 1 for j in jids), 20, message="started")
     server.stop()
     gate.touch()
@@ -58,22 +61,23 @@ def test_failures_while_redis_is_down_are_filed_once_it_is_back(
 
 
 Fault = Callable[[list[CogworkerProcess]], None]
-DrainThrough = Callable[[int, Fault], dict[str, int]]
+DrainThrough = Callable[[int, Fault, Kind], dict[str, int]]
 
 
 @pytest.fixture
 def drain_through(
     start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
 ) -> DrainThrough:
-    """Enqueue N jobs, start two workers, apply a fault a fifth of the way through.
+    """Enqueue N jobs of a kind, start two workers, apply a fault a fifth of the way through.
 
     Waits until every job has finished and both workers have stopped, checks
     each job is nowhere in Redis and nothing is left behind, and gives the
     number of starts per jid.
     """
 
-    def drain(count: int, fault: Fault) -> dict[str, int]:
-        jids = [jid for jid in client.enqueue_many(jobs.Count, [[n] for n in range(count)]) if jid]
+    def drain(count: int, fault: Fault, kind: Kind) -> dict[str, int]:
+        counts = of_kind(jobs.Count, kind)
+        jids = [jid for jid in client.enqueue_many(counts, [[n] for n in range(count)]) if jid]
         workers = [start_worker(), start_worker()]
         wait_until(lambda: len(oracle.finished(oracle_file)) >= count // 5, 60, message="draining")
         fault(workers)
@@ -90,7 +94,7 @@ def drain_through(
 
 
 def test_a_redis_kill_and_restart_mid_drain_loses_no_job(
-    drain_through: DrainThrough, server: RedisServer
+    drain_through: DrainThrough, server: RedisServer, kind: Kind
 ) -> None:
     """With appendonly + fsync always, kill -9 Redis mid-drain of 5,000 jobs: none lost."""
 
@@ -98,16 +102,18 @@ def test_a_redis_kill_and_restart_mid_drain_loses_no_job(
         server.kill()
         server.restart()
 
-    starts = drain_through(5000, kill_and_restart)
+    starts = drain_through(5000, kill_and_restart, kind)
     twice = {jid for jid, count in starts.items() if count > 1}
-    # Duplicates only among jobs in flight at the kill: at most the threads of both workers.
-    assert len(twice) <= 2 * jobs.config.concurrency, twice
+    # Duplicates only among jobs in flight at the kill: at most the places of both workers,
+    # their threads' (and their event loops', for async jobs).
+    loop_places = jobs.config.async_concurrency if kind == "async" else 0
+    assert len(twice) <= 2 * (jobs.config.concurrency + loop_places), twice
     assert max(starts.values()) <= 2
     print(f"\nRedis kill mid-drain: 0 of 5000 lost, {len(twice)} run twice")
 
 
 def test_a_frozen_redis_is_ridden_through_without_duplicates(
-    drain_through: DrainThrough, server: RedisServer
+    drain_through: DrainThrough, server: RedisServer, kind: Kind
 ) -> None:
     """Redis frozen (SIGSTOP) past the socket timeout mid-drain: every job runs exactly once."""
 
@@ -116,7 +122,7 @@ def test_a_frozen_redis_is_ridden_through_without_duplicates(
         wait_until(lambda: "failed (TimeoutError" in workers[0].log_text(), 30, message="timeout")
         server.resume()
 
-    starts = drain_through(3000, freeze)
+    starts = drain_through(3000, freeze, kind)
     assert {jid for jid, count in starts.items() if count != 1} == set()
 
 
@@ -135,7 +141,7 @@ def test_a_freeze_past_the_threshold_but_within_the_socket_timeout_recovers_no_l
         server.resume()
         frozen.extend(workers)
 
-    starts = drain_through(3000, freeze)
+    starts = drain_through(3000, freeze, "sync")
     assert {jid for jid, count in starts.items() if count != 1} == set()
     assert not any("is gone" in worker.log_text() for worker in frozen)
 

@@ -10,17 +10,23 @@ import redis
 import cogworker
 from tests.faults import jobs, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
+from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import wait_until
 
 
 def test_jobs_cut_off_by_shutdown_run_again_exactly_once_on_a_new_process(
-    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    kind: Kind,
 ) -> None:
-    """SIGTERM with jobs running past the timeout, then a new process: each runs once more."""
+    """SIGTERM with jobs running past the timeout, then a new process: each runs once more
+    (an async one cancelled on the event loop, a sync one left to the exiting process)."""
     first = start_worker()
     registered(inspect, 1)
     seconds = jobs.config.shutdown_timeout + 2.0
-    jids = [jid for jid in client.enqueue_many(jobs.Sleep, [[seconds]] * 3) if jid]
+    jids = [jid for jid in client.enqueue_many(of_kind(jobs.Sleep, kind), [[seconds]] * 3) if jid]
     wait_until(lambda: all(starts_of(oracle_file, j) == 1 for j in jids), 20, message="started")
     first.send_signal(signal.SIGTERM)
     assert first.wait_for_exit(20) == 0, first.log_tail()

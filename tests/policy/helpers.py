@@ -12,6 +12,7 @@ import redis
 
 import cogworker
 from tests.policy import jobs
+from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import CogworkerProcess
 
 SHARED_APP = "tests.policy.jobs:shared_config"
@@ -24,7 +25,7 @@ PROCESSED_KEY = "cogworker:stat:processed"
 VANISHED = "tests.policy.jobs.Vanished"
 UNPARSEABLE = b'{"class": "tests.policy.jobs.Fails", "args": [not json'
 
-#: case name -> (job class, args) enqueued through a cogworker Client.
+#: case name -> (job class, args) enqueued through a cogworker Client, for each kind.
 CASES: dict[str, tuple[type[cogworker.Job], tuple[Any, ...]]] = {
     # table 1: what retry_in returns
     "int": (jobs.Fails, ("int",)),
@@ -50,7 +51,8 @@ CASES: dict[str, tuple[type[cogworker.Job], tuple[Any, ...]]] = {
     "raising_exhausted": (jobs.RaisingExhaustedJob, ("hour",)),
     "inheriting": (jobs.InheritingJob, ("kill",)),
 }
-#: case name -> (class named, retry) pushed as raw payloads (the class can't be loaded).
+#: case name -> (class named, retry) pushed as raw payloads (the class can't be loaded:
+#: no kind), once for both kinds.
 RAW_CASES: dict[str, tuple[str, bool]] = {
     "missing_class": (VANISHED, True),
     "not_a_job": ("tests.policy.jobs.NotAJob", True),
@@ -106,15 +108,23 @@ def raw_payload(class_name: str, retry: bool) -> tuple[str, str]:
 
 @attrs.define
 class Observed:
-    """What the shared run left: its Redis, its worker, and the jid of every case."""
+    """What the shared run left for one kind of job class: its Redis, its worker, and the
+    jid of every case of that kind (and of the raw cases, which have none)."""
 
     rc: redis.Redis
     worker: CogworkerProcess
-    jids: dict[str, str]
-    #: The total failed and processed counters right after the DISCARD case alone.
-    discard_counters: tuple[int, int]
+    kind: Kind
+    jids: dict[str, str] = attrs.field(factory=dict)
+    #: How far the failed and processed counters rose while the DISCARD case ran alone.
+    discard_counters: tuple[int, int] = (0, 0)
     #: Empty if everything settled in time, else what was still missing.
     unsettled: str = ""
+    #: The jid of every case of the shared run, of either kind.
+    every_jid: frozenset[str] = frozenset()
+
+    def job_class(self, job_class: type[cogworker.Job]) -> type[cogworker.Job]:
+        """`job_class` as this run's kind enqueued it (itself, or its async variant)."""
+        return of_kind(job_class, self.kind)
 
     def records(self, jid: str | None = None, hook: str | None = None) -> list[dict[str, Any]]:
         """The recorded hook calls (of one jid and/or one hook), in call order."""
@@ -163,7 +173,13 @@ class Observed:
         return f"unsettled: {self.unsettled or 'nothing'}\nworker log tail:\n{tail}"
 
 
+def counters(rc: redis.Redis) -> tuple[int, int]:
+    """The failed and processed counters now."""
+    return int(rc.get(FAILED_KEY) or 0), int(rc.get(PROCESSED_KEY) or 0)
+
+
 def missing(run: Observed) -> list[str]:
+    """What hasn't settled yet among `run`'s cases (and the unparseable payload)."""
     missing = [f"{c} not in retry" for c in IN_RETRY if run.entry(RETRY_KEY, run.jids[c]) is None]
     missing += [f"{c} not in dead" for c in IN_DEAD if run.entry(DEAD_KEY, run.jids[c]) is None]
     missing += [

@@ -9,6 +9,9 @@ points `$COGWORKER_REDIS_URL` at a closed port on purpose), and appended to
 
 A death hook also records whether its job was already in the dead set and
 whether it was still on an in-progress list when the hook ran.
+
+Each job has an async variant (`AsyncFails`, ..., see `tests.support.async_variants`)
+with the same hooks: the suite runs every case on both kinds.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any
 
 import redis
@@ -29,6 +32,7 @@ from redis.retry import Retry
 
 import cogworker
 from cogworker import DISCARD, KILL, Job, RunContext
+from tests.support.async_variants import Paced, register
 
 #: The environment variable naming the Redis the hooks and jobs record in.
 SIDE_EFFECTS_URL_ENV = "COGWORKER_TEST_REDIS_URL"
@@ -290,10 +294,11 @@ class OrphanJob(ApplicationJob):
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-class OutageJob(ApplicationJob, retry=False):
+class OutageJob(ApplicationJob, Paced, retry=False):
     """Says it started, waits (up to 30 s) until its Redis stops answering, then fails."""
 
-    def perform(self, case: str) -> None:
+    def steps(self, case: str) -> Generator[float, None, None]:
+        """Poll the Redis until it is away, then raise."""
         url = os.environ[SIDE_EFFECTS_URL_ENV]
         probe = redis.Redis.from_url(
             url, socket_timeout=1.0, socket_connect_timeout=1.0, retry=Retry(NoBackoff(), 0)
@@ -306,7 +311,7 @@ class OutageJob(ApplicationJob, retry=False):
                     probe.ping()
                 except redis.RedisError:
                     break
-                time.sleep(0.02)
+                yield 0.02
         finally:
             probe.close()
         raise PolicyBoomError("boom: outage")
@@ -323,6 +328,22 @@ class Sentinel(Job):
         client = side_effects()
         if client is not None:
             client.sadd(DONE_KEY, self.jid)
+
+
+register(
+    Fails,
+    FailsRetryFalse,
+    FailsRetryZero,
+    FailsRetryTwo,
+    InheritingJob,
+    RaisingExhaustedJob,
+    OneParamJob,
+    SwallowedJob,
+    MiddlewareRaisesJob,
+    OrphanJob,
+    OutageJob,
+    OutageRetryJob,
+)
 
 
 # -- death handlers (Config.death_handlers, in this order) ----------------------
@@ -359,9 +380,14 @@ HANDLERS = (first_handler, mutating_handler, raising_handler, star_handler)
 # -- server middleware ----------------------------------------------------------
 
 
+def _runs(ctx: RunContext, job_class: type[Job]) -> bool:
+    """Whether the run is of `job_class` (or of its async variant)."""
+    return ctx.job_class is not None and issubclass(ctx.job_class, job_class)
+
+
 def swallow_errors(ctx: RunContext, run: Callable[[], None]) -> None:
     """Swallows whatever `SwallowedJob` raises (and records that it did)."""
-    if ctx.job_class is not SwallowedJob:
+    if not _runs(ctx, SwallowedJob):
         run()
         return
     try:
@@ -373,7 +399,7 @@ def swallow_errors(ctx: RunContext, run: Callable[[], None]) -> None:
 def raise_after(ctx: RunContext, run: Callable[[], None]) -> None:
     """Raises `MiddlewareBoomError` after `MiddlewareRaisesJob` performed successfully."""
     run()
-    if ctx.job_class is MiddlewareRaisesJob:
+    if _runs(ctx, MiddlewareRaisesJob):
         raise MiddlewareBoomError("middleware says no")
 
 

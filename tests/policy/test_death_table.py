@@ -1,7 +1,8 @@
 """Table 2 of the spec ("Death hooks"): how the job died decides which death hooks run.
 
 The rows that need no crash read the shared run (see conftest); the orphaned
-row kills worker processes, the "filed later" row stops Redis mid-failure.
+row kills worker processes, the "filed later" row stops Redis mid-failure.  Every
+row runs for sync and async job classes, but the raw payloads' (they have no kind).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tests.policy.helpers import (
     delay_of,
     qualified,
 )
+from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
 from tests.support.redis_server import RedisServer, RedisServerFactory
 
@@ -84,14 +86,14 @@ def test_kill_runs_both(shared_run: Observed) -> None:
     assert_hooks_saw(calls, entry, BOOM, "boom: kill")
 
 
-def test_a_class_that_cannot_be_loaded_runs_only_the_handlers(shared_run: Observed) -> None:
+def test_a_class_that_cannot_be_loaded_runs_only_the_handlers(shared_run_once: Observed) -> None:
     """A job naming a missing class (retry=False): in dead, only death_handlers run."""
-    entry = dead_entry(shared_run, "missing_dead")
+    entry = dead_entry(shared_run_once, "missing_dead")
     assert entry["error_class"] == qualified(UnknownJobClassError)
     assert VANISHED in entry["error_message"]
-    jid = shared_run.jids["missing_dead"]
-    assert shared_run.death_hooks(jid) == list(jobs.HANDLER_NAMES), shared_run.context()
-    calls = [c for c in shared_run.records(jid) if c["hook"] in ALL_DEATH_HOOKS]
+    jid = shared_run_once.jids["missing_dead"]
+    assert shared_run_once.death_hooks(jid) == list(jobs.HANDLER_NAMES), shared_run_once.context()
+    calls = [c for c in shared_run_once.records(jid) if c["hook"] in ALL_DEATH_HOOKS]
     assert_hooks_saw(calls, entry, qualified(UnknownJobClassError), entry["error_message"])
 
 
@@ -102,14 +104,15 @@ def test_discard_runs_none(shared_run: Observed) -> None:
     assert shared_run.death_hooks(jid) == []
 
 
-def test_an_unparseable_payload_runs_none(shared_run: Observed) -> None:
+def test_an_unparseable_payload_runs_none(shared_run_once: Observed) -> None:
     """An unparseable payload is filed in dead (raw text kept) and no hook runs for it."""
-    unparseable = [e for e in shared_run.entries(DEAD_KEY) if e.get("class") == "unparseable_job"]
-    assert len(unparseable) == 1, shared_run.context()
+    run = shared_run_once
+    unparseable = [e for e in run.entries(DEAD_KEY) if e.get("class") == "unparseable_job"]
+    assert len(unparseable) == 1, run.context()
     assert unparseable[0]["raw"].startswith('{"class": "tests.policy.jobs.Fails"')
-    assert shared_run.records(unparseable[0]["jid"]) == []
-    known = set(shared_run.jids.values()) | {None}  # None: OneParamJob's retry_in gets no job
-    assert {r["jid"] for r in shared_run.records()} <= known
+    assert run.records(unparseable[0]["jid"]) == []
+    known = run.every_jid | {None}  # None: OneParamJob's retry_in gets no job
+    assert {r["jid"] for r in run.records()} <= known
 
 
 # -- orphaned past max_orphanings ---------------------------------------------------
@@ -146,7 +149,7 @@ def _logs(workers: list[CogworkerProcess]) -> str:
 
 
 def test_orphaned_past_max_orphanings_runs_both_once(
-    cogworker_factory: CogworkerFactory, redis_url: str
+    cogworker_factory: CogworkerFactory, redis_url: str, kind: Kind
 ) -> None:
     """A job that kills its process every time is buried by a survivor; hooks run once, orphaned."""
     env = {jobs.SIDE_EFFECTS_URL_ENV: redis_url}
@@ -160,7 +163,7 @@ def test_orphaned_past_max_orphanings_runs_both_once(
         wait_until(
             lambda: rc.scard("cogworker:processes") >= 3, 20.0, message=lambda: _logs(workers)
         )
-        jid = client.enqueue(jobs.OrphanJob)
+        jid = client.enqueue(of_kind(jobs.OrphanJob, kind))
         assert jid is not None
 
         def buried_and_notified() -> bool:
@@ -253,14 +256,14 @@ def fail_during_an_outage(
 
 
 def test_a_failure_filed_later_by_a_reconcile_pass_runs_both_with_job_failed_error(
-    cogworker_factory: CogworkerFactory, redis_server_factory: RedisServerFactory
+    cogworker_factory: CogworkerFactory, redis_server_factory: RedisServerFactory, kind: Kind
 ) -> None:
     """Redis gone while a job fails: filed later; hooks get a JobFailedError with its message."""
     outage = fail_during_an_outage(
         cogworker_factory,
         redis_server_factory,
-        (jobs.OutageJob, "hour"),
-        (jobs.OutageRetryJob, "hour"),
+        (of_kind(jobs.OutageJob, kind), "hour"),
+        (of_kind(jobs.OutageRetryJob, kind), "hour"),
     )
     dead_jid, retry_jid = outage.jids
     worker = outage.worker
@@ -302,11 +305,11 @@ def test_a_failure_filed_later_by_a_reconcile_pass_runs_both_with_job_failed_err
 
 
 def test_a_discard_whose_write_failed_still_lands_nowhere_and_runs_no_hook(
-    cogworker_factory: CogworkerFactory, redis_server_factory: RedisServerFactory
+    cogworker_factory: CogworkerFactory, redis_server_factory: RedisServerFactory, kind: Kind
 ) -> None:
     """DISCARD while Redis is away: settled later, yet in neither retry nor dead, and no hook."""
     outage = fail_during_an_outage(
-        cogworker_factory, redis_server_factory, (jobs.OutageRetryJob, "discard")
+        cogworker_factory, redis_server_factory, (of_kind(jobs.OutageRetryJob, kind), "discard")
     )
     (jid,) = outage.jids
     worker = outage.worker

@@ -1,6 +1,7 @@
 """Issue #4's numbered scope points 2, 3, 5 and 7, on a real worker (7: in-process, no Redis).
 
-Points 2, 3 and 5 read the shared run (see conftest); point 4 is the death-hook
+Points 2, 3 and 5 read the shared run, for sync and async job classes (see
+conftest); point 4 is the death-hook
 table (test_death_table.py), point 6's interrupted retry is in its "filed
 later" test.
 """
@@ -21,6 +22,7 @@ from tests.policy.helpers import (
     delay_of,
     qualified,
 )
+from tests.support.async_variants import Kind, of_kind
 
 UNREACHABLE_REDIS_URL = "redis://127.0.0.1:1/0"
 BOOM = qualified(jobs.PolicyBoomError)
@@ -58,12 +60,12 @@ def test_a_middleware_error_is_decided_after_the_chain(shared_run: Observed) -> 
     assert delay_of(entry, score) == pytest.approx(3600, abs=1e-3)  # the hook's answer
 
 
-def test_the_failure_outcome_stamp_never_reaches_a_stored_entry(shared_run: Observed) -> None:
+def test_the_failure_outcome_stamp_never_reaches_a_stored_entry(shared_run_once: Observed) -> None:
     """No retry or dead entry, nor any job a hook was handed, carries `failure_outcome`."""
-    stored = shared_run.entries(RETRY_KEY) + shared_run.entries(DEAD_KEY)
-    assert len(stored) >= 20, shared_run.context()
+    stored = shared_run_once.entries(RETRY_KEY) + shared_run_once.entries(DEAD_KEY)
+    assert len(stored) >= 20, shared_run_once.context()
     assert [e for e in stored if "failure_outcome" in e] == []
-    handed = [r["job"] for r in shared_run.records() if isinstance(r.get("job"), dict)]
+    handed = [r["job"] for r in shared_run_once.records() if isinstance(r.get("job"), dict)]
     assert handed
     assert [job for job in handed if "failure_outcome" in job] == []
 
@@ -73,7 +75,8 @@ def test_the_failure_outcome_stamp_never_reaches_a_stored_entry(shared_run: Obse
 
 def test_hooks_get_as_many_positional_arguments_as_they_accept(shared_run: Observed) -> None:
     """retry_in(cls, count) gets the count; a one-parameter handler the job; a *args one both."""
-    one_param = [c for c in shared_run.records(hook="retry_in") if c["cls"] == "OneParamJob"]
+    one_param_class = shared_run.job_class(jobs.OneParamJob).__name__
+    one_param = [c for c in shared_run.records(hook="retry_in") if c["cls"] == one_param_class]
     assert len(one_param) == 1, shared_run.context()
     assert one_param[0]["count"] == 0
     found = shared_run.entry(RETRY_KEY, shared_run.jids["one_param"])
@@ -129,17 +132,18 @@ def test_a_raising_hook_is_logged_and_the_others_still_run(shared_run: Observed)
 
 def test_hooks_are_inherited_from_an_app_wide_base_class(shared_run: Observed) -> None:
     """A class defining no hook gets both from its app-wide base class, called on itself."""
-    assert "retry_in" not in vars(jobs.InheritingJob)
-    assert "retries_exhausted" not in vars(jobs.InheritingJob)
+    inheriting = shared_run.job_class(jobs.InheritingJob)
+    assert "retry_in" not in vars(inheriting)
+    assert "retries_exhausted" not in vars(inheriting)
     jid = shared_run.jids["inheriting"]
     (asked,) = shared_run.records(jid, "retry_in")
-    assert asked["cls"] == "InheritingJob"
+    assert asked["cls"] == inheriting.__name__
     (exhausted,) = shared_run.records(jid, jobs.CLASS_HOOK)
-    assert exhausted["cls"] == "InheritingJob"
+    assert exhausted["cls"] == inheriting.__name__
     assert (exhausted["exc_class"], exhausted["exc_message"]) == (BOOM, "boom: kill")
     found = shared_run.entry(DEAD_KEY, jid)
     assert found is not None
-    assert found[0]["class"] == "tests.policy.jobs.InheritingJob"
+    assert found[0]["class"] == inheriting.class_path()
 
 
 # -- 5. once, and only after it is safe ----------------------------------------------
@@ -162,21 +166,22 @@ def test_death_hooks_run_once_and_only_after_the_job_is_in_dead_and_acked(
 # -- 7. testing mode ---------------------------------------------------------------------
 
 
-def test_inline_raises_the_jobs_error_and_runs_no_hooks() -> None:
+def test_inline_raises_the_jobs_error_and_runs_no_hooks(kind: Kind) -> None:
     """testing.inline(): the job's error reaches the caller; no retry_in or death hook runs."""
     jobs.LOCAL_RECORDS.clear()
     config = cogworker.Config(redis_url=UNREACHABLE_REDIS_URL, death_handlers=jobs.HANDLERS)
     client = cogworker.Client(config)
+    fails = of_kind(jobs.Fails, kind)
     try:
         with cogworker.testing.inline(), pytest.raises(jobs.PolicyBoomError, match="boom: kill"):
-            client.enqueue(jobs.Fails, "kill")
+            client.enqueue(fails, "kill")
         with cogworker.testing.inline(), pytest.raises(jobs.PolicyBoomError, match="boom: hour"):
-            client.enqueue(jobs.FailsRetryFalse, "hour")
+            client.enqueue(of_kind(jobs.FailsRetryFalse, kind), "hour")
         with cogworker.testing.inline(), pytest.raises(jobs.PolicyBoomError, match="discard"):
-            jobs.Fails.perform_async("discard")
+            fails.perform_async("discard")
     finally:
         client.close()
     assert jobs.LOCAL_RECORDS == []
     # A hook is tested by calling the classmethod directly.
-    answer = jobs.Fails.retry_in(0, jobs.PolicyBoomError("boom"), {"jid": "j", "args": ["kill"]})
+    answer = fails.retry_in(0, jobs.PolicyBoomError("boom"), {"jid": "j", "args": ["kill"]})
     assert answer is cogworker.KILL

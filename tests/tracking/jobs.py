@@ -1,14 +1,19 @@
-"""Jobs and config for the tracking tests (status, history, attempts, live work, memory)."""
+"""Jobs and config for the tracking tests (status, history, attempts, live work, memory).
+
+Each job has an async variant (`AsyncTracked`, ..., see `tests.support.async_variants`).
+"""
 
 from __future__ import annotations
 
 import os
 import signal
 import time
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 import cogworker
+from tests.support.async_variants import Paced, register
 
 config = cogworker.Config(
     concurrency=3,
@@ -75,14 +80,14 @@ class DiesAtOnce(cogworker.Job, retry=False):
         raise KeyError("no retry")
 
 
-class WaitsForFile(cogworker.Job):
+class WaitsForFile(Paced):
     """Runs until a file exists (to be seen running)."""
 
-    def perform(self, path: str, note: str) -> None:
+    def steps(self, path: str, note: str) -> Generator[float, None, None]:
         """Wait (bounded) for the file."""
         deadline = time.monotonic() + 30
         while not Path(path).exists() and time.monotonic() < deadline:
-            time.sleep(0.02)
+            yield 0.02
 
 
 class TrackedWaitsForFile(WaitsForFile, track_status=True):
@@ -102,3 +107,15 @@ class TrackedUnique(cogworker.Job, track_status=True, unique="until_executed"):
 
     def perform(self, *args: Any) -> None:
         """Nothing to do."""
+
+
+register(
+    Tracked,
+    TrackedFlaky,
+    Killed,
+    Discarded,
+    DiesAtOnce,
+    WaitsForFile,
+    TrackedWaitsForFile,
+    KillsProcess,
+)

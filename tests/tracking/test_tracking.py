@@ -1,4 +1,7 @@
-"""Status, attempts, history, live work, stats and memory history, written by real workers."""
+"""Status, attempts, history, live work, stats and memory history, written by real workers.
+
+What a run writes is tested for sync and async job classes (the `kind` fixture).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import cogworker
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import tracking
 from cogworker.domain import memory
+from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
 from tests.tracking import jobs
 
@@ -30,29 +34,33 @@ def settled(rc: redis.Redis, jid: str, status: str) -> bool:
 
 
 def test_a_tracked_job_goes_queued_then_complete(
-    client: cogworker.Client, rc: redis.Redis, cogworker_factory: CogworkerFactory, redis_url: str
+    client: cogworker.Client,
+    rc: redis.Redis,
+    cogworker_factory: CogworkerFactory,
+    redis_url: str,
+    kind: Kind,
 ) -> None:
     """queued at enqueue, complete after the run, with an expiry of the configured length."""
-    jid = client.enqueue(jobs.Tracked)
+    jid = client.enqueue(of_kind(jobs.Tracked, kind))
     assert jid is not None
     assert client.status(jid) == "queued"
     cogworker_factory(APP, redis_url=redis_url)
     wait_until(lambda: settled(rc, jid, "complete"), 20)
     ttl = rc.ttl(keys.status(jid))
     assert 0 < ttl <= jobs.config.status_expiry
-    untracked = client.enqueue(jobs.DiesAtOnce)
+    untracked = client.enqueue(of_kind(jobs.DiesAtOnce, kind))
     assert untracked is not None
     wait_until(lambda: rc.zcard(keys.DEAD) == 1, 20)
     assert client.status(untracked) is None
 
 
 def test_a_tracked_job_reads_working_while_it_runs(
-    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, tmp_path: Path
+    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, tmp_path: Path, kind: Kind
 ) -> None:
     """working (stamped with when it started) while it runs, complete once it has."""
     gate = tmp_path / "gate"
     before = time.time()
-    jid = client.enqueue(jobs.TrackedWaitsForFile, str(gate), "tracked")
+    jid = client.enqueue(of_kind(jobs.TrackedWaitsForFile, kind), str(gate), "tracked")
     assert jid is not None
     wait_until(lambda: settled(rc, jid, "working"), 20, message=worker.log_tail)
     started = float(rc.hget(keys.status(jid), "update_time") or 0)
@@ -63,10 +71,10 @@ def test_a_tracked_job_reads_working_while_it_runs(
 
 
 def test_jobs_failing_at_once_end_in_their_failure_status_never_working(
-    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess
+    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, kind: Kind
 ) -> None:
     """A "working" mark written late would hide the final status: every one reads dead."""
-    jids = [client.enqueue(jobs.Killed) for _ in range(60)]
+    jids = [client.enqueue(of_kind(jobs.Killed, kind)) for _ in range(60)]
 
     def statuses() -> set[str | None]:
         return {tracking.status(rc, str(jid)) for jid in jids}
@@ -75,12 +83,12 @@ def test_jobs_failing_at_once_end_in_their_failure_status_never_working(
 
 
 def test_failures_are_tracked_as_retrying_dead_and_discarded(
-    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, tmp_path: Path
+    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, tmp_path: Path, kind: Kind
 ) -> None:
     """A retried job reads retrying then complete; KILL reads dead; DISCARD reads discarded."""
-    flaky = client.enqueue(jobs.TrackedFlaky, str(tmp_path / "marker"))
-    killed = client.enqueue(jobs.Killed)
-    discarded = client.enqueue(jobs.Discarded)
+    flaky = client.enqueue(of_kind(jobs.TrackedFlaky, kind), str(tmp_path / "marker"))
+    killed = client.enqueue(of_kind(jobs.Killed, kind))
+    discarded = client.enqueue(of_kind(jobs.Discarded, kind))
     assert flaky
     assert killed
     assert discarded
@@ -92,13 +100,13 @@ def test_failures_are_tracked_as_retrying_dead_and_discarded(
 
 
 def test_attempts_record_each_failure_newest_first(
-    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, tmp_path: Path
+    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, tmp_path: Path, kind: Kind
 ) -> None:
     """The attempts log has the retry timeline's data for retrying, dead, killed and discarded."""
-    flaky = client.enqueue(jobs.TrackedFlaky, str(tmp_path / "marker"))
-    killed = client.enqueue(jobs.Killed)
-    discarded = client.enqueue(jobs.Discarded)
-    dead = client.enqueue(jobs.DiesAtOnce)
+    flaky = client.enqueue(of_kind(jobs.TrackedFlaky, kind), str(tmp_path / "marker"))
+    killed = client.enqueue(of_kind(jobs.Killed, kind))
+    discarded = client.enqueue(of_kind(jobs.Discarded, kind))
+    dead = client.enqueue(of_kind(jobs.DiesAtOnce, kind))
     assert flaky
     assert killed
     assert discarded
@@ -122,27 +130,28 @@ def test_attempts_record_each_failure_newest_first(
 
 
 def test_history_is_kept_per_job_and_per_class_within_its_caps(
-    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess
+    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, kind: Kind
 ) -> None:
     """Every run is in its job's history and its class's, each capped, with process and duration."""
-    jids = [jid for jid in client.enqueue_many(jobs.Tracked, [[n] for n in range(130)]) if jid]
+    tracked = of_kind(jobs.Tracked, kind)
+    jids = [jid for jid in client.enqueue_many(tracked, [[n] for n in range(130)]) if jid]
     wait_until(lambda: all(settled(rc, jid, "complete") for jid in jids), 30)
     run = tracking.history(rc, jids[0])[0]
     assert run.outcome == "success"
     assert run.process in {m.decode() for m in rc.smembers(keys.PROCESSES)}
     assert run.duration >= 0
     assert run.ended_at >= run.started_at
-    per_class = tracking.class_history(rc, jobs.Tracked.class_path(), limit=1000)
+    per_class = tracking.class_history(rc, tracked.class_path(), limit=1000)
     assert len(per_class) == jobs.config.history_per_class
     assert 0 < rc.ttl(keys.history(jids[0])) <= jobs.config.history_ttl
 
 
 def test_live_work_shows_what_runs_and_is_cleaned_when_it_ends(
-    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, tmp_path: Path
+    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, tmp_path: Path, kind: Kind
 ) -> None:
     """The workers hash lists a running job (jid, class, queue, args, run_at), then drops it."""
     gate = tmp_path / "gate"
-    jid = client.enqueue(jobs.WaitsForFile, str(gate), "seen running")
+    jid = client.enqueue(of_kind(jobs.WaitsForFile, kind), str(gate), "seen running")
     identity = wait_until(lambda: next(iter(rc.smembers(keys.PROCESSES)), b"").decode(), 20)
 
     def running() -> list[dict[str, object]]:
@@ -150,7 +159,7 @@ def test_live_work_shows_what_runs_and_is_cleaned_when_it_ends(
 
     work = wait_until(running, 20)[0]
     assert work["jid"] == jid
-    assert work["class"] == jobs.WaitsForFile.class_path()
+    assert work["class"] == of_kind(jobs.WaitsForFile, kind).class_path()
     assert work["queue"] == "default"
     assert work["args"] == [str(gate), "seen running"]
     gate.touch()
@@ -158,7 +167,7 @@ def test_live_work_shows_what_runs_and_is_cleaned_when_it_ends(
 
 
 def test_a_crashed_process_leaves_no_live_work_or_memory_history(
-    rc: redis.Redis, cogworker_factory: CogworkerFactory, redis_url: str
+    rc: redis.Redis, cogworker_factory: CogworkerFactory, redis_url: str, kind: Kind
 ) -> None:
     """kill -9 mid-job: the survivor's recovery removes the dead one's live work and memory."""
     victim = cogworker_factory(APP, redis_url=redis_url, queues=["crash"])
@@ -168,9 +177,8 @@ def test_a_crashed_process_leaves_no_live_work_or_memory_history(
     (dying,) = [i for i in identities if b"crash" in (rc.hget(keys.process(i), "queues") or b"")]
     wait_until(lambda: rc.exists(keys.memory_history(dying)), 20)
     crash = cogworker.Client(cogworker.Config(redis_url=redis_url))
-    crash.push(
-        cogworker.JobRecord(class_name=jobs.KillsProcess.class_path(), queue="crash", jid="c")
-    )
+    kills = of_kind(jobs.KillsProcess, kind)
+    crash.push(cogworker.JobRecord(class_name=kills.class_path(), queue="crash", jid="c"))
     wait_until(lambda: victim.returncode is not None, 20)
     wait_until(lambda: rc.scard(keys.PROCESSES) == 1, 30)
     left = [key for key in rc.scan_iter(match="cogworker:*") if dying.encode() in key]
@@ -195,12 +203,12 @@ def test_memory_history_records_the_rss_of_every_beat(
 
 
 def test_stats_count_processed_and_failed_per_day(
-    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess
+    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, kind: Kind
 ) -> None:
     """Totals and today's counters match the runs; queues report size and latency."""
     for _ in range(4):
-        client.enqueue(jobs.Tracked)
-    client.enqueue(jobs.DiesAtOnce)
+        client.enqueue(of_kind(jobs.Tracked, kind))
+    client.enqueue(of_kind(jobs.DiesAtOnce, kind))
     wait_until(lambda: tracking.totals(rc) == {"processed": 5, "failed": 1}, 20)
     today = tracking.daily_counts(rc, "processed", time.time(), 7)
     assert list(today.values())[-1] == 5
@@ -248,16 +256,17 @@ def test_reading_fifty_processes_memory_is_one_round_trip(redis_url: str) -> Non
 
 
 def test_a_plain_job_that_succeeds_at_once_is_only_in_its_class_history(
-    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, tmp_path: Path
+    client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, tmp_path: Path, kind: Kind
 ) -> None:
     """No per-job key for an untracked job that ran once and well; a retried one gets one."""
     gate = tmp_path / "gate"
     gate.touch()
-    plain = client.enqueue(jobs.WaitsForFile, str(gate), "plain")
-    failed = client.enqueue(jobs.DiesAtOnce)
+    waits = of_kind(jobs.WaitsForFile, kind)
+    plain = client.enqueue(waits, str(gate), "plain")
+    failed = client.enqueue(of_kind(jobs.DiesAtOnce, kind))
     assert plain is not None
     assert failed is not None
-    wait_until(lambda: len(tracking.class_history(rc, jobs.WaitsForFile.class_path())) == 1, 20)
+    wait_until(lambda: len(tracking.class_history(rc, waits.class_path())) == 1, 20)
     wait_until(lambda: tracking.history(rc, failed), 20)
     assert tracking.history(rc, plain) == []
-    assert tracking.class_history(rc, jobs.WaitsForFile.class_path())[0].jid == plain
+    assert tracking.class_history(rc, waits.class_path())[0].jid == plain

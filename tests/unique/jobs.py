@@ -1,15 +1,21 @@
-"""Unique jobs for the tests: each records its runs in the test's Redis."""
+"""Unique jobs for the tests: each records its runs in the test's Redis.
+
+Those a worker runs have an async variant (`AsyncReport`, ..., see
+`tests.support.async_variants`).
+"""
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 import redis
 
 import cogworker
+from tests.support.async_variants import Paced, register
 
 config = cogworker.Config(
     concurrency=4, poll_interval=0.2, heartbeat_interval=0.3, shutdown_timeout=2.0
@@ -82,22 +88,25 @@ class DiesAtOnce(cogworker.Job, unique="until_executed", retry=False):
         raise RuntimeError("dead")
 
 
-class Starting(cogworker.Job, unique="until_executing"):
+class Starting(Paced, unique="until_executing"):
     """Waits for a file; its lock goes as soon as it starts."""
 
-    def perform(self, gate: str) -> None:
+    def steps(self, gate: str) -> Generator[float, None, None]:
         """Wait (bounded) for the gate."""
         record("run", self.jid)
         deadline = time.monotonic() + 20
         while not Path(gate).exists() and time.monotonic() < deadline:
-            time.sleep(0.02)
+            yield 0.02
 
 
-class Exclusive(cogworker.Job, unique="while_executing"):
+class Exclusive(Paced, unique="while_executing"):
     """Never two at once: each run takes 0.5 s and records its start and end."""
 
-    def perform(self, account: int) -> None:
-        """Record start and end around a short sleep."""
+    def steps(self, account: int) -> Generator[float, None, None]:
+        """Record start and end around a short wait."""
         record("start", self.jid)
-        time.sleep(0.5)
+        yield 0.5
         record("end", self.jid)
+
+
+register(Report, SlowRetry, Ends, DiesAtOnce, Starting, Exclusive)

@@ -1,4 +1,8 @@
-"""Unique jobs on real workers and a real Redis: one at a time, locks owner-checked."""
+"""Unique jobs on real workers and a real Redis: one at a time, locks owner-checked.
+
+What a worker does with a lock is tested for sync and async job classes (the `kind`
+fixture); what a client does is the same for both: the payload doesn't say.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import redis
 import cogworker
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.run import RunStore
+from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
 from tests.unique import jobs
 
@@ -104,15 +109,16 @@ def test_a_thousand_concurrent_enqueues_push_exactly_one(
 
 
 def test_the_lock_goes_when_the_job_succeeds(
-    client: cogworker.Client, rc: redis.Redis, start_worker: StartWorker
+    client: cogworker.Client, rc: redis.Redis, start_worker: StartWorker, kind: Kind
 ) -> None:
     """Duplicates are refused until the job has run; then the next enqueue is accepted."""
-    first = client.enqueue(jobs.Report, 1)
+    report = of_kind(jobs.Report, kind)
+    first = client.enqueue(report, 1)
     assert first is not None
-    assert client.enqueue(jobs.Report, 1) is None
+    assert client.enqueue(report, 1) is None
     start_worker()
     wait_until(lambda: runs(rc) == [first], 20)
-    wait_until(lambda: client.enqueue(jobs.Report, 1) is not None, 20)
+    wait_until(lambda: client.enqueue(report, 1) is not None, 20)
 
 
 def test_a_class_supplied_key_decides_what_is_a_duplicate(client: cogworker.Client) -> None:
@@ -123,31 +129,37 @@ def test_a_class_supplied_key_decides_what_is_a_duplicate(client: cogworker.Clie
 
 
 def test_a_retry_longer_than_the_ttl_keeps_the_lock_until_it_runs(
-    client: cogworker.Client, rc: redis.Redis, start_worker: StartWorker, tmp_path: Path
+    client: cogworker.Client,
+    rc: redis.Redis,
+    start_worker: StartWorker,
+    tmp_path: Path,
+    kind: Kind,
 ) -> None:
     """The lock is extended through a 3 s retry although its TTL is 1 s; released after."""
     marker = str(tmp_path / "marker")
-    jid = client.enqueue(jobs.SlowRetry, marker)
+    slow_retry = of_kind(jobs.SlowRetry, kind)
+    jid = client.enqueue(slow_retry, marker)
     assert jid is not None
-    lock = lock_of(client, jobs.SlowRetry, marker)
+    lock = lock_of(client, slow_retry, marker)
     start_worker()
     wait_until(lambda: rc.zcard(keys.RETRY) == 1, 20)
     assert rc.pttl(lock) > 2000
     wait_until(
         lambda: time.time() - float(rc.lrange("unique:events", 0, 0)[0].split(b":")[2]) > 1.5, 10
     )
-    assert client.enqueue(jobs.SlowRetry, marker) is None  # past its 1 s TTL, still held
+    assert client.enqueue(slow_retry, marker) is None  # past its 1 s TTL, still held
     wait_until(lambda: len(runs(rc)) == 2, 20)
     wait_until(lambda: not rc.exists(lock), 10)
-    assert client.enqueue(jobs.SlowRetry, marker) is not None
+    assert client.enqueue(slow_retry, marker) is not None
 
 
 @pytest.mark.parametrize("how", ["kill", "discard", "dead"])
 def test_a_job_ending_for_good_releases_its_lock(
-    how: str, client: cogworker.Client, rc: redis.Redis, start_worker: StartWorker
+    how: str, client: cogworker.Client, rc: redis.Redis, start_worker: StartWorker, kind: Kind
 ) -> None:
     """Dead, KILL and DISCARD each let go of the lock."""
-    job_class, args = (jobs.DiesAtOnce, (9,)) if how == "dead" else (jobs.Ends, (how,))
+    sync_class, args = (jobs.DiesAtOnce, (9,)) if how == "dead" else (jobs.Ends, (how,))
+    job_class = of_kind(sync_class, kind)
     assert client.enqueue(job_class, *args) is not None
     lock = lock_of(client, job_class, *args)
     assert rc.exists(lock)
@@ -167,24 +179,30 @@ def test_a_stale_holder_cannot_release_another_jobs_lock(rc: redis.Redis) -> Non
 
 
 def test_until_executing_lets_a_duplicate_in_once_the_job_starts(
-    client: cogworker.Client, rc: redis.Redis, start_worker: StartWorker, tmp_path: Path
+    client: cogworker.Client,
+    rc: redis.Redis,
+    start_worker: StartWorker,
+    tmp_path: Path,
+    kind: Kind,
 ) -> None:
     """until_executing: refused while queued, accepted as soon as the first has started."""
     gate = str(tmp_path / "gate")
-    first = client.enqueue(jobs.Starting, gate)
+    starting = of_kind(jobs.Starting, kind)
+    first = client.enqueue(starting, gate)
     assert first is not None
-    assert client.enqueue(jobs.Starting, gate) is None
+    assert client.enqueue(starting, gate) is None
     start_worker()
     wait_until(lambda: runs(rc) == [first], 20)
-    wait_until(lambda: client.enqueue(jobs.Starting, gate) is not None, 10)
+    wait_until(lambda: client.enqueue(starting, gate) is not None, 10)
     Path(gate).touch()
 
 
 def test_while_executing_never_runs_two_at_once(
-    client: cogworker.Client, rc: redis.Redis, start_worker: StartWorker
+    client: cogworker.Client, rc: redis.Redis, start_worker: StartWorker, kind: Kind
 ) -> None:
-    """Three duplicates on a 4-thread worker run one after another, never overlapping."""
-    jids = [client.enqueue(jobs.Exclusive, 5) for _ in range(3)]
+    """Three duplicates on a 4-thread worker (or its event loop) run one after another,
+    never overlapping."""
+    jids = [client.enqueue(of_kind(jobs.Exclusive, kind), 5) for _ in range(3)]
     assert all(jids)
     start_worker()
     wait_until(lambda: len(runs(rc, "end")) == 3, 30)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import threading
 import time
@@ -106,11 +107,15 @@ class EventLoop:
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
-        if self._block_warning > 0:
-            self.loop.create_task(self._tick())
+        ticking = self.loop.create_task(self._tick()) if self._block_warning > 0 else None
         try:
             self.loop.run_forever()
         finally:
+            if ticking is not None:
+                # Unwound before the loop closes: a task left pending is reported at exit.
+                ticking.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    self.loop.run_until_complete(ticking)
             self.loop.close()
 
     async def _tick(self) -> None:
