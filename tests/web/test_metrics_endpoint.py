@@ -1,0 +1,129 @@
+"""`/metrics` after a known drain, read with Prometheus's own text parser: exact figures,
+behind the dashboard's auth and host check like every page."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import redis
+from litestar.testing import TestClient
+from prometheus_client.parser import text_string_to_metric_families
+
+import cogworker
+from cogworker.adapters import redis_keys as keys
+from cogworker.app.web import create_app
+from tests.app.helpers import Workers, wait_for_processes
+from tests.app.jobs import AlwaysFails, Count, NoRetryFalse, RecordHeavy
+from tests.support.processes import wait_until
+from tests.web.helpers import Web
+
+#: (metric name, labels as sorted pairs) -> value
+Scrape = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+def scraped(text: str) -> Scrape:
+    """Every sample of a scrape, parsed as Prometheus parses it."""
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+def _drained(raw: redis.Redis, processed: int) -> bool:
+    return raw.get(keys.stat("processed")) == str(processed).encode() and not raw.llen(
+        keys.queue("default")
+    )
+
+
+def test_metrics_after_a_drain_are_exact(
+    web: Web, raw: redis.Redis, workers: Workers, enqueuer: cogworker.Client
+) -> None:
+    """7 successes, 3 straight to dead and 2 to retry on `default`, 4 left on an unserved
+    queue, 1 scheduled: every figure is the one Redis holds."""
+    for number in range(7):
+        enqueuer.enqueue(Count, number)
+    for number in range(3):
+        enqueuer.enqueue(NoRetryFalse, number)
+    for number in range(2):
+        enqueuer.enqueue(AlwaysFails, number)
+    for number in range(4):
+        enqueuer.enqueue(RecordHeavy, number)
+    enqueuer.enqueue_in(3600, Count, 99)
+    worker = workers.start(concurrency=5, queues=["default"])
+    (identity,) = wait_for_processes(raw, 1, worker)
+    wait_until(lambda: _drained(raw, 12), 30.0, message=worker.log_tail)
+    wait_until(lambda: raw.zcard(keys.RETRY) == 2 and not raw.hlen(keys.workers(identity)))
+    oldest_heavy = json.loads(raw.lindex(keys.queue("heavy"), -1))["enqueued_at"]
+    before = raw.time()[0] - 1
+
+    response = web.get("/metrics")
+
+    after = raw.time()[0] + 1
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
+    samples = scraped(response.text)
+    process = (("hostname", raw.hget(keys.process(identity), "hostname").decode()),
+               ("identity", identity))  # fmt: skip
+    latency = samples.pop(("cogworker_queue_latency_seconds", (("queue", "heavy"),)))
+    assert before - oldest_heavy <= latency <= after - oldest_heavy
+    assert samples == {
+        ("cogworker_processed_total", ()): 12,
+        ("cogworker_failed_total", ()): 5,
+        ("cogworker_scheduled_jobs", ()): 1,
+        ("cogworker_retry_jobs", ()): 2,
+        ("cogworker_dead_jobs", ()): 3,
+        ("cogworker_processes", ()): 1,
+        ("cogworker_queue_jobs", (("queue", "default"),)): 0,
+        ("cogworker_queue_jobs", (("queue", "heavy"),)): 4,
+        ("cogworker_queue_latency_seconds", (("queue", "default"),)): 0,
+        ("cogworker_process_busy", process): 0,
+        ("cogworker_process_concurrency", process): 5,
+        ("cogworker_unreadable_keys", ()): 0,
+    }
+
+
+def test_a_key_of_the_wrong_type_leaves_its_sample_out_and_is_counted(
+    web: Web, raw: redis.Redis
+) -> None:
+    """A counter holding text and a queue key holding a string: the rest of the scrape stands."""
+    raw.set(keys.stat("processed"), "abc")
+    raw.sadd(keys.QUEUES, "broken", "fine")
+    raw.set(keys.queue("broken"), "not a list")
+    raw.lpush(keys.queue("fine"), json.dumps({"class": "x.Y", "queue": "fine", "jid": "j1",
+                                               "args": [], "created_at": 1.0}))  # fmt: skip
+    samples = scraped(web.get("/metrics").text)
+    assert ("cogworker_processed_total", ()) not in samples
+    assert ("cogworker_queue_jobs", (("queue", "broken"),)) not in samples
+    assert samples[("cogworker_queue_jobs", (("queue", "fine"),))] == 1
+    assert samples[("cogworker_unreadable_keys", ())] == 2
+
+
+def test_odd_queue_names_are_escaped_not_forged(web: Web, raw: redis.Redis) -> None:
+    """A queue name holding quotes, a backslash and a newline comes back as itself."""
+    name = 'a"b\\c\nd} cogworker_dead_jobs 999'
+    raw.sadd(keys.QUEUES, name)
+    samples = scraped(web.get("/metrics").text)
+    assert samples[("cogworker_queue_jobs", (("queue", name),))] == 0
+    assert samples[("cogworker_dead_jobs", ())] == 0
+
+
+def test_metrics_ask_for_the_dashboard_auth(config: cogworker.Config) -> None:
+    """With auth configured, a scrape without credentials is a 401 and one with them a 200."""
+    app = create_app(config, auth="prom:a-long-password")
+    good = base64.b64encode(b"prom:a-long-password").decode()
+    with TestClient(app) as client:
+        assert client.get("/metrics").status_code == 401
+        answered = client.get("/metrics", headers={"authorization": f"Basic {good}"})
+    assert answered.status_code == 200
+    assert "cogworker_processed_total 0" in answered.text
+
+
+def test_metrics_answer_only_to_allowed_hosts(config: cogworker.Config) -> None:
+    """A dashboard naming its hosts refuses a scrape under another name (DNS rebinding)."""
+    app = create_app(config, allowed_hosts={"127.0.0.1"})
+    with TestClient(app, base_url="http://evil.example") as client:
+        assert client.get("/metrics").status_code == 400
+    with TestClient(app, base_url="http://127.0.0.1:7433") as client:
+        assert client.get("/metrics").status_code == 200
