@@ -5,18 +5,23 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 
+import httpx
 import redis
+from click.testing import CliRunner
 from litestar.testing import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 import cogworker
 from cogworker.adapters import redis_keys as keys
+from cogworker.app.cli import main
 from cogworker.app.web import create_app
 from tests.app.helpers import Workers, wait_for_processes
 from tests.app.jobs import AlwaysFails, Count, NoRetryFalse, RecordHeavy
 from tests.support.processes import wait_until
-from tests.web.helpers import Web
+from tests.support.redis_server import free_port
+from tests.web.helpers import Web, serving
 
 #: (metric name, labels as sorted pairs) -> value
 Scrape = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -127,3 +132,37 @@ def test_metrics_answer_only_to_allowed_hosts(config: cogworker.Config) -> None:
         assert client.get("/metrics").status_code == 400
     with TestClient(app, base_url="http://127.0.0.1:7433") as client:
         assert client.get("/metrics").status_code == 200
+
+
+def test_serve_answers_metrics_alone_without_auth_on_its_metrics_port(
+    redis_url: str, raw: redis.Redis, tmp_path: Path
+) -> None:
+    """`cogworker serve --auth ... --metrics-port N`: 127.0.0.1:N answers GET /metrics with no
+    credentials, nothing else, and only to localhost names; the dashboard keeps its auth."""
+    raw.set(keys.stat("failed"), 3)
+    metrics_port = free_port()
+    args = ("--redis-url", redis_url, "--metrics-port", str(metrics_port))
+    with serving(tmp_path, *args, env={"COGWORKER_DASHBOARD_AUTH": "ops:pw"}) as base:
+        metrics = f"http://127.0.0.1:{metrics_port}"
+        answered = httpx.get(metrics + "/metrics", timeout=5)
+        refused = {
+            "page": httpx.get(metrics + "/", timeout=5).status_code,
+            "post": httpx.post(metrics + "/metrics", timeout=5).status_code,
+            "rebound": httpx.get(metrics + "/metrics", headers={"Host": "evil.example"},
+                                 timeout=5).status_code,
+            "dashboard": httpx.get(base + "/metrics", timeout=5).status_code,
+        }  # fmt: skip
+        on_localhost = httpx.get(f"http://localhost:{metrics_port}/metrics", timeout=5)
+    assert answered.status_code == 200
+    assert answered.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
+    assert scraped(answered.text)[("cogworker_failed_total", ())] == 3
+    assert refused == {"page": 404, "post": 404, "rebound": 400, "dashboard": 401}
+    assert on_localhost.status_code == 200
+
+
+def test_serve_refuses_the_dashboard_port_as_metrics_port(redis_url: str) -> None:
+    """One port can't serve both: a usage error naming the option."""
+    args = ["serve", "--redis-url", redis_url, "--port", "7433", "--metrics-port", "7433"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert "Invalid value for '--metrics-port': give the metrics their own port" in result.output
