@@ -74,7 +74,7 @@ def test_a_scrape_costs_at_most_seven_round_trips_whatever_the_size(
 ) -> None:
     """Empty, then 100 queues and 1,000 processes: at most 7 round trips; the commands are
     10 plus 3 per queue and per process."""
-    empty_trips, empty_commands, empty_time, _ = _scrape(config, raw)
+    empty_trips, empty_commands, empty_time, empty_text = _scrape(config, raw)
     _seed(raw, QUEUES, PROCESSES, ENTRIES)
     trips, commands, elapsed, text = _scrape(config, raw)
     samples = scraped(text)
@@ -85,7 +85,7 @@ def test_a_scrape_costs_at_most_seven_round_trips_whatever_the_size(
                if name == "cogworker_process_busy") == 2 * PROCESSES  # fmt: skip
     report = (
         f"/metrics scrape: empty Redis: {empty_trips} round trips, {empty_commands} commands, "
-        f"{empty_time * 1000:.0f} ms\n"
+        f"{empty_time * 1000:.0f} ms, {len(empty_text.encode()):,} bytes\n"
         f"/metrics scrape: {QUEUES} queues, {PROCESSES:,} processes, {ENTRIES:,} entries per "
         f"sorted set: {trips} round trips, {commands} commands, {elapsed * 1000:.0f} ms, "
         f"{len(text.encode()):,} bytes\n"
