@@ -3,9 +3,11 @@ behind the dashboard's auth and host check like every page."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from pathlib import Path
+from typing import Any
 
 import httpx
 import redis
@@ -15,10 +17,13 @@ from prometheus_client.parser import text_string_to_metric_families
 
 import cogworker
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.cli import main
 from cogworker.app.web import create_app
+from cogworker.app.web.metrics_port import MetricsOnly
 from tests.app.helpers import Workers, wait_for_processes
 from tests.app.jobs import AlwaysFails, Count, NoRetryFalse, RecordHeavy
+from tests.conftest import UNREACHABLE_REDIS_URL
 from tests.support.processes import wait_until
 from tests.support.redis_server import free_port
 from tests.web.helpers import Web, serving
@@ -166,3 +171,33 @@ def test_serve_refuses_the_dashboard_port_as_metrics_port(redis_url: str) -> Non
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2
     assert "Invalid value for '--metrics-port': give the metrics their own port" in result.output
+
+
+def test_a_scrape_while_redis_is_away_is_a_503() -> None:
+    """Redis not answering: the dashboard's /metrics and the metrics port both say 503."""
+    config = cogworker.Config(redis_url=UNREACHABLE_REDIS_URL)
+    unreachable = redis.Redis.from_url(UNREACHABLE_REDIS_URL, socket_timeout=2.0)
+    store = DashboardStore.on(unreachable, config.retention)
+    with TestClient(create_app(config, client=unreachable)) as client:
+        assert client.get("/metrics").status_code == 503
+    status, body = asyncio.run(_get(MetricsOnly(store), "/metrics"))
+    assert status == 503
+    assert body == b"Redis did not answer: ConnectionError"
+
+
+async def _get(app: MetricsOnly, path: str) -> tuple[int, bytes]:
+    """GET `path` of an ASGI app, as a server on 127.0.0.1 would: its status and body."""
+    scope: Any = {
+        "type": "http", "method": "GET", "path": path,
+        "headers": [(b"host", b"127.0.0.1:9433")], "server": ("127.0.0.1", 9433),
+    }  # fmt: skip
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> Any:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return sent[0]["status"], sent[1]["body"]

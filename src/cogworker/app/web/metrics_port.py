@@ -13,7 +13,6 @@ from typing import Any
 
 import anyio.to_thread
 import attrs
-import redis
 import uvicorn
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
@@ -23,6 +22,7 @@ from cogworker.app.web.asgi import DashboardApp
 from cogworker.app.web.routes.metrics import families
 from cogworker.app.web.security import LOOPBACK_NAMES, host_name
 from cogworker.domain.prometheus import MEDIA_TYPE, exposition
+from cogworker.exceptions import RedisUnavailableError
 
 #: The only address the metrics port binds.
 METRICS_HOST = "127.0.0.1"
@@ -47,8 +47,8 @@ class MetricsOnly:
     async def _scrape(self, send: Send) -> None:
         try:
             text = await anyio.to_thread.run_sync(lambda: exposition(families(self.store)))
-        except redis.RedisError as error:
-            await _answer(send, 503, f"Redis unavailable: {type(error).__name__}".encode())
+        except RedisUnavailableError as error:
+            await _answer(send, 503, str(error).encode())
             return
         await _answer(send, 200, text.encode(), MEDIA_TYPE)
 

@@ -1,10 +1,8 @@
 """`/metrics`: what Redis holds now, in Prometheus's text format.
 
-It reads through the dashboard's store, as the pages do, so it sits behind
-the dashboard's auth and host check.  A scrape costs seven round trips
-whatever the number of queues and processes (each store read is one
-pipeline); the commands grow with them (docs/metrics.md has the figures).
-A key that can't be read leaves its sample out and counts in
+It reads through the dashboard's store (`adapters.dashboard_metrics`), as
+the pages do, and sits behind the dashboard's auth and host check.  A key
+that can't be read leaves its sample out and counts in
 `cogworker_unreadable_keys`, so one bad key doesn't blank the scrape.
 """
 
@@ -16,10 +14,8 @@ from typing import Any
 from litestar import Request, get
 from litestar.response import Response
 
-from cogworker.adapters.dashboard_processes import ProcessInfo
+from cogworker.adapters.dashboard_metrics import ProcessLoad, QueueLoad, read_metrics
 from cogworker.adapters.dashboard_store import Counts, DashboardStore
-from cogworker.adapters.flagged_reads import count_of
-from cogworker.adapters.tracking import QueueLoad
 from cogworker.app.web.context import dashboard, threaded
 from cogworker.domain.prometheus import MEDIA_TYPE, Family, Sample, exposition
 
@@ -34,18 +30,14 @@ def metrics(request: Request[Any, Any, Any]) -> Response[str]:
 
 def families(store: DashboardStore) -> tuple[Family, ...]:
     """Every family of a scrape, read from `store` now."""
-    counts = store.counts()
-    loads = store.queues.loads(store.now())
-    processes = store.processes.infos()
-    # A key two reads met (a queue: its size for the totals, then for its own) counts once.
-    problems = {*counts.problems, *(load.problem for load in loads if load.problem)}
-    problems.update(problem for info in processes for problem in info.problems)
+    reading = read_metrics(store)
     return (
-        *_totals(counts),
-        *_queues(loads),
-        *_processes(processes),
+        *_totals(reading.counts),
+        *_queues(reading.queues),
+        *_processes(reading.processes),
         _gauge("cogworker_unreadable_keys", "Keys a scrape found holding something else than "
-               "cogworker writes (their samples are left out).", [Sample(value=len(problems))]),
+               "cogworker writes (their samples are left out).",
+               [Sample(value=len(reading.problems))]),
     )  # fmt: skip
 
 
@@ -76,17 +68,16 @@ def _queues(loads: Sequence[QueueLoad]) -> tuple[Family, ...]:
     )  # fmt: skip
 
 
-def _processes(infos: Sequence[ProcessInfo]) -> tuple[Family, ...]:
-    def labels(info: ProcessInfo) -> tuple[tuple[str, str], ...]:
-        return (("identity", info.identity), ("hostname", info.fields.get("hostname", "")))
+def _processes(processes: Sequence[ProcessLoad]) -> tuple[Family, ...]:
+    def labels(process: ProcessLoad) -> tuple[tuple[str, str], ...]:
+        return (("identity", process.identity), ("hostname", process.hostname))
 
-    concurrency = [(info, count_of(info.fields.get("concurrency"))) for info in infos]
     return (
         _gauge("cogworker_process_busy", "Threads of a process running a job now.",
-               [Sample(value=info.busy, labels=labels(info)) for info in infos]),
+               [Sample(value=process.busy, labels=labels(process)) for process in processes]),
         _gauge("cogworker_process_concurrency", "Jobs a process runs at once, at most.",
-               [Sample(value=threads, labels=labels(info))
-                for info, threads in concurrency if threads]),
+               [Sample(value=process.concurrency, labels=labels(process))
+                for process in processes if process.concurrency]),
     )  # fmt: skip
 
 
