@@ -20,6 +20,7 @@ from opentelemetry.trace import SpanKind
 
 import cogworker
 from cogworker.contrib import otel
+from tests.app.helpers import with_async_client
 from tests.otel.jobs import SPANS_FILE_ENV, Traced, TracedAsync, TracedFails, TracedRetried
 from tests.support.processes import CogworkerFactory, child_environment, wait_until
 
@@ -136,3 +137,25 @@ def test_cogworker_runs_without_opentelemetry_installed() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env=child_environment())  # fmt: skip
     assert out.stdout.split("\n") == ["1", "contrib: ModuleNotFoundError", ""]
+
+
+def test_the_async_client_carries_the_enqueue_span_too(
+    redis_url: str, rc: redis.Redis, exporter: InMemorySpanExporter
+) -> None:
+    """Through an AsyncClient the same middleware writes its span's context into the job."""
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    config = cogworker.Config(
+        redis_url=redis_url, client_middleware=(otel.TraceEnqueues(provider),)
+    )
+    jid = with_async_client(config, lambda client: client.enqueue(Traced, "async client"))
+    (span,) = exporter.get_finished_spans()
+    (stored,) = rc.lrange("cogworker:queue:default", 0, -1)
+    carried = json.loads(stored)[otel.TRACE_CONTEXT_KEY]["traceparent"]
+    assert span.attributes["cogworker.job.jid"] == jid
+    version, trace_id, parent_id, _flags = carried.split("-")
+    assert (version, trace_id, parent_id) == (
+        "00",
+        f"{span.context.trace_id:032x}",
+        f"{span.context.span_id:016x}",
+    )
