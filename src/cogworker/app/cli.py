@@ -264,6 +264,11 @@ def work(
     help="The address of a reverse proxy in front of the dashboard (repeatable): its "
     "X-Forwarded-Proto and X-Forwarded-For are believed (HTTPS, the client's address).",
 )  # fmt: skip
+@click.option(
+    "--metrics-port", type=click.IntRange(1, 65535), metavar="N",
+    help="Also serve /metrics (Prometheus) on 127.0.0.1:N, without auth (the dashboard's "
+    "/metrics keeps its auth).",
+)  # fmt: skip
 def serve(
     app: str | None,
     host: str,
@@ -275,6 +280,7 @@ def serve(
     read_only: bool,
     allowed_hosts: tuple[str, ...],
     trusted_proxies: tuple[str, ...],
+    metrics_port: int | None,
 ) -> None:
     """Run the dashboard (on 127.0.0.1 unless told otherwise, and then only with --auth).
 
@@ -286,6 +292,8 @@ def serve(
     from cogworker.app.web.security import LOOPBACK_NAMES
 
     credentials = dashboard_credentials(host, auth)
+    if metrics_port == port:
+        raise click.BadParameter("give the metrics their own port", param_hint="'--metrics-port'")
     try:
         flag = redis_url_flag(redis_url, redis_url_file)
         config, target = with_redis_url(load_app(app) if app else Config(), flag)
@@ -306,16 +314,22 @@ def serve(
     click.echo(
         f"cogworker: dashboard on http://{host}:{port}{dashboard.root_path or '/'}", err=True
     )
-    uvicorn.run(
-        dashboard,
-        host=host,
-        port=port,
-        server_header=False,
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "server_header": False,
         # Only a named proxy's X-Forwarded-* are believed: a client's own would let it
         # claim HTTPS, or a new address for each guess at the password.
-        proxy_headers=bool(trusted_proxies),
-        forwarded_allow_ips=list(trusted_proxies) or None,
-    )
+        "proxy_headers": bool(trusted_proxies),
+        "forwarded_allow_ips": list(trusted_proxies) or None,
+    }
+    if metrics_port is None:
+        uvicorn.run(dashboard, **options)
+        return
+    from cogworker.app.web.metrics_port import METRICS_HOST, serve_with_metrics_port
+
+    click.echo(f"cogworker: metrics on http://{METRICS_HOST}:{metrics_port}/metrics", err=True)
+    serve_with_metrics_port(dashboard, metrics_port, **options)
 
 
 def dashboard_credentials(host: str, auth: str | None) -> BasicAuth | None:
