@@ -24,6 +24,7 @@ run_records = st.builds(
     outcome=texts,
     process=texts,
     error=st.none() | texts,
+    timed_out=st.sampled_from([None, "soft", "hard"]),
 )
 
 
@@ -37,6 +38,7 @@ def _stdlib_json(run: records.RunRecord) -> str:
         "outcome": run.outcome,
         "process": run.process,
         "error": run.error,
+        **({} if run.timed_out is None else {"timed_out": run.timed_out}),
         "duration": round(run.ended_at - run.started_at, 6),
     }
     return json.dumps(fields, separators=(",", ":"))
