@@ -48,6 +48,27 @@ class LoopsPastLimitOnce(Paced, RetriedSoon, track_status=True, timeout=0.5):
         note("end", self.jid)
 
 
+class KilledAtLimit(Paced, track_status=True, timeout=0.3):
+    """Loops in Python; its `retry_in` kills it when its limit ends it, and its death hook
+    notes the error (Redis list `died-of`)."""
+
+    def steps(self) -> Generator[float, None, None]:
+        """Loop until stopped."""
+        note("start", self.jid)
+        while True:
+            yield 0.01
+
+    @classmethod
+    def retry_in(cls, count: int, exception: BaseException) -> object:
+        """No retry for a run that hit its limit."""
+        return cogworker.KILL if isinstance(exception, cogworker.JobTimeoutError) else None
+
+    @classmethod
+    def retries_exhausted(cls, job: dict[str, object], exception: BaseException) -> None:
+        """Note what it died of."""
+        side_effects().rpush("died-of", type(exception).__name__)
+
+
 class StuckOnce(RetriedSoon, track_status=True, timeout=0.5):
     """Its first run blocks in C code (`block`), out of reach of its limit's exception."""
 
@@ -125,4 +146,12 @@ class NapsWithinAndDies(Naps, retry=0, timeout=0.1):
     """`Naps` with a 0.1 s limit, never retried: past it, dead."""
 
 
-register(LoopsPastLimitOnce, SleepsInCOnce, Naps, NapsWithin, NapsWithinLonger, NapsWithinAndDies)
+register(
+    LoopsPastLimitOnce,
+    KilledAtLimit,
+    SleepsInCOnce,
+    Naps,
+    NapsWithin,
+    NapsWithinLonger,
+    NapsWithinAndDies,
+)

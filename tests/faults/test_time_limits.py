@@ -66,6 +66,24 @@ def test_a_python_loop_past_its_limit_fails_once_and_is_retried(
     oracle.assert_nothing_left_behind(inspect)
 
 
+def test_retry_in_may_kill_a_run_at_its_limit(
+    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, kind: Kind
+) -> None:
+    """retry_in is handed the JobTimeoutError and may KILL it: dead at once, killed on its
+    timeline (timed out), its death hook handed the JobTimeoutError."""
+    worker = start_worker(APP)
+    registered(inspect, 1)
+    jid = str(client.enqueue(of_kind(jobs_timeouts.KilledAtLimit, kind)))
+    wait_until(lambda: client.status(jid) == "dead", 30, message=worker.log_tail)
+    wait_until(lambda: inspect.llen("died-of") == 1, 20, message=worker.log_tail)
+    stop_all(worker)
+    [failed] = attempts(inspect, jid)
+    assert (failed["outcome"], failed["timed_out"]) == ("killed", "soft")
+    assert inspect.lrange("died-of", 0, -1) == [b"JobTimeoutError"]
+    assert inspect.zcard(keys.DEAD) == 1
+    oracle.assert_nothing_left_behind(inspect)
+
+
 def start_pids(oracle_file: Path, jid: str) -> list[str]:
     """The pids of the processes `jid` started in, in order."""
     lines = oracle_file.read_text().split("\n")[:-1]

@@ -151,7 +151,9 @@ class Watchdog:
             job_class=job_class, started_at=work.run_at, ended_at=self.clock(), error=error
         )
         fetched = Fetched(queue=work.queue, raw=work.payload)
-        notice = processor.settle_attempt(job, fetched, attempt, asker(job), "hard")
-        self.on_hard_timeout(job.jid)
+        try:
+            notice = processor.settle_attempt(job, fetched, attempt, asker(job), "hard")
+        finally:
+            self.on_hard_timeout(job.jid)  # the thread is lost to this process whatever happens
         if notice is not None:
             notify(notice, processor.config.death_handlers, self.logger)
