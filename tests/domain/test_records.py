@@ -74,14 +74,17 @@ def test_a_run_with_a_clock_value_json_cannot_carry_is_refused(bad: float) -> No
         error_class=names,
         error_message=texts,
         outcome=texts,
+        timed_out=st.sampled_from([None, "soft", "hard"]),
     )
 )
 def test_an_attempt_round_trips(attempt: records.AttemptRecord) -> None:
-    """An attempt record reads back as the fields it was written from."""
+    """An attempt record reads back as the fields it was written from (`timed_out` only
+    when it timed out)."""
     assert json.loads(records.to_json(attempt)) == {
         "attempt": attempt.attempt,
         "failed_at": attempt.failed_at,
         "error_class": attempt.error_class,
         "error_message": attempt.error_message,
         "outcome": attempt.outcome,
+        **({} if attempt.timed_out is None else {"timed_out": attempt.timed_out}),
     }

@@ -15,6 +15,7 @@ import pytest
 import redis
 
 import cogworker
+from cogworker import tracking
 from cogworker.adapters import redis_keys as keys
 from cogworker.app.worker.stopping import HARD_TIMEOUT_EXIT
 from tests.faults import jobs, jobs_timeouts, oracle
@@ -63,6 +64,9 @@ def test_a_python_loop_past_its_limit_fails_once_and_is_retried(
         ("retrying", "soft"),
     ]
     assert inspect.get(keys.stat("failed")) == b"1"
+    [record] = tracking.attempts(inspect, jid)  # as the dashboard reads it
+    assert record.timed_out == "soft"
+    assert [run.timed_out for run in tracking.history(inspect, jid)] == [None, "soft"]
     oracle.assert_nothing_left_behind(inspect)
 
 
