@@ -29,6 +29,7 @@ __all__ = [
     "EnqueueError",
     "EnqueueRefusedError",
     "EnqueueUnavailableError",
+    "JobCancelledError",
     "JobFailedError",
     "JobHandedBackError",
     "JobKilledError",
