@@ -24,7 +24,7 @@ from cogworker.adapters.dashboard_queues import QueueStore
 from cogworker.adapters.dashboard_removal import Removal
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
-from cogworker.app.web.entries import JobView
+from cogworker.app.web.entries import JobView, is_plain_key, key_of
 from cogworker.domain import locks, payload
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
@@ -71,6 +71,15 @@ def clear_queue(queues: QueueStore, queue: str) -> int:
         if not entries:
             break
     return deleted
+
+
+def delete_queued(queues: QueueStore, queue: str, key: str) -> bool:
+    """Delete the job a page names by `key` (its jid, or its entry's digest) from a queue,
+    letting go of its locks; False if it is no longer there."""
+    # A jid is looked for as text; for a digest every entry is a candidate.
+    needle = key if is_plain_key(key) else ""
+    found = [JobView.of(raw) for raw in queues.find(queue, needle) if key_of(raw) == key]
+    return bool(found) and queues.delete(queue, removals(found[:1]), clearing=False)[0]
 
 
 def announce_kills(config: Config, views: Sequence[JobView]) -> None:
