@@ -10,6 +10,7 @@ import pytest
 import redis
 
 import cogworker
+from tests.app import cli_app
 from tests.app.cli_runner import Cli
 from tests.app.helpers import (
     Workers,
@@ -63,7 +64,7 @@ def test_retry_a_dead_job_puts_it_back_on_its_queue(
 
     answer = cli.json("retry", str(jid))
 
-    assert answer == [{"jid": jid, "done": True, "said": "retried", "place": "dead"}]
+    assert answer == [{"jid": jid, "done": True, "outcome": "retried", "was": "dead"}]
     assert rc.zcard("cogworker:dead") == 0
     assert [job["jid"] for job in queue_payloads(rc, "default")] == [jid]
     again = workers.start()
@@ -73,23 +74,30 @@ def test_retry_a_dead_job_puts_it_back_on_its_queue(
 def test_kill_a_retrying_job_and_delete_a_queued_one(
     cli: Cli, rc: redis.Redis, client: cogworker.Client, workers: Workers
 ) -> None:
-    """`kill` moves a retrying job to dead; `delete` takes a queued job off; `kill` of a queued
-    one is refused with status 1."""
+    """`kill` moves a retrying job to dead, running `--app`'s death handlers; `delete` takes a
+    queued job off; `kill` of a queued one is refused with status 1."""
+    cli_app.DEATHS.clear()
     worker = workers.start()
     retrying = client.enqueue(AlwaysFails, "retrying")
     wait_until(lambda: rc.zcard("cogworker:retry") == 1, 20.0, message=lambda: logs(worker))
     worker.terminate(30.0)
     queued = client.enqueue(Record, "queued")
 
-    killed = cli.json("kill", str(retrying))
+    killed = cli.json("kill", str(retrying), "--app", "tests.app.cli_app")
     refused = cli.run("kill", str(queued))
     deleted = cli.json("delete", str(queued))
 
-    assert killed == [{"jid": retrying, "done": True, "said": "killed", "place": "retrying"}]
+    assert killed == [{"jid": retrying, "done": True, "outcome": "killed", "was": "retrying"}]
     assert [job["jid"] for job, _ in zset_entries(rc, "cogworker:dead")] == [retrying]
+    [death] = cli_app.DEATHS
+    assert death == (
+        retrying,
+        "JobKilledError",
+        f"job {retrying} was killed by hand from the command line",
+    )
     assert refused.status == 1
     assert "refused: already enqueued on default" in refused.stdout
-    assert deleted == [{"jid": queued, "done": True, "said": "deleted", "place": "enqueued"}]
+    assert deleted == [{"jid": queued, "done": True, "outcome": "deleted", "was": "enqueued"}]
     assert queue_payloads(rc, "default") == []
 
 

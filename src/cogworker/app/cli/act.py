@@ -40,36 +40,36 @@ DONE = {"retry": "retried", "enqueue": "enqueued", "kill": "killed", "delete": "
 
 
 @attrs.frozen(kw_only=True)
-class Outcome:
-    """What became of one jid: `done` says whether the action was taken."""
+class Acted:
+    """What became of one jid: whether the action was taken, what happened, and where the
+    job was (as the job page tags it, lower case; "" if it wasn't found)."""
 
     jid: str
     done: bool
-    said: str
-    place: str = ""
+    outcome: str
+    was: str = ""
 
 
-def act_on(session: Session, verb: Verb, jid: str) -> Outcome:
+def act_on(session: Session, verb: Verb, jid: str) -> Acted:
     """Do `verb` to the job `jid` wherever the dashboard's job page would find it."""
     store = session.store
     place = locate(store, jid)
     if place is None:
-        return Outcome(jid=jid, done=False, said="not found")
+        return Acted(jid=jid, done=False, outcome="not found")
     where = place.tag.lower()
     if not place.slug:
         if verb == "delete" and place.tag == "Enqueued":
             deleted = delete_queued(store.queues, place.where, jid)
-            return Outcome(
-                jid=jid, done=deleted, said="deleted" if deleted else "gone", place=where
-            )
-        return Outcome(jid=jid, done=False, said=_refusal(verb, place), place=where)
+            return Acted(jid=jid, done=deleted, outcome="deleted" if deleted else "gone", was=where)
+        return Acted(jid=jid, done=False, outcome=_refusal(verb, place), was=where)
     kind = KINDS[place.slug]
     action = next((action for action in ACTIONS[verb] if action in kind.actions), None)
     if action is None:
-        return Outcome(jid=jid, done=False, said=_refusal(verb, place), place=where)
-    result = apply(store, session.config, kind, action, [place.view], store.now())
+        return Acted(jid=jid, done=False, outcome=_refusal(verb, place), was=where)
+    now = store.now()
+    result = apply(store, session.config, kind, action, [place.view], now, by="the command line")
     said = DONE[action] if result.done else "not a job" if result.skipped else "gone"
-    return Outcome(jid=jid, done=bool(result.done), said=said, place=where)
+    return Acted(jid=jid, done=bool(result.done), outcome=said, was=where)
 
 
 def _refusal(verb: Verb, place: Place) -> str:
@@ -87,11 +87,11 @@ def _verb_command(verb: Verb, summary: str) -> click.Command:
     @click.argument("jids", nargs=-1, required=True, metavar="JID...")
     @inspecting
     def command(session: Session, jids: tuple[str, ...]) -> bool:
-        outcomes = [act_on(session, verb, jid) for jid in jids]
-        document = [attrs.asdict(outcome) for outcome in outcomes]
-        rows = [(outcome.jid, outcome.place, outcome.said) for outcome in outcomes]
+        acts = [act_on(session, verb, jid) for jid in jids]
+        rows = [(act.jid, act.was, act.outcome) for act in acts]
+        document = [attrs.asdict(act) for act in acts]
         answer(session.as_json, document, table(("JID", "WAS", "OUTCOME"), rows))
-        return all(outcome.done for outcome in outcomes)
+        return all(act.done for act in acts)
 
     return click.command(name=verb, help=summary)(command)
 

@@ -82,15 +82,15 @@ def delete_queued(queues: QueueStore, queue: str, key: str) -> bool:
     return bool(found) and queues.delete(queue, removals(found[:1]), clearing=False)[0]
 
 
-def announce_kills(config: Config, views: Sequence[JobView]) -> None:
-    """Run the death handlers for jobs just killed by hand (entries that aren't JSON objects
-    are filed in dead all the same, without hooks)."""
+def announce_kills(config: Config, views: Sequence[JobView], *, by: str = "the dashboard") -> None:
+    """Run the death handlers for jobs just killed by hand from `by` (entries that aren't JSON
+    objects are filed in dead all the same, without hooks)."""
     if not config.death_handlers:
         return
     for view in views:
         entry = _object(view.raw)
         if entry is not None:
-            error = JobKilledError(f"job {view.key} was killed by hand from the dashboard")
+            error = JobKilledError(f"job {view.key} was killed by hand from {by}")
             notice = DeathNotice(entry=entry, exception=error, job_class=None)
             notify(notice, config.death_handlers, LOGGER)
 
