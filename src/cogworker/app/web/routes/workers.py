@@ -3,51 +3,18 @@ and the quiet / resume / stop actions."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-import attrs
 from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
 from cogworker.app.web import params
 from cogworker.app.web.cards import ProcessCard
 from cogworker.app.web.context import back, dashboard, render, threaded, writable
-from cogworker.app.web.entries import JobView
 from cogworker.app.web.params import Form
+from cogworker.app.web.running import stale_after, work_rows
 
 SIGNALS = ("quiet", "resume", "stop")
-#: A heartbeat older than this many of the dashboard config's intervals is flagged stale.
-STALE_BEATS = 3
-#: ...but never sooner than this (seconds): a worker may beat less often than the dashboard thinks.
-STALE_FLOOR = 15.0
-
-
-@attrs.frozen(kw_only=True)
-class Work:
-    """One thread's current job, as its process's last heartbeat said."""
-
-    identity: str
-    thread: str
-    view: JobView
-    run_at: float | None
-
-
-def _work_rows(running: dict[str, dict[str, dict[str, Any]]]) -> list[Work]:
-    rows = []
-    for identity, threads in running.items():
-        for thread, work in sorted(threads.items()):
-            raw = json.dumps(work).encode()
-            run_at = work.get("run_at")
-            rows.append(
-                Work(
-                    identity=identity,
-                    thread=thread,
-                    view=JobView.of(raw),
-                    run_at=run_at if isinstance(run_at, int | float) else None,
-                )
-            )
-    return rows
 
 
 @get("/workers", name="workers")
@@ -60,9 +27,10 @@ def workers(request: Request[Any, Any, Any]) -> Template:
     processes = store.infos()
     identities = [info.identity for info in processes]
     memory = store.memory(identities, now)
-    stale_after = max(STALE_FLOOR, STALE_BEATS * dash.config.heartbeat_interval)
-    cards = [ProcessCard.of(info, memory[info.identity], now, stale_after) for info in processes]
-    running = _work_rows(store.running_work(identities))
+    stale = stale_after(dash.config.heartbeat_interval)
+    cards = [ProcessCard.of(info, memory[info.identity], now, stale) for info in processes]
+    gone = {card.identity for card in cards if card.stale}
+    running = work_rows(store.running_work(identities), now, gone)
     return render(
         request, "workers", live=True, title="Workers", cards=cards, work=running, now=now
     )
