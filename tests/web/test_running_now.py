@@ -1,8 +1,9 @@
 """What "Running now" and the job page say about running work: elapsed time against the
 job's time limit, its expiry, a time-limit failure on the timeline.
 
-The heartbeat records here are written as a worker's heartbeat writes them (with the
-`timeout` field a time-limited job's record carries), so each case can be set exactly.
+Most heartbeat records here are written as a worker's heartbeat writes them (with the
+`timeout` field a time-limited job's record carries), so each case can be set exactly;
+a killed worker's work is a real one's.
 """
 
 from __future__ import annotations
@@ -13,8 +14,13 @@ import re
 import redis
 
 import cogworker
+from tests.app.helpers import Workers, wait_for_processes
+from tests.support.processes import wait_until
 from tests.web import jobs
 from tests.web.helpers import Web
+from tests.web.scenario import WEB_APP
+
+NOT_RESPONDING = "process not responding — jobs will be recovered"
 
 
 def _now(raw: redis.Redis) -> float:
@@ -58,9 +64,25 @@ def test_a_stale_process_s_work_is_marked_not_responding(web: Web, raw: redis.Re
     """A process that stopped beating a minute ago: its job is not running any more."""
     now = _now(raw)
     _running(raw, "host:1", now - 60, run_at=now - 90)
-    marked = "process not responding — jobs will be recovered"
-    assert marked in web.get("/workers").text
-    assert marked in web.get("/job?jid=spinning01").text
+    assert NOT_RESPONDING in web.get("/workers").text
+    assert NOT_RESPONDING in web.get("/job?jid=spinning01").text
+
+
+def test_a_killed_worker_s_jobs_are_marked_not_responding(
+    web: Web, workers: Workers, enqueuer: cogworker.Client, raw: redis.Redis
+) -> None:
+    """kill -9 a worker mid-job: its row stays (until recovery) and is marked, not shown as
+    running; while it beat, it wasn't."""
+    worker = workers.start(WEB_APP)
+    wait_for_processes(raw, 1, worker)
+    jid = str(enqueuer.enqueue(jobs.Holds, "hold"))
+    wait_until(lambda: raw.sismember("holding", jid) == 1, message=worker.log_tail)
+    wait_until(lambda: jid in web.get("/workers").text, message=worker.log_tail)
+    assert NOT_RESPONDING not in web.get("/workers").text
+    worker.kill()
+    # Marked once the beat is older than the dashboard's stale limit (15 s at the least).
+    wait_until(lambda: NOT_RESPONDING in web.get("/workers").text, 40.0, interval=0.5)
+    assert jid in web.get("/workers").text
 
 
 def test_job_page_shows_expiry_and_a_timed_out_attempt(
