@@ -8,11 +8,13 @@ from collections.abc import Iterator
 import pytest
 import redis
 from litestar.testing import TestClient
+from playwright.sync_api import Browser
 
 import cogworker
 from cogworker.app.web import DashboardApp, create_app
 from tests.app.helpers import Workers
 from tests.support.processes import CogworkerFactory
+from tests.web.browser import chromium
 from tests.web.helpers import Web
 
 
@@ -53,3 +55,9 @@ def enqueuer(redis_url: str) -> Iterator[cogworker.Client]:
 def raw(rc: redis.Redis) -> redis.Redis:
     """A plain client for seeding and checking keys (an alias that reads better in these tests)."""
     return rc
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless chromium for the module."""
+    yield from chromium()

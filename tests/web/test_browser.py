@@ -17,15 +17,9 @@ from tests.app.helpers import Workers, process_hash, wait_for_processes
 from tests.support.processes import wait_until
 from tests.support.redis_server import RedisServer
 from tests.web import jobs
-from tests.web.browser import Tab, chromium
+from tests.web.browser import Tab
 from tests.web.helpers import schedule_entry, serving
 from tests.web.scenario import WEB_APP, seed
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless chromium for the module."""
-    yield from chromium()
 
 
 @pytest.fixture(scope="module")

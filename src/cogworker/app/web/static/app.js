@@ -58,6 +58,55 @@
     schedule();
   }
 
+  // -- connection state ------------------------------------------------------
+  // A poll that fails (Redis down: a 503; the server gone: no answer) shows
+  // "disconnected, last update HH:MM:SS" in the header, the time of the last
+  // poll that worked; the next one that works clears it.
+  var lastUpdate = new Date();
+  var RETRY_SECONDS = 3;
+
+  function clock(date) {
+    return [date.getHours(), date.getMinutes(), date.getSeconds()].map(function (n) {
+      return String(n).padStart(2, '0');
+    }).join(':');
+  }
+
+  function why(xhr) {
+    if (!xhr || xhr.status === 0) return 'the dashboard server is not answering';
+    if (xhr.status === 503) return 'Redis is not answering';
+    return 'the server answered ' + xhr.status;
+  }
+
+  document.addEventListener('htmx:afterRequest', function (event) {
+    var badge = document.getElementById('cw-connection');
+    if (!badge || !event.detail.elt || event.detail.elt.id !== 'cw-live') return;
+    if (event.detail.successful) {
+      lastUpdate = new Date();
+      badge.hidden = true;
+      return;
+    }
+    badge.textContent = 'disconnected, last update ' + clock(lastUpdate);
+    badge.title = 'Live updates failed: ' + why(event.detail.xhr) + '. Still trying.';
+    badge.hidden = false;
+  });
+
+  // The 503 page: ask /health every few seconds, reload once it is green.
+  function retryUntilHealthy() {
+    var note = document.getElementById('cw-retry');
+    if (!note) return;
+    var url = note.getAttribute('data-cw-health');
+    function later() {
+      note.textContent = 'Still unavailable at ' + clock(new Date()) + '; trying again in ' + RETRY_SECONDS + ' s…';
+      window.setTimeout(attempt, RETRY_SECONDS * 1000);
+    }
+    function attempt() {
+      window.fetch(url, { cache: 'no-store', credentials: 'same-origin' }).then(function (response) {
+        if (response.ok) window.location.reload(); else later();
+      }, later);
+    }
+    window.setTimeout(attempt, RETRY_SECONDS * 1000);
+  }
+
   // -- selection and confirmations -----------------------------------------
   function selectedIn(form) {
     return form ? form.querySelectorAll('.cw-select:checked').length : 0;
@@ -253,6 +302,7 @@
   }
 
   setUpPolling();
+  retryUntilHealthy();
   refreshSelectionButtons();
   drawChart();
 })();
