@@ -50,6 +50,7 @@ ROUTES = [
     overview.overview,
     overview.stats,
     overview.health,
+    overview.about_page,
     workers.workers,
     workers.signal,
     workers.signal_all,

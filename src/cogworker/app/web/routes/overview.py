@@ -63,7 +63,6 @@ def overview(request: Request[Any, Any, Any]) -> Template:
         counts=counts,
         problems=[*counts.problems, *unreadable],
         redis_info=about.redis_section(store.redis_info()),
-        about=ABOUT,
         chart=chart,
         busiest=busiest,
         more_queues=len(loads) - len(busiest),
@@ -88,3 +87,17 @@ def health(request: Request[Any, Any, Any]) -> Response[dict[str, str]]:
     if not dashboard(request).store.answers():
         return Response({"status": "redis unavailable"}, status_code=503)
     return Response({"status": "ok"})
+
+
+@get("/about", name="about")
+@threaded
+def about_page(request: Request[Any, Any, Any]) -> Template:
+    """What this dashboard runs on: cogworker and its libraries, and the Redis server."""
+    info = dashboard(request).store.redis_info()
+    return render(
+        request,
+        "about",
+        title="About",
+        about=ABOUT,
+        server=about.redis_section(info, about.SERVER_FIELDS),
+    )
