@@ -16,7 +16,7 @@ from tests.support.processes import wait_until
 from tests.web import jobs
 from tests.web.browser import Tab
 from tests.web.helpers import schedule_entry
-from tests.web.scenario import WEB_APP, seed
+from tests.web.scenario import PAGES, WEB_APP, seed
 
 
 def _memory_history(raw: redis.Redis, identity: str) -> None:
@@ -33,18 +33,6 @@ def _memory_history(raw: redis.Redis, identity: str) -> None:
         first + 20 * 900
     )  # a lone peak stays visible
     raw.zadd(f"cogworker:memory:{identity}", members)
-
-
-PAGES = {
-    "overview": "/",
-    "workers": "/workers",
-    "queues": "/queues",
-    "queue": "/queue?name=parked",
-    "scheduled": "/scheduled",
-    "retries": "/retries",
-    "dead": "/dead",
-    "periodic": "/periodic",
-}
 
 
 def test_every_page_renders_without_console_errors(

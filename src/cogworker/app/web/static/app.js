@@ -29,7 +29,7 @@
   }
 
   function paused() {
-    return document.hidden || document.querySelector('.cw-select:checked') !== null;
+    return document.hidden || document.querySelector('.cw-select:checked, .cw-clip.cw-open') !== null;
   }
 
   function schedule() {
@@ -106,6 +106,23 @@
     }
     window.setTimeout(attempt, RETRY_SECONDS * 1000);
   }
+
+  // -- one line per row ----------------------------------------------------------
+  // A long cell shows its start on one line (its text in full as a tooltip); a
+  // click, or Enter, opens it in place and closes it again. Polls wait while one
+  // is open, so it stays open while it is read.
+  function toggleCell(cell) { cell.classList.toggle('cw-open'); }
+
+  document.addEventListener('click', function (event) {
+    var cell = event.target.closest && event.target.closest('.cw-clip');
+    if (cell && !event.target.closest('a, button, input')) toggleCell(cell);
+  });
+
+  document.addEventListener('keydown', function (event) {
+    if (event.key !== 'Enter' || !event.target.classList || !event.target.classList.contains('cw-clip')) return;
+    event.preventDefault();
+    toggleCell(event.target);
+  });
 
   // -- selection and confirmations -----------------------------------------
   function selectedIn(form) {
