@@ -65,6 +65,7 @@ ROUTES = [
     sets.bulk,
     job.job,
     job.history,
+    job.raw,
     cancel.cancel,
     periodic.periodic,
     periodic.enqueue_now,

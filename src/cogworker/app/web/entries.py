@@ -22,8 +22,6 @@ from cogworker.domain.job import JobRecord
 
 #: Characters of args, errors and raw entries shown in a table row.
 PREVIEW_CHARS = 200
-#: Characters of one value shown on the job page (a megabyte of args stays a link away).
-DETAIL_CHARS = 20_000
 
 
 def clip(value: str, limit: int = PREVIEW_CHARS) -> str:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from litestar import Request, get
-from litestar.response import Template
+from litestar.exceptions import NotFoundException
+from litestar.response import Response, Template
 
 from cogworker.app.web import params
 from cogworker.app.web.cards import is_stale
@@ -105,3 +107,20 @@ def history(request: Request[Any, Any, Any]) -> Template:
     store = dashboard(request).store
     runs = store.history(jid) if jid else []
     return render(request, "history", title=f"History of {jid}", jid=jid, runs=runs)
+
+
+@get("/job/raw", name="job-raw")
+@threaded
+def raw(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """A job's entry as stored, in full: shown as text, or downloaded (`download=1`)."""
+    query = query_of(request)
+    jid = params.text(query, "jid")
+    place = locate(dashboard(request).store, jid) if jid else None
+    if place is None:
+        raise NotFoundException(f"No entry for the jid {jid!r} in the places searched.")
+    headers = {}
+    if params.integer(query, "download", 0, 1, 0):
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", jid)[:100]
+        headers["content-disposition"] = f'attachment; filename="job-{name}.json"'
+    # Plain text, never sniffed (the security headers say nosniff): job data is not a page.
+    return Response(place.view.raw, media_type="text/plain", headers=headers)
