@@ -53,6 +53,10 @@ def test_every_page_renders_without_console_errors(
         tab.go(f"/job?jid={jid}")
         expect(tab.page.locator(".cw-timeline li").first).to_be_visible()
         shots.append(tab.shot(name))
+    for name, path in (("job-running", f"/job?jid={seeded.running}"),
+                       ("history", f"/history?jid={seeded.dead}")):  # fmt: skip
+        tab.go(path)
+        shots.append(tab.shot(name))
     assert all(shot.stat().st_size > 10_000 for shot in shots)
 
 
