@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
-from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, ViewportSize, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -22,6 +22,9 @@ ARGS = [
     "--no-first-run",
     "--disable-sync",
 ]
+DESKTOP: ViewportSize = {"width": 1280, "height": 900}
+#: An iPhone 12-15's CSS viewport: no page may be wider.
+PHONE: ViewportSize = {"width": 390, "height": 844}
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
@@ -44,9 +47,15 @@ class Tab:
     errors: list[str] = attrs.field(factory=list)
 
     @classmethod
-    def open(cls, browser: Browser, base: str) -> Tab:
-        """A new tab (its own context: cookies and storage) on the dashboard at `base`."""
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+    def open(cls, browser: Browser, base: str, *, phone: bool = False, dark: bool = False) -> Tab:
+        """A new tab (its own context: cookies and storage) on the dashboard at `base`: a
+        desktop window, or a phone's 390 px wide screen; in dark mode if `dark`."""
+        context = browser.new_context(
+            viewport=PHONE if phone else DESKTOP,
+            is_mobile=phone,
+            has_touch=phone,
+            color_scheme="dark" if dark else "light",
+        )
         tab = cls(page=context.new_page(), base=base)
         tab.page.on("console", lambda message: tab.note(message))
         tab.page.on(

@@ -8,12 +8,15 @@ from collections.abc import Iterator
 import pytest
 import redis
 from litestar.testing import TestClient
+from playwright.sync_api import Browser
 
 import cogworker
 from cogworker.app.web import DashboardApp, create_app
 from tests.app.helpers import Workers
 from tests.support.processes import CogworkerFactory
-from tests.web.helpers import Web
+from tests.support.redis_server import RedisServer
+from tests.web.browser import Tab, chromium
+from tests.web.helpers import Web, serving
 
 
 @pytest.fixture
@@ -53,3 +56,44 @@ def enqueuer(redis_url: str) -> Iterator[cogworker.Client]:
 def raw(rc: redis.Redis) -> redis.Redis:
     """A plain client for seeding and checking keys (an alias that reads better in these tests)."""
     return rc
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless chromium for the module."""
+    yield from chromium()
+
+
+@pytest.fixture(scope="module")
+def base_url(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`cogworker serve` on the session Redis, under /jobs (each test's Redis is flushed)."""
+    directory = tmp_path_factory.mktemp("serve")
+    args = ("--redis-url", redis_server.url, "--root-path", "/jobs")
+    with serving(directory, *args, root="/jobs") as base:
+        yield base
+
+
+def _opened(browser: Browser, base_url: str, **options: bool) -> Iterator[Tab]:
+    opened = Tab.open(browser, base_url, **options)
+    yield opened
+    opened.close()
+    assert opened.errors == [], opened.errors
+
+
+@pytest.fixture
+def tab(browser: Browser, base_url: str, redis_url: str) -> Iterator[Tab]:
+    """A fresh desktop tab on the dashboard, the test's Redis flushed; no console errors by
+    the end."""
+    yield from _opened(browser, base_url)
+
+
+@pytest.fixture
+def phone_tab(browser: Browser, base_url: str, redis_url: str) -> Iterator[Tab]:
+    """The same on a phone's 390 px screen."""
+    yield from _opened(browser, base_url, phone=True)
+
+
+@pytest.fixture
+def dark_tab(browser: Browser, base_url: str, redis_url: str) -> Iterator[Tab]:
+    """A desktop tab in dark mode."""
+    yield from _opened(browser, base_url, dark=True)

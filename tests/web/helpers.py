@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -19,8 +18,6 @@ from cogworker.domain.cron import ScheduleEntry
 from tests.support.processes import CogworkerProcess, wait_until
 from tests.support.redis_server import free_port
 
-_TOKEN = re.compile(r'name="_csrf_token" value="([^"]+)"')
-
 
 @attrs.define
 class Web:
@@ -34,10 +31,11 @@ class Web:
         return self.client.get(self.prefix + path, **kwargs)
 
     def token(self) -> str:
-        """The CSRF token, as the forms of a page (the Workers page has some) carry it."""
-        found = _TOKEN.search(self.get("/workers").text)
-        assert found is not None, "no CSRF token on the page"
-        return found.group(1)
+        """The CSRF token: the forms carry the cookie's value, which any page sets."""
+        self.get("/about")
+        found = self.client.cookies.get("cogworker_csrf")
+        assert found, "no CSRF cookie"
+        return str(found)
 
     def post(self, path: str, data: dict[str, Any], **kwargs: Any) -> httpx.Response:
         """POST a form with the token, as the page's form would; redirects not followed."""

@@ -7,6 +7,7 @@ the Redis named by `$COGWORKER_TEST_REDIS_URL`, as in tests/app/jobs.py.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import cogworker
@@ -89,3 +90,15 @@ class DiscardedByRetryIn(Job, queue="web"):
 
     def perform(self, *args: Any) -> None:
         raise JobBoomError("discard me")
+
+
+class Spins(Job, queue="web", track_status=True):
+    """Runs Python steps until the key `release` exists (at most 30 s): running work a
+    cancel can stop (the cancel is raised between two steps)."""
+
+    def perform(self, *args: Any) -> None:
+        client = side_effects()
+        client.sadd("holding", self.jid)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not client.exists("release"):
+            time.sleep(0.05)

@@ -11,6 +11,18 @@ from tests.support.processes import CogworkerProcess, wait_until
 from tests.web import jobs
 
 WEB_APP = "tests.web.jobs:config"
+#: Every page without a jid, by the name of its screenshot.
+PAGES = {
+    "overview": "/",
+    "workers": "/workers",
+    "queues": "/queues",
+    "queue": "/queue?name=parked",
+    "scheduled": "/scheduled",
+    "retries": "/retries",
+    "dead": "/dead",
+    "periodic": "/periodic",
+    "about": "/about",
+}
 
 
 @attrs.frozen(kw_only=True)

@@ -4,46 +4,19 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import redis
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import expect
 
 import cogworker
 from cogworker.domain import memory
 from tests.app.helpers import Workers, process_hash, wait_for_processes
 from tests.support.processes import wait_until
-from tests.support.redis_server import RedisServer
 from tests.web import jobs
-from tests.web.browser import Tab, chromium
-from tests.web.helpers import schedule_entry, serving
-from tests.web.scenario import WEB_APP, seed
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless chromium for the module."""
-    yield from chromium()
-
-
-@pytest.fixture(scope="module")
-def base_url(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`cogworker serve` on the session Redis, under /jobs (each test's Redis is flushed)."""
-    directory = tmp_path_factory.mktemp("serve")
-    args = ("--redis-url", redis_server.url, "--root-path", "/jobs")
-    with serving(directory, *args, root="/jobs") as base:
-        yield base
-
-
-@pytest.fixture
-def tab(browser: Browser, base_url: str, redis_url: str) -> Iterator[Tab]:
-    """A fresh tab on the dashboard, the test's Redis flushed; no console errors by the end."""
-    opened = Tab.open(browser, base_url)
-    yield opened
-    opened.close()
-    assert opened.errors == [], opened.errors
+from tests.web.browser import Tab
+from tests.web.helpers import schedule_entry
+from tests.web.scenario import PAGES, WEB_APP, seed
 
 
 def _memory_history(raw: redis.Redis, identity: str) -> None:
@@ -60,18 +33,6 @@ def _memory_history(raw: redis.Redis, identity: str) -> None:
         first + 20 * 900
     )  # a lone peak stays visible
     raw.zadd(f"cogworker:memory:{identity}", members)
-
-
-PAGES = {
-    "overview": "/",
-    "workers": "/workers",
-    "queues": "/queues",
-    "queue": "/queue?name=parked",
-    "scheduled": "/scheduled",
-    "retries": "/retries",
-    "dead": "/dead",
-    "periodic": "/periodic",
-}
 
 
 def test_every_page_renders_without_console_errors(
@@ -91,6 +52,10 @@ def test_every_page_renders_without_console_errors(
     for name, jid in (("job-dead", seeded.dead), ("job-retrying", seeded.retrying)):
         tab.go(f"/job?jid={jid}")
         expect(tab.page.locator(".cw-timeline li").first).to_be_visible()
+        shots.append(tab.shot(name))
+    for name, path in (("job-running", f"/job?jid={seeded.running}"),
+                       ("history", f"/history?jid={seeded.dead}")):  # fmt: skip
+        tab.go(path)
         shots.append(tab.shot(name))
     assert all(shot.stat().st_size > 10_000 for shot in shots)
 

@@ -22,7 +22,7 @@ def _stat(html: str, label: str) -> str:
 def test_overview_counts_what_the_worker_did(
     web: Web, workers: Workers, enqueuer: cogworker.Client, raw: redis.Redis
 ) -> None:
-    """The stat cards, the chart's data, the Redis grid and the Cogworker section are there."""
+    """The stat cards, the chart's data and the Redis grid are there."""
     seed(workers, enqueuer, raw)
     page = web.get("/")
     assert page.status_code == 200
@@ -36,12 +36,24 @@ def test_overview_counts_what_the_worker_did(
     assert int(_stat(html, "Processed").replace(",", "")) >= 6
     assert 'id="cw-chart"' in html
     assert "data-chart=" in html
-    for label in ("Version", "Uptime (days)", "Connections", "Memory Usage", "Peak Memory Usage"):
+    labels = ("Server version", "Uptime (days)", "Connections", "Memory Usage", "Peak Memory Usage")
+    for label in labels:
         assert f">{label}<" in html
-    for label in ("Python", "redis", "attrs", "cattrs", "returns", "click", "Litestar", "croniter"):
+    assert ">Litestar<" not in html  # the versions are on About
+
+
+def test_about_names_the_redis_server_apart_from_redis_py(web: Web, raw: redis.Redis) -> None:
+    """About: cogworker and its libraries (redis-py as the client), and the server's version."""
+    html = web.get("/about").text
+    libraries = ("Python", "redis-py (client)", "attrs", "cattrs", "returns", "click", "Litestar")
+    for label in (*libraries, "croniter", "Server version", "Mode"):
         assert f">{label}<" in html
     assert ">License<" in html
     assert ">MIT<" in html
+    server = str(raw.info("server")["redis_version"])
+    card = rf">Server version</span><span class=\"card-value\">{re.escape(server)}<"
+    assert re.search(card, html)
+    assert 'href="/about"' in web.get("/").text  # from every page's footer
 
 
 def test_overview_period_switcher_takes_only_its_periods(web: Web) -> None:

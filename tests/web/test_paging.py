@@ -84,7 +84,7 @@ def test_redis_down_is_a_503_page_not_a_crash() -> None:
     with TestClient(create_app(cogworker.Config(redis_url=UNREACHABLE_REDIS_URL))) as client:
         page = client.get("/")
         assert page.status_code == 503
-        assert "Redis is not answering" in page.text
+        assert "reach Redis at redis://127.0.0.1:1/0 (" in page.text
         assert client.get("/health").status_code == 503
 
 

@@ -13,7 +13,8 @@ from importlib import metadata
 
 #: Distribution name -> card label.
 DEPENDENCIES = {
-    "redis": "redis",
+    # The client library, not the server (the Redis grid names the server's version).
+    "redis": "redis-py (client)",
     "attrs": "attrs",
     "cattrs": "cattrs",
     "returns": "returns",
@@ -57,7 +58,7 @@ def cogworker_section(version: str) -> dict[str, str]:
 
 #: Redis INFO field -> card label, as the spec's Redis grid.
 REDIS_FIELDS = {
-    "redis_version": "Version",
+    "redis_version": "Server version",
     "uptime_in_days": "Uptime (days)",
     "connected_clients": "Connections",
     "used_memory_human": "Memory Usage",
@@ -65,6 +66,16 @@ REDIS_FIELDS = {
 }
 
 
-def redis_section(info: dict[str, object]) -> dict[str, str]:
-    """Label -> value of the Redis grid, "n/a" where INFO doesn't say."""
-    return {label: str(info.get(field, "n/a")) for field, label in REDIS_FIELDS.items()}
+#: Redis INFO field -> card label, on the About page: what the server is.
+SERVER_FIELDS = {
+    "redis_version": "Server version",
+    "redis_mode": "Mode",
+    "os": "Operating system",
+    "uptime_in_days": "Uptime (days)",
+}
+
+
+def redis_section(info: dict[str, object], fields: dict[str, str] = REDIS_FIELDS) -> dict[str, str]:
+    """Label -> value of a Redis grid (`fields`: INFO field -> label), "n/a" where INFO
+    doesn't say."""
+    return {label: str(info.get(field, "n/a")) for field, label in fields.items()}

@@ -28,17 +28,30 @@ from cogworker.adapters.connection import (
     connect,
 )
 from cogworker.adapters.dashboard_store import DashboardStore
+from cogworker.adapters.redis_target import RedisTarget
 from cogworker.app.client import Client
 from cogworker.app.config import Config
 from cogworker.app.web.asgi import DashboardApp
 from cogworker.app.web.context import Dashboard, render
 from cogworker.app.web.format import FILTERS, visible_controls
-from cogworker.app.web.routes import job, metrics, overview, periodic, queues, sets, workers
+from cogworker.app.web.routes import (
+    cancel,
+    job,
+    metrics,
+    overview,
+    periodic,
+    queues,
+    sets,
+    workers,
+)
 from cogworker.app.web.security import Authorizer, BasicAuth, host_name
 from cogworker.exceptions import RedisRefusedError, RedisUnavailableError
 
 LOGGER = logging.getLogger("cogworker.dashboard")
 CSRF_COOKIE = "cogworker_csrf"
+#: Seconds the dashboard waits for Redis (every call it makes is short): a frozen Redis
+#: answers a page with a 503 in this time, not in the workers' 5 s socket timeout.
+READ_TIMEOUT = 2.0
 CSRF_HEADER = "x-cogworker-csrf"
 _ROOT_PATH = re.compile(r"(/[A-Za-z0-9._~-]+)*")
 
@@ -46,6 +59,7 @@ ROUTES = [
     overview.overview,
     overview.stats,
     overview.health,
+    overview.about_page,
     workers.workers,
     workers.signal,
     workers.signal_all,
@@ -60,6 +74,8 @@ ROUTES = [
     sets.bulk,
     job.job,
     job.history,
+    job.raw,
+    cancel.cancel,
     periodic.periodic,
     periodic.enqueue_now,
     metrics.metrics,
@@ -106,10 +122,22 @@ def _http_error(request: Request[Any, Any, Any], error: HTTPException) -> Templa
 
 def _redis_error(request: Request[Any, Any, Any], error: Exception) -> Template:
     LOGGER.warning("dashboard: Redis unavailable: %s", type(error).__name__)
+    label = request.app.state["cogworker_dashboard"].redis_label
     return render(
         request, "error", title="Redis unavailable", status_code=503,
-        message="Redis is not answering. This page will work again once it does.",
+        message=f"{unavailable(error, label)} This page will work again once it answers.",
+        # A GET can be tried again as it is: the page checks /health and reloads.
+        retry=request.method == "GET",
     )  # fmt: skip
+
+
+def unavailable(error: Exception, label: str) -> str:
+    """What failed, in a sentence: Redis frozen (no answer in time), or not reachable."""
+    if isinstance(error, redis.TimeoutError):
+        return f"Redis at {label} did not answer within {READ_TIMEOUT:g} s ({error})."
+    if isinstance(error, redis.ConnectionError):
+        return f"Can't reach Redis at {label} ({error})."
+    return f"Redis at {label} is not answering ({error})."
 
 
 def _redis_refused(request: Request[Any, Any, Any], error: Exception) -> Template:
@@ -144,6 +172,16 @@ def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Template:
     )  # fmt: skip
 
 
+def _connected(target: RedisTarget) -> redis.Redis:
+    """A client for the dashboard: as the workers' (`connect`), with shorter timeouts."""
+    client = connect(target)
+    # Options for each connection the pool makes (it has made none yet).
+    client.connection_pool.connection_kwargs.update(
+        socket_timeout=READ_TIMEOUT, socket_connect_timeout=READ_TIMEOUT
+    )
+    return client
+
+
 def create_app(
     config: Config | None = None,
     *,
@@ -168,7 +206,7 @@ def create_app(
     config = config or Config()
     root = normalized_root(root_path)
     target = config.redis_target()
-    redis_client = client or connect(target)
+    redis_client = client or _connected(target)
     store = DashboardStore.on(redis_client, config.retention)
     dashboard = Dashboard(
         config=config,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import attrs
 
@@ -18,7 +18,8 @@ STALE_FLOOR = 15.0
 
 
 def stale_after(heartbeat_interval: float) -> float:
-    """Seconds after which a process's last heartbeat is stale, for a config's interval."""
+    """Seconds without a heartbeat after which a process is flagged stale, and its work as
+    not responding (it was killed or froze; orphan recovery will requeue its jobs)."""
     return max(STALE_FLOOR, STALE_BEATS * heartbeat_interval)
 
 
@@ -91,7 +92,7 @@ class ProcessCard:
         """The card of a process, as of Redis's `now`."""
         fields = info.fields
         beat = _number(fields.get("beat"))
-        age = None if beat is None else max(0.0, now - beat)
+        age = beat_age(fields, now)
         concurrency = _count(fields.get("concurrency", "0"))
         problems = info.problems
         if concurrency is None:
@@ -106,7 +107,7 @@ class ProcessCard:
             rss_kb=fields.get("rss_kb", ""),
             beat=beat,
             age=age,
-            stale=age is None or age > stale_after,
+            stale=is_stale(fields, now, stale_after),
             quiet=fields.get("quiet") == "true",
             stopping=fields.get("stopping") == "true",
             version=fields.get("version", ""),
@@ -114,6 +115,18 @@ class ProcessCard:
             spark=Sparkline.of(samples),
             problems=problems,
         )
+
+
+def beat_age(fields: Mapping[str, str], now: float) -> float | None:
+    """Seconds since a process's last heartbeat (None: its hash has no readable beat)."""
+    beat = _number(fields.get("beat"))
+    return None if beat is None else max(0.0, now - beat)
+
+
+def is_stale(fields: Mapping[str, str], now: float, stale_after: float) -> bool:
+    """Whether a process's heartbeat is older than `stale_after` seconds, or gone."""
+    age = beat_age(fields, now)
+    return age is None or age > stale_after
 
 
 def _number(text: str | None) -> float | None:

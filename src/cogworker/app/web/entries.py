@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from typing import Any
 
 import attrs
@@ -21,13 +22,19 @@ from cogworker.domain.job import JobRecord
 
 #: Characters of args, errors and raw entries shown in a table row.
 PREVIEW_CHARS = 200
-#: Characters of one value shown on the job page (a megabyte of args stays a link away).
-DETAIL_CHARS = 20_000
 
 
 def clip(value: str, limit: int = PREVIEW_CHARS) -> str:
     """`value`, cut to `limit` characters with an ellipsis."""
     return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def seconds(value: object) -> float | None:
+    """A finite, non-negative number (of seconds, or a unix time), else None: records are read
+    defensively, whatever a field holds."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
 
 
 def as_text(raw: bytes) -> str:
@@ -129,6 +136,14 @@ class JobView:
         if self.job.retry is True:
             return f"{budget} (default)"
         return str(budget) if budget else "none"
+
+    @property
+    def timeout(self) -> float | None:
+        """The job's time limit in seconds, if its record names one (0 or junk: none)."""
+        if self.job is None:
+            return None
+        value = getattr(self.job, "timeout", None)
+        return seconds(self.job.extra.get("timeout") if value is None else value) or None
 
     @property
     def error_text(self) -> str:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from cogworker.app.web.entries import DETAIL_CHARS, clip
+from cogworker.app.web.entries import clip
 from cogworker.app.web.queue_refs import queue_ref
 
 #: Characters that change how text around them is shown without being seen: bidirectional
@@ -91,9 +91,9 @@ def count(value: object) -> str:
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
-def pretty(value: object) -> str:
-    """A JSON value indented for the job page, cut at `DETAIL_CHARS`."""
-    return clip(json.dumps(value, indent=2, ensure_ascii=False, default=repr), DETAIL_CHARS)
+def indented(value: object) -> str:
+    """A JSON value indented for the job page, in full (the page collapses a long one)."""
+    return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
 
 
 def as_json(value: object) -> str:
@@ -109,7 +109,7 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "relative": relative,
     "kib": kib,
     "count": count,
-    "pretty": pretty,
+    "indented": indented,
     "json": as_json,
     "clip": clip,
     "queue_ref": queue_ref,

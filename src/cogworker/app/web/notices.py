@@ -28,7 +28,14 @@ _REFUSALS = {
     "unique": "Not enqueued: another job holds its unique lock.",
     "stopped": "Not enqueued: a client middleware stopped it.",
 }
-KEYS = ("done", "n", "gone", "skipped", *_REFUSALS)
+#: What a cancel did (`cancelled=` a `CancelResult` value) -> its banner.
+CANCELS = {
+    "removed": "Cancelled: the job was taken off before it ran.",
+    "signalled": "Cancel sent: the process running the job will stop it at its next heartbeat.",
+    "not found": "Nothing to cancel: no such job was found.",
+    "already finished": "Nothing to cancel: the job had already finished.",
+}
+KEYS = ("done", "n", "gone", "skipped", "cancelled", *_REFUSALS)
 _LIMIT = 10_000_000
 
 
@@ -41,6 +48,9 @@ def _plural(count: int, noun: str) -> str:
 
 def sentence(values: Mapping[str, Sequence[str]]) -> str | None:
     """The banner's text for the query, or None if no action was reported."""
+    cancelled = params.choice(values, "cancelled", (*CANCELS, ""), "")
+    if cancelled:
+        return CANCELS[cancelled]
     action = params.choice(values, "done", (*ACTIONS, ""), "")
     if not action:
         return None

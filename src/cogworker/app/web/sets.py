@@ -37,6 +37,8 @@ class SetKind:
     descending: bool
     time_label: str
     actions: tuple[Action, ...]
+    #: What the page says when the set is empty: what puts jobs there.
+    empty: str
 
 
 KINDS = {
@@ -45,14 +47,20 @@ KINDS = {
         SetKind(
             slug="scheduled", title="Scheduled", key=keys.SCHEDULE, descending=False,
             time_label="Runs", actions=("enqueue", "delete"),
+            empty="No scheduled jobs. perform_in and perform_at (or Client.enqueue_in) "
+            "put a job here until its time comes.",
         ),
         SetKind(
             slug="retries", title="Retries", key=keys.RETRY, descending=False,
             time_label="Next retry", actions=("retry", "kill", "delete"),
+            empty="No jobs waiting to retry. A job that fails with retries left waits here "
+            "for its next attempt.",
         ),
         SetKind(
             slug="dead", title="Dead", key=keys.DEAD, descending=True,
             time_label="Died", actions=("retry", "delete"),
+            empty="No dead jobs. A job that fails with no retries left lands here, to be "
+            "retried by hand once its cause is fixed.",
         ),
     )
 }  # fmt: skip

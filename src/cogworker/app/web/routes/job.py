@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from litestar import Request, get
-from litestar.response import Template
+from litestar.exceptions import NotFoundException
+from litestar.response import Response, Template
 
 from cogworker.app.web import params
-from cogworker.app.web.context import dashboard, query_of, render, threaded
-from cogworker.app.web.locate import locate
+from cogworker.app.web.cards import is_stale, stale_after
+from cogworker.app.web.context import Dashboard, dashboard, query_of, render, threaded
+from cogworker.app.web.locate import Place, locate
+from cogworker.app.web.running import Work, work_of
 from cogworker.app.web.sets import KINDS
+from cogworker.domain.records import AttemptRecord
 
 #: How the retry timeline reads each attempt's outcome (the spec's labels).
 OUTCOME_LABELS = {
@@ -20,6 +26,17 @@ OUTCOME_LABELS = {
     "cancelled": "cancelled",
     "expired": "expired before it started",
 }
+#: The class name (without its module) of a failure that was a time limit reached.
+TIMEOUT_ERROR = "JobTimeoutError"
+#: Outcome labels an attempt record may carry for a time limit reached.
+TIMED_OUT = frozenset({"timed_out", "timed out", "timeout"})
+#: Tracked statuses that end a job without a run to show: status -> (tag, what happened).
+ENDINGS = {
+    "cancelled": ("Cancelled", "It was cancelled: it won't run or be retried."),
+    "expired": ("Expired", "It expired before it started: it was dropped, never run."),
+}
+#: Where a job can still be cancelled (waiting, or running).
+CANCELLABLE = frozenset({"Running", "Enqueued", "Scheduled", "Retrying"})
 #: Attempts shown on the page; the History page has every run.
 ATTEMPTS_SHOWN = 5
 TAG_CLASSES = {
@@ -38,9 +55,12 @@ def job(request: Request[Any, Any, Any]) -> Template:
     jid = params.text(query_of(request), "jid")
     if not jid:
         return render(request, "job_missing", title="Go to a job", jid="")
-    store = dashboard(request).store
+    dash = dashboard(request)
+    store = dash.store
     place = locate(store, jid)
     attempts = store.attempts(jid)
+    now = store.now()
+    status = store.status(jid)
     return render(
         request,
         "job",
@@ -50,12 +70,33 @@ def job(request: Request[Any, Any, Any]) -> Template:
         place=place,
         kind=KINDS.get(place.slug) if place else None,
         tag_class=TAG_CLASSES.get(place.tag, "tag-neutral") if place else "",
-        status=store.status(jid),
-        timeline=attempts[:ATTEMPTS_SHOWN],
-        outcome_labels=OUTCOME_LABELS,
+        status=status,
+        ending=ENDINGS.get(status or ""),
+        cancellable=place is not None and place.tag in CANCELLABLE,
+        work=_work(dash, place, now) if place and place.tag == "Running" else None,
+        timeline=[(attempt, attempt_label(attempt)) for attempt in attempts[:ATTEMPTS_SHOWN]],
         more_attempts=max(0, len(attempts) - ATTEMPTS_SHOWN),
-        now=store.now(),
+        now=now,
     )
+
+
+def attempt_label(attempt: AttemptRecord) -> str:
+    """How the timeline reads a failed attempt: its outcome, and "timed out" when the failure
+    was its time limit (by the outcome the record names, or by the error's class)."""
+    label = OUTCOME_LABELS.get(attempt.outcome, "failed")
+    timed_out = attempt.outcome in TIMED_OUT
+    if not timed_out and attempt.error_class.rpartition(".")[2] != TIMEOUT_ERROR:
+        return label
+    return "timed out" if timed_out or label == "failed" else f"timed out, {label}"
+
+
+def _work(dash: Dashboard, place: Place, now: float) -> Work:
+    """The running job's elapsed time, limit, and whether its process still answers."""
+    processes = dash.store.processes
+    fields = next((p.fields for p in processes.infos() if p.identity == place.where), {})
+    gone = is_stale(fields, now, stale_after(dash.config.heartbeat_interval))
+    record = json.loads(place.view.raw)  # written by locate from the heartbeat's dict
+    return work_of(place.where, "", record, now, unresponsive=gone)
 
 
 @get("/history", name="history")
@@ -66,3 +107,20 @@ def history(request: Request[Any, Any, Any]) -> Template:
     store = dashboard(request).store
     runs = store.history(jid) if jid else []
     return render(request, "history", title=f"History of {jid}", jid=jid, runs=runs)
+
+
+@get("/job/raw", name="job-raw")
+@threaded
+def raw(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """A job's entry as stored, in full: shown as text, or downloaded (`download=1`)."""
+    query = query_of(request)
+    jid = params.text(query, "jid")
+    place = locate(dashboard(request).store, jid) if jid else None
+    if place is None:
+        raise NotFoundException(f"No entry for the jid {jid!r} in the places searched.")
+    headers = {}
+    if params.integer(query, "download", 0, 1, 0):
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", jid)[:100]
+        headers["content-disposition"] = f'attachment; filename="job-{name}.json"'
+    # Plain text, never sniffed (the security headers say nosniff): job data is not a page.
+    return Response(place.view.raw, media_type="text/plain", headers=headers)

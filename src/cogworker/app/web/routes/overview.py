@@ -17,12 +17,13 @@ from cogworker.domain.stats import PERIODS, days_back, runs_per_day
 #: The chart's default period (the first offered).
 DEFAULT_PERIOD = next(iter(PERIODS))
 ABOUT = about.cogworker_section(VERSION)
+#: Queues Overview lists (the largest); the Queues page has them all.
+OVERVIEW_QUEUES = 10
 
 
-def _chart(store: DashboardStore, days: int) -> tuple[dict[str, list[Any]], list[str]]:
+def _chart(store: DashboardStore, now: float, days: int) -> tuple[dict[str, list[Any]], list[str]]:
     """The chart's series, and a sentence for each day's counter that isn't a count (left
     out of the chart)."""
-    now = store.now()
     per_day = {name: store.daily_counts(name, now, days) for name in ("processed", "failed")}
     counted = {
         name: {day: n for day, n in values.items() if n is not None}
@@ -49,8 +50,11 @@ def overview(request: Request[Any, Any, Any]) -> Template:
     """The Overview page (its live part when polled)."""
     period = params.choice(query_of(request), "period", PERIODS, DEFAULT_PERIOD)
     store = dashboard(request).store
+    now = store.now()
     counts = store.counts()
-    chart, unreadable = _chart(store, PERIODS[period])
+    chart, unreadable = _chart(store, now, PERIODS[period])
+    loads = store.queues.loads(now)
+    busiest = sorted(loads, key=lambda load: -(load.size or 0))[:OVERVIEW_QUEUES]
     return render(
         request,
         "overview",
@@ -59,8 +63,9 @@ def overview(request: Request[Any, Any, Any]) -> Template:
         counts=counts,
         problems=[*counts.problems, *unreadable],
         redis_info=about.redis_section(store.redis_info()),
-        about=ABOUT,
         chart=chart,
+        busiest=busiest,
+        more_queues=len(loads) - len(busiest),
         period=period,
         periods=tuple(PERIODS),
     )
@@ -82,3 +87,17 @@ def health(request: Request[Any, Any, Any]) -> Response[dict[str, str]]:
     if not dashboard(request).store.answers():
         return Response({"status": "redis unavailable"}, status_code=503)
     return Response({"status": "ok"})
+
+
+@get("/about", name="about")
+@threaded
+def about_page(request: Request[Any, Any, Any]) -> Template:
+    """What this dashboard runs on: cogworker and its libraries, and the Redis server."""
+    info = dashboard(request).store.redis_info()
+    return render(
+        request,
+        "about",
+        title="About",
+        about=ABOUT,
+        server=about.redis_section(info, about.SERVER_FIELDS),
+    )

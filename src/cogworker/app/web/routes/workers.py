@@ -3,47 +3,18 @@ and the quiet / resume / stop actions."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-import attrs
 from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
 from cogworker.app.web import params
 from cogworker.app.web.cards import ProcessCard, stale_after
 from cogworker.app.web.context import back, dashboard, render, threaded, writable
-from cogworker.app.web.entries import JobView
 from cogworker.app.web.params import Form
+from cogworker.app.web.running import work_rows
 
 SIGNALS = ("quiet", "resume", "stop")
-
-
-@attrs.frozen(kw_only=True)
-class Work:
-    """One thread's current job, as its process's last heartbeat said."""
-
-    identity: str
-    thread: str
-    view: JobView
-    run_at: float | None
-
-
-def _work_rows(running: dict[str, dict[str, dict[str, Any]]]) -> list[Work]:
-    rows = []
-    for identity, threads in running.items():
-        for thread, work in sorted(threads.items()):
-            raw = json.dumps(work).encode()
-            run_at = work.get("run_at")
-            rows.append(
-                Work(
-                    identity=identity,
-                    thread=thread,
-                    view=JobView.of(raw),
-                    run_at=run_at if isinstance(run_at, int | float) else None,
-                )
-            )
-    return rows
 
 
 @get("/workers", name="workers")
@@ -58,7 +29,8 @@ def workers(request: Request[Any, Any, Any]) -> Template:
     memory = store.memory(identities, now)
     stale = stale_after(dash.config.heartbeat_interval)
     cards = [ProcessCard.of(info, memory[info.identity], now, stale) for info in processes]
-    running = _work_rows(store.running_work(identities))
+    gone = {card.identity for card in cards if card.stale}
+    running = work_rows(store.running_work(identities), now, gone)
     return render(
         request, "workers", live=True, title="Workers", cards=cards, work=running, now=now
     )

@@ -29,7 +29,7 @@
   }
 
   function paused() {
-    return document.hidden || document.querySelector('.cw-select:checked') !== null;
+    return document.hidden || document.querySelector('.cw-select:checked, .cw-clip.cw-open') !== null;
   }
 
   function schedule() {
@@ -57,6 +57,72 @@
     document.addEventListener('visibilitychange', function () { if (!document.hidden) schedule(); });
     schedule();
   }
+
+  // -- connection state ------------------------------------------------------
+  // A poll that fails (Redis down: a 503; the server gone: no answer) shows
+  // "disconnected, last update HH:MM:SS" in the header, the time of the last
+  // poll that worked; the next one that works clears it.
+  var lastUpdate = new Date();
+  var RETRY_SECONDS = 3;
+
+  function clock(date) {
+    return [date.getHours(), date.getMinutes(), date.getSeconds()].map(function (n) {
+      return String(n).padStart(2, '0');
+    }).join(':');
+  }
+
+  function why(xhr) {
+    if (!xhr || xhr.status === 0) return 'the dashboard server is not answering';
+    if (xhr.status === 503) return 'Redis is not answering';
+    return 'the server answered ' + xhr.status;
+  }
+
+  document.addEventListener('htmx:afterRequest', function (event) {
+    var badge = document.getElementById('cw-connection');
+    if (!badge || !event.detail.elt || event.detail.elt.id !== 'cw-live') return;
+    if (event.detail.successful) {
+      lastUpdate = new Date();
+      badge.hidden = true;
+      return;
+    }
+    badge.textContent = 'disconnected, last update ' + clock(lastUpdate);
+    badge.title = 'Live updates failed: ' + why(event.detail.xhr) + '. Still trying.';
+    badge.hidden = false;
+  });
+
+  // The 503 page: ask /health every few seconds, reload once it is green.
+  function retryUntilHealthy() {
+    var note = document.getElementById('cw-retry');
+    if (!note) return;
+    var url = note.getAttribute('data-cw-health');
+    function later() {
+      note.textContent = 'Still unavailable at ' + clock(new Date()) + '; trying again in ' + RETRY_SECONDS + ' s…';
+      window.setTimeout(attempt, RETRY_SECONDS * 1000);
+    }
+    function attempt() {
+      window.fetch(url, { cache: 'no-store', credentials: 'same-origin' }).then(function (response) {
+        if (response.ok) window.location.reload(); else later();
+      }, later);
+    }
+    window.setTimeout(attempt, RETRY_SECONDS * 1000);
+  }
+
+  // -- one line per row ----------------------------------------------------------
+  // A long cell shows its start on one line (its text in full as a tooltip); a
+  // click, or Enter, opens it in place and closes it again. Polls wait while one
+  // is open, so it stays open while it is read.
+  function toggleCell(cell) { cell.classList.toggle('cw-open'); }
+
+  document.addEventListener('click', function (event) {
+    var cell = event.target.closest && event.target.closest('.cw-clip');
+    if (cell && !event.target.closest('a, button, input')) toggleCell(cell);
+  });
+
+  document.addEventListener('keydown', function (event) {
+    if (event.key !== 'Enter' || !event.target.classList || !event.target.classList.contains('cw-clip')) return;
+    event.preventDefault();
+    toggleCell(event.target);
+  });
 
   // -- selection and confirmations -----------------------------------------
   function selectedIn(form) {
@@ -198,7 +264,7 @@
     show(el, focused.i);
   });
 
-  document.addEventListener('htmx:afterSwap', function () {
+  document.addEventListener('htmx:afterSwap', function (event) {
     if (focused) {
       var again = find(focused.id);
       if (again) { again.focus({ preventScroll: true }); show(again, focused.i); }
@@ -208,51 +274,11 @@
       if (el) show(el, indexAt(el, hover.x));
     }
     refreshSelectionButtons();
-    drawChart();
   });
 
-  // -- runs per day --------------------------------------------------------
-  // One Chart.js instance per page: the data sits in the polled part, the
-  // canvas outside it, and a poll updates the instance in place.
-  function color(name) {
-    return window.getComputedStyle(document.documentElement).getPropertyValue(name).trim();
-  }
-
-  function drawChart() {
-    var canvas = document.getElementById('cw-chart');
-    var holder = document.getElementById('cw-chart-data');
-    if (!canvas || !holder || !window.Chart) return;
-    var data = JSON.parse(holder.getAttribute('data-chart'));
-    var chart = window.Chart.getChart(canvas);
-    if (chart) {
-      chart.data.labels = data.labels;
-      chart.data.datasets[0].data = data.succeeded;
-      chart.data.datasets[1].data = data.failed;
-      chart.update('none');
-      return;
-    }
-    var ok = color('--color-ok');
-    var danger = color('--color-danger');
-    new window.Chart(canvas, {
-      type: 'line',
-      data: {
-        labels: data.labels,
-        datasets: [
-          { label: 'Succeeded', data: data.succeeded, borderColor: ok, backgroundColor: ok, tension: 0.25, pointRadius: 2 },
-          { label: 'Failed', data: data.failed, borderColor: danger, backgroundColor: danger, tension: 0.25, pointRadius: 2 }
-        ]
-      },
-      options: {
-        responsive: true,
-        maintainAspectRatio: false,
-        animation: false,
-        interaction: { mode: 'index', intersect: false },
-        scales: { y: { beginAtZero: true, ticks: { precision: 0 } } }
-      }
-    });
-  }
-
   setUpPolling();
+  retryUntilHealthy();
   refreshSelectionButtons();
-  drawChart();
+  // For charts.js (Overview), which shows times as the badge does.
+  window.cogworker = { clock: clock };
 })();

@@ -1,0 +1,76 @@
+"""Density and phones: one line per table row, a long cell opened by a click, absolute UTC
+beside relative times; on a phone's 390 px screen no page is wider than the screen, with long
+values in every column (each page, and each job page, saved as a screenshot)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import redis
+from playwright.sync_api import expect
+
+import cogworker
+from tests.app.helpers import Workers
+from tests.web import jobs
+from tests.web.browser import PHONE, Tab
+from tests.web.helpers import schedule_entry
+from tests.web.scenario import PAGES, seed
+
+_WIDTH = "() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
+
+
+def test_no_page_is_wider_than_a_phone(
+    phone_tab: Tab, workers: Workers, enqueuer: cogworker.Client, raw: redis.Redis
+) -> None:
+    """Every page at 390 px, a worker's data plus long names and arguments: the page scrolls
+    down, never sideways (wide tables scroll inside their own box)."""
+    seeded = seed(workers, enqueuer, raw)
+    long_word = "x" * 300
+    enqueuer.enqueue_in(3600, jobs.Done, long_word, {"k" * 80: "v" * 2_000})
+    raw.hset("cogworker:periodic:schedule", "nightly-report", schedule_entry("nightly-report"))
+    raw.sadd("cogworker:queues", "q" * 200)
+    pages = {
+        **PAGES,
+        "job-dead": f"/job?jid={seeded.dead}",
+        "job-running": f"/job?jid={seeded.running}",
+        "history": f"/history?jid={seeded.dead}",
+    }
+    wide = {}
+    for name, path in pages.items():
+        page = phone_tab.go(path)
+        expect(page.locator("h1")).to_be_visible()
+        width = page.evaluate(_WIDTH)
+        if width > PHONE["width"]:
+            wide[name] = width
+        phone_tab.shot(f"phone-{name}")
+    assert wide == {}
+    header = phone_tab.page.locator(".cw-header").bounding_box()
+    assert header is not None
+    assert header["height"] < 60  # one row
+
+
+def test_rows_are_one_line_and_a_long_cell_opens_on_click(tab: Tab, raw: redis.Redis) -> None:
+    """A 2,000-character error stays on its row's one line (its start, the rest as a
+    tooltip); a click opens it in full, another closes it; times show UTC too."""
+    entry = {"jid": "longerror01", "class": "app.Sync", "queue": "q", "args": ["a " * 500],
+             "retry": 0, "created_at": 1.7e9, "retry_count": 1, "error_class": "Boom",
+             "error_message": "word " * 400}  # fmt: skip
+    raw.zadd("cogworker:dead", {json.dumps(entry): 1.7e9})
+    page = tab.go("/dead")
+    cell = page.locator("td.error.cw-clip")
+    row_height = page.locator("tbody tr").first.bounding_box()
+    assert row_height is not None
+    assert row_height["height"] < 50
+    assert (cell.get_attribute("title") or "").startswith("Boom: word word")
+    expect(page.locator("tbody .cw-abs")).to_have_text("2023-11-14 22:13:20 UTC")
+    closed = cell.bounding_box()
+    cell.click()
+    expect(cell).to_have_class(re.compile(r"\bcw-open\b"))
+    opened = cell.bounding_box()
+    assert closed is not None
+    assert opened is not None
+    assert opened["height"] > 3 * closed["height"]
+    tab.shot("dead-cell-open")
+    cell.click()
+    expect(cell).not_to_have_class(re.compile(r"\bcw-open\b"))
