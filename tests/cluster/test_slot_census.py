@@ -44,12 +44,11 @@ JID = "census-jid"
 #: "Every script and its one slot", says what each becomes).
 SPANS_SLOTS_TODAY = frozenset({
     "push", "push_unique", "fetch from one queue", "blocking fetch from one queue",
-    "fetch from two queues", "pop from two queues",
-    "blocking pop from two queues", "requeue a stray", "settle a tracked ack",
-    "settle a retry", "ack a batch", "defer", "hand over", "requeue at shutdown",
-    "recover a gone process", "bury", "move a due job", "beat", "pulse",
-    "remove a process", "cancel a waiting job", "claim a periodic tick",
-    "restore the periodic schedule", "count totals", "count days", "clear a queue",
+    "fetch from two queues", "pop from two queues", "blocking pop from two queues",
+    "requeue a stray", "settle a tracked ack", "settle a retry", "ack a batch", "defer",
+    "hand over", "requeue at shutdown", "recover a gone process", "bury", "move a due job",
+    "beat", "pulse", "cancel a waiting job", "claim a periodic tick",
+    "restore the periodic schedule", "clear a queue",
 })  # fmt: skip
 
 
