@@ -128,13 +128,15 @@ class EnqueueStore:
         ]
 
     def move_due(self, sorted_set: str, moves: Sequence[tuple[bytes, str, str]]) -> list[bool]:
-        """Move (entry, queue, payload) triples onto their queues; True where this call did."""
+        """Move (entry, queue, payload) triples onto their queues; True where this call did.
+
+        Each queue is registered right after its move (see move_due.lua)."""
         pipe = self.client.pipeline(transaction=False)
         for entry, queue, payload in moves:
-            scripts.MOVE_DUE.queue(
-                pipe, (sorted_set, keys.queue(queue), keys.QUEUES), (entry, payload, queue)
-            )
-        return [bool(reply) for reply in scripts.run_pipeline(self.client, pipe)]
+            scripts.MOVE_DUE.queue(pipe, (sorted_set, keys.queue(queue)), (entry, payload))
+            pipe.sadd(keys.QUEUES, queue)
+        replies = scripts.run_pipeline(self.client, pipe)
+        return [bool(reply) for reply in replies[::2]]
 
 
 @attrs.define
