@@ -89,8 +89,8 @@ CALLS = {
     ),
     "push_unique": Call(
         scripts.PUSH_UNIQUE,
-        (keys.SCHEDULE, keys.QUEUES, "lk", "st"),
-        ("default", ENTRY, "j1", "60000", "1700000000", "1", "600", "1700000000"),
+        (keys.SCHEDULE, "lk", "st"),
+        (ENTRY, "j1", "60000", "1700000000", "1", "600", "1700000000"),
     ),
     "defer": Call(scripts.DEFER, (LIST, keys.SCHEDULE), (ENTRY, "1700000000"), _on_list(LIST)),
     "periodic_claim": Call(
@@ -107,7 +107,7 @@ CALLS = {
         (ENTRY, ENTRY),
         lambda rc: rc.zadd(keys.RETRY, {ENTRY: 1}),
     ),
-    "push": Call(scripts.PUSH, (keys.queue("default"), keys.QUEUES), ("default", ENTRY)),
+    "push": Call(scripts.PUSH, (keys.queue("default"),), (ENTRY,)),
     "pop": Call(scripts.POP, (keys.queue("default"),), ("2",), _on_list(keys.queue("default"))),
     "requeue_one": Call(
         scripts.REQUEUE_ONE,

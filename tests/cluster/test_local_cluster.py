@@ -44,7 +44,8 @@ def test_a_script_given_keys_of_two_slots_is_refused_before_it_is_sent(
     cluster_client: redis.RedisCluster,
 ) -> None:
     """Keys of two queues' slots in one call: redis-py refuses it, nothing is written."""
-    other = "cogworker:{q:other}:queue"
+    other = "cogworker:{q:other}:inprogress:host:1"
+    cluster_client.lpush(other, "{}")
     with pytest.raises(redis.RedisClusterException, match="same key slot"):
-        scripts.PUSH(cluster_client, (other, "cogworker:{q:default}:queue"), ("other", "{}"))
-    assert cluster_client.exists(other) == 0
+        scripts.DEFER(cluster_client, (other, "cogworker:{q:default}:schedule"), ("{}", 1.0))
+    assert cluster_client.lrange(other, 0, -1) == [b"{}"]

@@ -43,7 +43,7 @@ JID = "census-jid"
 #: What still touches keys of several slots, by operation (docs/redis-cluster.md,
 #: "Every script and its one slot", says what each becomes).
 SPANS_SLOTS_TODAY = frozenset({
-    "push", "push_unique", "fetch from one queue", "blocking fetch from one queue",
+    "push_unique", "fetch from one queue", "blocking fetch from one queue",
     "fetch from two queues", "pop from two queues", "blocking pop from two queues",
     "requeue a stray", "settle a tracked ack", "settle a retry", "ack a batch", "defer",
     "hand over", "requeue at shutdown", "recover a gone process", "bury", "move a due job",
