@@ -22,8 +22,8 @@ Send = Callable[[str, bool], list[Any]]
 def _sync_pipeline(url: str, with_error: bool) -> list[Any]:
     with connect(redis_target.parse(url, "the test")) as client:
         pipe = client.pipeline(transaction=False)
-        PUSH.queue(pipe, (keys.queue("a"), keys.QUEUES), ("a", "one"))
-        PUSH.queue(pipe, (keys.queue("b"), keys.QUEUES), ("b", "two"))
+        PUSH.queue(pipe, (keys.queue("a"),), ("one",))
+        PUSH.queue(pipe, (keys.queue("b"),), ("two",))
         if with_error:
             pipe.lpush("a-string", "x")
         return scripts.run_pipeline(client, pipe)
@@ -34,8 +34,8 @@ def _async_pipeline(url: str, with_error: bool) -> list[Any]:
         client = connect_async(redis_target.parse(url, "the test"))
         try:
             pipe = client.pipeline(transaction=False)
-            PUSH.queue(pipe, (keys.queue("a"), keys.QUEUES), ("a", "one"))
-            PUSH.queue(pipe, (keys.queue("b"), keys.QUEUES), ("b", "two"))
+            PUSH.queue(pipe, (keys.queue("a"),), ("one",))
+            PUSH.queue(pipe, (keys.queue("b"),), ("two",))
             if with_error:
                 pipe.lpush("a-string", "x")
             return await scripts.run_pipeline_async(client, pipe)
@@ -57,7 +57,7 @@ def test_run_async_reloads_a_forgotten_script_and_runs_it_once(
     async def main() -> Any:
         client = connect_async(redis_target.parse(redis_url, "the test"))
         try:
-            return await PUSH.run_async(client, (keys.queue("q"), keys.QUEUES), ("q", "p1"))
+            return await PUSH.run_async(client, (keys.queue("q"),), ("p1",))
         finally:
             await client.aclose()
 
@@ -74,11 +74,11 @@ def test_run_async_refuses_a_call_that_does_not_fit_before_redis(
     async def main() -> None:
         client = connect_async(redis_target.parse(redis_url, "the test"))
         try:
-            await PUSH.run_async(client, (keys.queue("q"), keys.QUEUES), ())
+            await PUSH.run_async(client, (keys.queue("q"),), ())
         finally:
             await client.aclose()
 
-    with pytest.raises(TypeError, match=r"lua/push.lua takes KEYS 2, ARGV 1 \+ 1n"):
+    with pytest.raises(TypeError, match=r"lua/push.lua takes KEYS 1, ARGV 1 \+ 1n"):
         asyncio.run(main())
     assert rc.keys("*") == []
 

@@ -17,6 +17,8 @@ from cogworker.adapters.scripts import LuaScript
 
 FIND_IN_LIST = LuaScript("dashboard_find")
 
+#: `dashboard_remove`'s head for taking entries off a queue (see its header).
+LIST_DELETE = ("list", "delete", "", 0, 0)
 #: Entries of a queue the job page looks through for a jid.
 QUEUE_SEARCH_DEPTH = 10_000
 
@@ -84,5 +86,24 @@ class QueueStore:
     def delete(self, queue: str, removals: Sequence[Removal], *, clearing: bool) -> list[bool]:
         """Remove jobs from a queue; False where one was no longer there.  `clearing`: the
         queue is unregistered once it is empty."""
-        head = ("list", "delete", queue if clearing else "", 0, 0)
-        return remove(self.client, (keys.queue(queue), keys.QUEUES), head, removals)
+        removed = remove(self.client, (keys.queue(queue), keys.NO_LOCK), LIST_DELETE, removals)
+        if clearing:
+            self._unregister_if_empty(queue)
+        return removed
+
+    def _unregister_if_empty(self, queue: str) -> None:
+        """Unregister an empty queue, then look again and register it back if a job came.
+
+        Pushes register a queue with their job (push.lua) or right after it
+        (move_due.lua), so whatever order they take with this, a queue holding
+        jobs ends registered.
+        """
+        key = keys.queue(queue)
+        if self.client.llen(key):
+            return
+        pipe = self.client.pipeline(transaction=False)
+        pipe.srem(keys.QUEUES, queue)
+        pipe.llen(key)
+        _, size = pipe.execute()
+        if size:
+            self.client.sadd(keys.QUEUES, queue)

@@ -192,15 +192,18 @@ class PeriodicStore:
         return bool(scripts.PERIODIC_LOAD(self.client, (keys.PERIODIC_SCHEDULE,), args))
 
     def claim(self, claim: Claim) -> ClaimResult:
-        """Handle one tick (see `lua/periodic_claim.lua`): how it went."""
-        reply = scripts.PERIODIC_CLAIM(
-            self.client,
+        """Handle one tick (see `lua/periodic_claim.lua`): how it went.
+
+        The run's queue is registered right after (see `lua/move_due.lua`).
+        """
+        pipe = self.client.pipeline(transaction=False)
+        scripts.PERIODIC_CLAIM.queue(
+            pipe,
             (
                 keys.PERIODIC_SCHEDULE,
                 keys.periodic_tick(claim.name, claim.at),
                 keys.periodic_running(claim.name),
                 keys.queue(claim.queue) if claim.queue else keys.NO_LOCK,
-                keys.QUEUES,
                 claim.unique_lock or keys.NO_LOCK,
                 keys.status(claim.jid) if claim.status_ttl and claim.jid else keys.NO_LOCK,
             ),
@@ -212,7 +215,6 @@ class PeriodicStore:
                 claim.action,
                 claim.payload,
                 claim.jid,
-                claim.queue,
                 _milliseconds(claim.lock_ttl),
                 _milliseconds(TICK_CLAIM_TTL),
                 _milliseconds(claim.unique_ttl) if claim.unique_lock else 0,
@@ -220,7 +222,9 @@ class PeriodicStore:
                 repr(claim.now),
             ),
         )
-        result = as_bytes(reply).decode()
+        if claim.queue:
+            pipe.sadd(keys.QUEUES, claim.queue)
+        result = as_bytes(scripts.run_pipeline(self.client, pipe)[0]).decode()
         if result not in CLAIM_RESULTS:
             raise ValueError(f"periodic_claim answered {result!r}")
         return cast("ClaimResult", result)

@@ -104,16 +104,24 @@ class ProcessRegistry:
         }
 
     def remove(self, identity: str) -> None:
-        """A clean exit: the process's presence keys go (its in-progress list is empty by now)."""
-        pipe = self.client.pipeline(transaction=True)
-        pipe.delete(
+        """A clean exit: the process's presence keys go (its in-progress list is empty by now).
+
+        Unregistered first, then a DEL per key, in one round trip but not one
+        transaction: on Redis Cluster the keys live in different slots.  A
+        reader in between sees a process that is gone, with keys that are
+        going; a stop cut short leaves keys that expire (their TTL) or that
+        recovery deletes.
+        """
+        pipe = self.client.pipeline(transaction=False)
+        pipe.srem(keys.PROCESSES, identity)
+        for key in (
             keys.process(identity),
             keys.workers(identity),
             keys.memory_history(identity),
             keys.signal(identity),
             keys.in_progress(identity),
-        )
-        pipe.srem(keys.PROCESSES, identity)
+        ):
+            pipe.delete(key)
         pipe.execute()
 
 

@@ -106,9 +106,17 @@ class LuaScript:
             )
 
     def __call__(
-        self, client: redis.Redis, keys: Sequence[KeyOrArg], args: Sequence[KeyOrArg]
+        self,
+        client: redis.Redis | redis.RedisCluster,
+        keys: Sequence[KeyOrArg],
+        args: Sequence[KeyOrArg],
     ) -> Any:
-        """Run the script on `client` and give its reply."""
+        """Run the script on `client` and give its reply.
+
+        On a `RedisCluster` the call goes to the node owning its keys' slot (one
+        slot: redis-py refuses keys of several before sending), and a reload
+        after NOSCRIPT loads the script on every primary.
+        """
         self.check(keys, args)
         try:
             return client.evalsha(self.sha, len(keys), *keys, *args)

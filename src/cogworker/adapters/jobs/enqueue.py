@@ -4,11 +4,19 @@ jobs of the scheduled and retry sets onto their queues when their time comes.
 What a push sends (its scripts' keys and arguments, queued on a pipeline of
 either client) is written once, in the `queue_*` functions; `EnqueueStore`
 sends it with redis-py, `AsyncEnqueueStore` with redis.asyncio.
+
+A push registers its queue (the registry's SADD, right after the push) only
+when its store hasn't for `REGISTER_EVERY` seconds (`Registrations`): the
+registry is a global key, out of the push script for Redis Cluster, and an
+SADD next to every single push would cost it 60-90 % more CPU
+(docs/redis-cluster.md, "Registries").
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import cast
 
 import attrs
@@ -19,6 +27,38 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.jobs.status_marks import queue_mark
 from cogworker.adapters.replies import as_bytes
+
+#: How long a store trusts a queue it registered to stay registered (seconds).
+REGISTER_EVERY = 60.0
+
+
+@attrs.define
+class Registrations:
+    """The queues a store registered lately, by when (its monotonic clock).
+
+    A queue unregistered meanwhile (the dashboard cleared it) is registered
+    again by this store's next push after `every` seconds, or at once by any
+    other store's.  Threads may race on it: the worst is an SADD sent twice.
+    """
+
+    every: float = REGISTER_EVERY
+    clock: Callable[[], float] = time.monotonic
+    _at: dict[str, float] = attrs.field(factory=dict)
+
+    def due(self, queues: Iterable[str]) -> list[str]:
+        """Those of `queues` this store hasn't registered for `every` seconds, in order."""
+        now = self.clock()
+        return [
+            name
+            for name in dict.fromkeys(queues)
+            if now - self._at.get(name, -math.inf) >= self.every
+        ]
+
+    def done(self, queues: Iterable[str]) -> None:
+        """Note `queues` as registered now (after the SADD's round trip came back)."""
+        now = self.clock()
+        for name in queues:
+            self._at[name] = now
 
 
 @attrs.frozen(kw_only=True)
@@ -38,7 +78,18 @@ class UniquePush:
 
 def push_call(queue: str, payloads: Sequence[str]) -> tuple[list[str], list[str]]:
     """The keys and arguments of the `push` script putting `payloads` on `queue`."""
-    return [keys.queue(queue), keys.QUEUES], [queue, *payloads]
+    return [keys.queue(queue)], list(payloads)
+
+
+def unique_queues(pushes: Sequence[UniquePush]) -> list[str]:
+    """The queues unique pushes put jobs on now (a scheduled one's registers when due)."""
+    return [push.queue for push in pushes if push.at is None]
+
+
+def queue_registrations(pipe: scripts.Pipeline, queues: Iterable[str]) -> None:
+    """Queue on `pipe` the registration of `queues`, after the pushes onto them."""
+    for name in queues:
+        pipe.sadd(keys.QUEUES, name)
 
 
 def queue_push_all(
@@ -49,30 +100,38 @@ def queue_push_all(
     queued: Sequence[str],
     now: float,
     status_ttl: float,
+    register: Sequence[str],
 ) -> None:
     """Queue on `pipe` the marks of tracked jids `queued` since `now` (kept `status_ttl`
-    seconds), then the pushes onto queues and into the scheduled set: marked after its
-    push, a job a fast worker finished meanwhile would read queued again."""
+    seconds), then the pushes onto queues and into the scheduled set (marked after its
+    push, a job a fast worker finished meanwhile would read queued again), then the
+    registration of the queues in `register`."""
     for jid in queued:
         queue_mark(pipe, jid, "queued", now, status_ttl)
     for queue, payloads in groups.items():
         scripts.PUSH.queue(pipe, *push_call(queue, payloads))
     if scheduled:
         pipe.zadd(keys.SCHEDULE, {payload: at for at, payload in scheduled})
+    queue_registrations(pipe, register)
 
 
 def queue_push_unique(
-    pipe: scripts.Pipeline, pushes: Sequence[UniquePush], *, now: float, status_ttl: float
+    pipe: scripts.Pipeline,
+    pushes: Sequence[UniquePush],
+    *,
+    now: float,
+    status_ttl: float,
+    register: Sequence[str],
 ) -> None:
     """Queue on `pipe` the pushes of unique jobs, each only if its lock is free (a tracked
-    one marked queued since `now`, kept `status_ttl` seconds, by the same script)."""
+    one marked queued since `now`, kept `status_ttl` seconds, by the same script), then
+    the registration of the queues in `register` (a reply each, after the pushes')."""
     for push in pushes:
         target = keys.SCHEDULE if push.at is not None else keys.queue(push.queue)
         scripts.PUSH_UNIQUE.queue(
             pipe,
-            (target, keys.QUEUES, push.lock, keys.status(push.jid)),
+            (target, push.lock, keys.status(push.jid)),
             (
-                push.queue,
                 push.payload,
                 push.jid,
                 int(push.ttl * 1000),
@@ -82,6 +141,7 @@ def queue_push_unique(
                 now,
             ),
         )
+    queue_registrations(pipe, register)
 
 
 @attrs.define
@@ -91,10 +151,19 @@ class EnqueueStore:
     client: redis.Redis
     #: How long a tracked job's "queued" status is kept.
     status_ttl: float = 30 * 60
+    registrations: Registrations = attrs.field(factory=Registrations)
 
     def push(self, queue: str, payloads: Sequence[str]) -> None:
-        """Put payloads on `queue` (one round trip)."""
-        scripts.PUSH(self.client, *push_call(queue, payloads))
+        """Put payloads on `queue` (one round trip), registering it when due."""
+        due = self.registrations.due([queue])
+        if not due:
+            scripts.PUSH(self.client, *push_call(queue, payloads))
+            return
+        pipe = self.client.pipeline(transaction=False)
+        scripts.PUSH.queue(pipe, *push_call(queue, payloads))
+        queue_registrations(pipe, due)
+        scripts.run_pipeline(self.client, pipe)
+        self.registrations.done(due)
 
     def push_all(
         self,
@@ -106,17 +175,25 @@ class EnqueueStore:
     ) -> None:
         """Push payloads onto queues and into the scheduled set, and mark tracked jids
         `queued`, in one round trip."""
+        due = self.registrations.due(groups)
         pipe = self.client.pipeline(transaction=False)
-        queue_push_all(pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl)
+        queue_push_all(
+            pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl,
+            register=due,
+        )  # fmt: skip
         if pipe.command_stack:
             scripts.run_pipeline(self.client, pipe)
+        self.registrations.done(due)
 
     def push_unique(self, pushes: Sequence[UniquePush], now: float) -> list[int]:
         """Push unique jobs whose locks are free (one round trip): 1 where pushed, 0 where
         another jid holds the lock, 2 where this jid does (pushed before: nothing done)."""
+        due = self.registrations.due(unique_queues(pushes))
         pipe = self.client.pipeline(transaction=False)
-        queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl)
-        return [int(reply) for reply in scripts.run_pipeline(self.client, pipe)]
+        queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl, register=due)
+        replies = scripts.run_pipeline(self.client, pipe)
+        self.registrations.done(due)
+        return [int(reply) for reply in replies[: len(pushes)]]
 
     def due(self, sorted_set: str, now: float, limit: int) -> list[bytes]:
         """Entries of a scheduled or retry set whose time has come, oldest first."""
@@ -128,13 +205,15 @@ class EnqueueStore:
         ]
 
     def move_due(self, sorted_set: str, moves: Sequence[tuple[bytes, str, str]]) -> list[bool]:
-        """Move (entry, queue, payload) triples onto their queues; True where this call did."""
+        """Move (entry, queue, payload) triples onto their queues; True where this call did.
+
+        Each queue is registered right after its move (see move_due.lua)."""
         pipe = self.client.pipeline(transaction=False)
         for entry, queue, payload in moves:
-            scripts.MOVE_DUE.queue(
-                pipe, (sorted_set, keys.queue(queue), keys.QUEUES), (entry, payload, queue)
-            )
-        return [bool(reply) for reply in scripts.run_pipeline(self.client, pipe)]
+            scripts.MOVE_DUE.queue(pipe, (sorted_set, keys.queue(queue)), (entry, payload))
+            pipe.sadd(keys.QUEUES, queue)
+        replies = scripts.run_pipeline(self.client, pipe)
+        return [bool(reply) for reply in replies[::2]]
 
 
 @attrs.define
@@ -144,10 +223,19 @@ class AsyncEnqueueStore:
     client: redis.asyncio.Redis
     #: How long a tracked job's "queued" status is kept.
     status_ttl: float = 30 * 60
+    registrations: Registrations = attrs.field(factory=Registrations)
 
     async def push(self, queue: str, payloads: Sequence[str]) -> None:
-        """Put payloads on `queue` (one round trip)."""
-        await scripts.PUSH.run_async(self.client, *push_call(queue, payloads))
+        """See `EnqueueStore.push`."""
+        due = self.registrations.due([queue])
+        if not due:
+            await scripts.PUSH.run_async(self.client, *push_call(queue, payloads))
+            return
+        pipe = self.client.pipeline(transaction=False)
+        scripts.PUSH.queue(pipe, *push_call(queue, payloads))
+        queue_registrations(pipe, due)
+        await scripts.run_pipeline_async(self.client, pipe)
+        self.registrations.done(due)
 
     async def push_all(
         self,
@@ -158,13 +246,21 @@ class AsyncEnqueueStore:
         now: float = 0.0,
     ) -> None:
         """See `EnqueueStore.push_all`."""
+        due = self.registrations.due(groups)
         pipe = self.client.pipeline(transaction=False)
-        queue_push_all(pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl)
+        queue_push_all(
+            pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl,
+            register=due,
+        )  # fmt: skip
         if pipe.command_stack:
             await scripts.run_pipeline_async(self.client, pipe)
+        self.registrations.done(due)
 
     async def push_unique(self, pushes: Sequence[UniquePush], now: float) -> list[int]:
         """See `EnqueueStore.push_unique`."""
+        due = self.registrations.due(unique_queues(pushes))
         pipe = self.client.pipeline(transaction=False)
-        queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl)
-        return [int(reply) for reply in await scripts.run_pipeline_async(self.client, pipe)]
+        queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl, register=due)
+        replies = await scripts.run_pipeline_async(self.client, pipe)
+        self.registrations.done(due)
+        return [int(reply) for reply in replies[: len(pushes)]]

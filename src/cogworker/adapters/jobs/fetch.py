@@ -74,9 +74,9 @@ class FetchStore:
 
     def requeue_one(self, identity: str, job: Fetched) -> bool:
         """Put one job of `identity`'s in-progress list back at the front of its queue."""
-        moved = scripts.REQUEUE_ONE(
-            self.client,
-            (keys.in_progress(identity), keys.queue(job.queue), keys.QUEUES),
-            (job.raw, job.queue),
+        pipe = self.client.pipeline(transaction=False)
+        scripts.REQUEUE_ONE.queue(
+            pipe, (keys.in_progress(identity), keys.queue(job.queue)), (job.raw,)
         )
-        return bool(moved)
+        pipe.sadd(keys.QUEUES, job.queue)  # after the job is back (see move_due.lua)
+        return bool(scripts.run_pipeline(self.client, pipe)[0])

@@ -97,12 +97,12 @@ class RecoverStore:
         running: Collection[bytes] = (),
     ) -> tuple[int, int]:
         # The judging arguments count only with `recovery` (see requeue.lua).
-        entries = FetchStore(self.client).in_progress(identity)
-        requeued, parked = scripts.REQUEUE(
-            self.client,
+        told = _told_entries(FetchStore(self.client).in_progress(identity), running)
+        pipe = self.client.pipeline(transaction=False)
+        scripts.REQUEUE.queue(
+            pipe,
             (
                 keys.in_progress(identity),
-                keys.QUEUES,
                 keys.REPEAT_ORPHANS,
                 keys.PROCESSES,
                 keys.process(identity),
@@ -122,9 +122,13 @@ class RecoverStore:
                 judgment.beat_gap,
                 judgment.max_handbacks,
                 keys.HANDBACKS_PREFIX,
-                *_told_entries(entries, running),
+                *told,
             ),
         )
+        # Registered after the jobs are back (see move_due.lua); per entry: SHA1, queue, ...
+        for queue in sorted(set(told[1::4])):
+            pipe.sadd(keys.QUEUES, queue)
+        requeued, parked = scripts.run_pipeline(self.client, pipe)[0]
         return int(requeued), int(parked)
 
     def parked(self, parked: str) -> list[bytes]:

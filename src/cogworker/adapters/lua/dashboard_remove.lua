@@ -3,16 +3,17 @@
 -- the locks its job held (its unique lock, a periodic run's running lock), in
 -- the same step: a job removed for good must not keep blocking its
 -- duplicates. Locks are owner-checked: released only while they still name
--- the entry's jid. An entry someone else moved first is left alone.
+-- the entry's jid. An entry someone else moved first is left alone.  A
+-- cleared queue is unregistered by the caller, after this script (the
+-- registry is a global key, in another slot than the queue on Redis Cluster).
 --
 -- shape: KEYS 2 + 2n, ARGV 5 + 2n
 -- KEYS[1] where the entries are (a sorted set, or a queue's list)
--- KEYS[2] "kill": the dead set; a queue: the queue registry set; else unused
+-- KEYS[2] "kill": the dead set; else unused
 -- KEYS[2i+1], KEYS[2i+2] for the i-th entry (from 1): its unique lock and its
 --         running lock (any unused name for a lock it doesn't hold)
 -- ARGV[1] "zset" or "list"   ARGV[2] "delete" or "kill" (a sorted set's only)
--- ARGV[3] kill: the dead score; a queue: its name, unregistered once the
---         queue is empty ("" to leave it registered)
+-- ARGV[3] kill: the dead score; else unused
 -- ARGV[4] kill: trim dead entries scored below this   ARGV[5] kill: most kept
 -- ARGV[2i+4], ARGV[2i+5] for the i-th entry: the entry as stored, its jid
 --
@@ -60,8 +61,5 @@ end
 if kill then
   redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", "(" .. ARGV[4])
   redis.call("ZREMRANGEBYRANK", KEYS[2], 0, -(tonumber(ARGV[5]) + 1))
-end
-if list and ARGV[3] ~= "" and redis.call("LLEN", KEYS[1]) == 0 then
-  redis.call("SREM", KEYS[2], ARGV[3])
 end
 return removed

@@ -7,14 +7,15 @@
 -- a tick is handled once.  The tick's claim key guards it too, even across a
 -- rewrite of the schedule.  A run is enqueued only if the job's running lock
 -- is free and, for a unique job, its unique lock too; both are taken for the
--- run's jid, and a tracked run is marked queued, in the same step.
+-- run's jid, and a tracked run is marked queued, in the same step.  The
+-- caller registers the queue after this script (see move_due.lua).
 --
--- shape: KEYS 7, ARGV 13
+-- shape: KEYS 6, ARGV 12
 -- KEYS[1] the schedule hash   KEYS[2] the tick's claim key
 -- KEYS[3] the job's running lock (its run in flight: a jid, with a TTL)
--- KEYS[4] the job's queue     KEYS[5] the queue registry set
--- KEYS[6] the run's unique lock (any unused name if it takes none at enqueue)
--- KEYS[7] the run's status hash (any unused name if it isn't tracked)
+-- KEYS[4] the job's queue
+-- KEYS[5] the run's unique lock (any unused name if it takes none at enqueue)
+-- KEYS[6] the run's status hash (any unused name if it isn't tracked)
 -- ARGV[1] the job's name (its field in the schedule)
 -- ARGV[2] its entry as the caller read it
 -- ARGV[3] the entry to store if the run is enqueued
@@ -22,10 +23,10 @@
 -- ARGV[5] "run" (skipped while a lock is held), "catch_up" (waits for the
 --         locks), "drop" (only marked as handled) or "now" (no tick: the
 --         schedule is neither checked nor changed)
--- ARGV[6] the payload   ARGV[7] its jid   ARGV[8] the queue name
--- ARGV[9] the running lock's TTL, milliseconds   ARGV[10] the claim key's TTL, milliseconds
--- ARGV[11] the unique lock's TTL, milliseconds (0: none taken)
--- ARGV[12] the status's TTL, seconds (0: not tracked)   ARGV[13] now, for the status
+-- ARGV[6] the payload   ARGV[7] its jid
+-- ARGV[8] the running lock's TTL, milliseconds   ARGV[9] the claim key's TTL, milliseconds
+-- ARGV[10] the unique lock's TTL, milliseconds (0: none taken)
+-- ARGV[11] the status's TTL, seconds (0: not tracked)   ARGV[12] now, for the status
 --
 -- Returns "stale" (the entry changed: read it again), "dropped", "taken" (the
 -- tick was claimed already), "busy" (a catch-up tick waits: nothing written),
@@ -38,11 +39,10 @@ end
 local action = need_choice(5, "run", "catch_up", "drop", "now")
 need_text(6)
 need_text(7)
-need_text(8)
-local lock_ttl, claim_ttl = need_int(9, 1, LONGEST_MS), need_int(10, 1, LONGEST_MS)
-local unique_ttl = need_int(11, 0, LONGEST_MS)
-local status_ttl = need_int(12, 0, LONGEST_SECONDS)
-need_number(13)
+local lock_ttl, claim_ttl = need_int(8, 1, LONGEST_MS), need_int(9, 1, LONGEST_MS)
+local unique_ttl = need_int(10, 0, LONGEST_MS)
+local status_ttl = need_int(11, 0, LONGEST_SECONDS)
+need_number(12)
 local ticked = action ~= "now"
 if ticked and redis.call("HGET", KEYS[1], ARGV[1]) ~= ARGV[2] then
   return "stale"
@@ -71,7 +71,7 @@ end
 if redis.call("EXISTS", KEYS[3]) == 1 then
   return passed("skipped")
 end
-if unique_ttl > 0 and not redis.call("SET", KEYS[6], ARGV[7], "NX", "PX", unique_ttl) then
+if unique_ttl > 0 and not redis.call("SET", KEYS[5], ARGV[7], "NX", "PX", unique_ttl) then
   return passed("duplicate")
 end
 if ticked then
@@ -80,9 +80,8 @@ if ticked then
 end
 redis.call("SET", KEYS[3], ARGV[7], "PX", lock_ttl)
 redis.call("LPUSH", KEYS[4], ARGV[6])
-redis.call("SADD", KEYS[5], ARGV[8])
 if status_ttl > 0 then
-  redis.call("HSET", KEYS[7], "status", "queued", "update_time", ARGV[13])
-  redis.call("EXPIRE", KEYS[7], status_ttl)
+  redis.call("HSET", KEYS[6], "status", "queued", "update_time", ARGV[12])
+  redis.call("EXPIRE", KEYS[6], status_ttl)
 end
 return "enqueued"

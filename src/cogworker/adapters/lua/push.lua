@@ -1,12 +1,12 @@
--- push: put jobs onto one queue and register the queue's name.
+-- push: put jobs onto one queue.  The caller registers the queue (an SADD of
+-- the queue registry after this script, when its client hasn't lately): the
+-- registry is a global key, in another slot than the queue on Redis Cluster.
 --
--- shape: KEYS 2, ARGV 1 + 1n
--- KEYS[1] the queue   KEYS[2] the queue registry set
--- ARGV[1] the queue name   ARGV[2..] payloads, pushed in order
-need_name(1)
-if #ARGV < 2 then
-  refuse(2, "a payload")
+-- shape: KEYS 1, ARGV 1 + 1n
+-- KEYS[1] the queue
+-- ARGV[1], ARGV[2], ... the payloads, pushed in order
+if #ARGV < 1 then
+  refuse(1, "a payload")
 end
 
-redis.call("SADD", KEYS[2], ARGV[1])
-return redis.call("LPUSH", KEYS[1], unpack(ARGV, 2))
+return redis.call("LPUSH", KEYS[1], unpack(ARGV))

@@ -20,12 +20,15 @@
 --   back more than ARGV[9] times is parked on the repeat-hand-backs list, to
 --   be filed in dead.  A job fetched but not started is not counted.
 --
--- shape: KEYS 9, ARGV 10 + 4n
--- KEYS[1] the in-progress list     KEYS[2] the queue registry set
--- KEYS[3] the repeat-orphans list  KEYS[4] the processes set
--- KEYS[5] the process hash         KEYS[6] its workers hash
--- KEYS[7] its memory history    KEYS[8] the beats hash (see beat.lua)
--- KEYS[9] the repeat-hand-backs list
+-- The caller registers the queues it names after this script (see
+-- move_due.lua).
+--
+-- shape: KEYS 8, ARGV 10 + 4n
+-- KEYS[1] the in-progress list     KEYS[2] the repeat-orphans list
+-- KEYS[3] the processes set        KEYS[4] the process hash
+-- KEYS[5] its workers hash         KEYS[6] its memory history
+-- KEYS[7] the beats hash (see beat.lua)
+-- KEYS[8] the repeat-hand-backs list
 -- ARGV[1] "1" recovery, "0" shutdown
 -- ARGV[2] heartbeat age (seconds) past which a process is gone
 -- ARGV[3] most orphanings a job may have     ARGV[4] the process's identity
@@ -59,19 +62,19 @@ for i = 11, #ARGV, 4 do
 end
 
 if recovery then
-  if redis.call("SISMEMBER", KEYS[4], ARGV[4]) == 0 and redis.call("EXISTS", KEYS[1]) == 0 then
+  if redis.call("SISMEMBER", KEYS[3], ARGV[4]) == 0 and redis.call("EXISTS", KEYS[1]) == 0 then
     return {-1, 0}
   end
   local time = redis.call("TIME")
   local now = tonumber(time[1]) + tonumber(time[2]) / 1000000
-  local beat = tonumber(redis.call("HGET", KEYS[5], "beat"))
+  local beat = tonumber(redis.call("HGET", KEYS[4], "beat"))
   if beat and now - beat < threshold then
     return {-1, 0}
   end
   -- An old heartbeat proves a process gone only while the others keep
   -- beating: not when nobody has beaten for a while (this call waited out a
   -- frozen Redis), nor within a threshold of beats resuming after such a gap.
-  local beats = redis.call("HMGET", KEYS[8], "last", "resumed")
+  local beats = redis.call("HMGET", KEYS[7], "last", "resumed")
   local last, resumed = tonumber(beats[1]), tonumber(beats[2])
   if not last or now - last > gap or (resumed and now - resumed < threshold) then
     return {-1, 0}
@@ -89,24 +92,23 @@ end
 local requeued, parked = 0, 0
 for _, raw in ipairs(redis.call("LRANGE", KEYS[1], 0, -1)) do
   local i = told[redis.sha1hex(raw)]
-  local park_on = i == nil and KEYS[3] or nil
+  local park_on = i == nil and KEYS[2] or nil
   if i and recovery then
-    park_on = too_many(ARGV[6], ARGV[i + 2], most_orphanings) and KEYS[3] or nil
+    park_on = too_many(ARGV[6], ARGV[i + 2], most_orphanings) and KEYS[2] or nil
   elseif i and ARGV[i + 3] == "1" then
-    park_on = too_many(ARGV[10], ARGV[i + 2], most_handbacks) and KEYS[9] or nil
+    park_on = too_many(ARGV[10], ARGV[i + 2], most_handbacks) and KEYS[8] or nil
   end
   if park_on then
     redis.call("RPUSH", park_on, raw)
     parked = parked + 1
   else
     redis.call("RPUSH", ARGV[5] .. ARGV[i + 1], raw)
-    redis.call("SADD", KEYS[2], ARGV[i + 1])
     requeued = requeued + 1
   end
 end
 redis.call("DEL", KEYS[1])
 if recovery then
-  redis.call("DEL", KEYS[5], KEYS[6], KEYS[7])
-  redis.call("SREM", KEYS[4], ARGV[4])
+  redis.call("DEL", KEYS[4], KEYS[5], KEYS[6])
+  redis.call("SREM", KEYS[3], ARGV[4])
 end
 return {requeued, parked}

@@ -1,0 +1,48 @@
+"""Fixtures of the Redis Cluster tests: a real local cluster, and a node that checks slots.
+
+Both are started once per session, by the first test that asks (the
+cluster is six processes and takes seconds to join), and stopped at its end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from tests.support.cluster import LocalCluster, slot_checking_server
+from tests.support.redis_server import RedisServer
+
+
+@pytest.fixture(scope="session")
+def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    """Three primaries with a replica each, on loopback ports."""
+    cluster = LocalCluster(tmp_path_factory.mktemp("cluster")).start()
+    yield cluster
+    cluster.close()
+
+
+@pytest.fixture
+def cluster_client(local_cluster: LocalCluster) -> Iterator[redis.RedisCluster]:
+    """A client of the local cluster, emptied (every primary) before the test."""
+    client = local_cluster.client()
+    client.flushall(target_nodes=redis.RedisCluster.PRIMARIES)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def slot_checker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """One node in cluster mode owning every slot: it refuses CROSSSLOT like a cluster."""
+    server = slot_checking_server(tmp_path_factory.mktemp("slot-checker"))
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def slot_checked(slot_checker: RedisServer) -> Iterator[redis.Redis]:
+    """A plain client of the slot-checking node, emptied before the test."""
+    with slot_checker.client() as client:
+        client.flushall()
+        yield client

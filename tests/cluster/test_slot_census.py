@@ -1,0 +1,212 @@
+"""Which of the engine's writes and reads keep to one hash slot: the ratchet of issue #22.
+
+Each operation runs through the adapters, as the worker, the client and the
+dashboard call them, against a node in cluster mode that owns every slot:
+it refuses a script or multi-key command whose keys span slots (CROSSSLOT),
+as Redis Cluster does.  An operation keeps to one slot, or is listed in
+`SPANS_SLOTS_TODAY` (docs/redis-cluster.md says where its keys go).  A
+listed one that now keeps to one slot fails too: take it off the list, so
+the list only shrinks, and is empty when cogworker runs on a cluster.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+import redis
+from redis.exceptions import ClusterCrossSlotError
+
+from cogworker.adapters import liveness, tracking
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.dashboard_queues import QueueStore
+from cogworker.adapters.dashboard_removal import Removal
+from cogworker.adapters.dashboard_store import DashboardStore
+from cogworker.adapters.jobs.cancel import CancelStore, Waiting
+from cogworker.adapters.jobs.enqueue import EnqueueStore, UniquePush
+from cogworker.adapters.jobs.fetch import Fetched, FetchStore
+from cogworker.adapters.jobs.handover import HandoverStore
+from cogworker.adapters.jobs.outcome import OutcomeRecord
+from cogworker.adapters.jobs.recover import RecoverStore
+from cogworker.adapters.jobs.retention import Retention
+from cogworker.adapters.jobs.run import RunStore
+from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.adapters.periodic_store import Claim, PeriodicStore
+from cogworker.adapters.process_registry import ProcessRegistry
+from cogworker.domain.job import JobRecord
+
+IDENTITY = "host:1:census"
+NOW = 1_800_000_000.0
+JID = "census-jid"
+
+#: What still touches keys of several slots, by operation (docs/redis-cluster.md,
+#: "Every script and its one slot", says what each becomes).
+SPANS_SLOTS_TODAY = frozenset({
+    "push_unique", "fetch from one queue", "blocking fetch from one queue",
+    "fetch from two queues", "pop from two queues", "blocking pop from two queues",
+    "requeue a stray", "settle a tracked ack", "settle a retry", "ack a batch", "defer",
+    "hand over", "requeue at shutdown", "recover a gone process", "bury", "move a due job",
+    "beat", "pulse", "cancel a waiting job", "claim a periodic tick",
+    "restore the periodic schedule", "clear a queue",
+})  # fmt: skip
+
+
+def _raw(queue: str = "default", jid: str = JID) -> bytes:
+    record = {"class": "app.Send", "args": [1], "jid": jid, "queue": queue, "retry": True}
+    return json.dumps(record).encode()
+
+
+def _held(rc: redis.Redis, queue: str = "default") -> Fetched:
+    """A job on IDENTITY's in-progress list, as a fetch left it."""
+    rc.lpush(keys.in_progress(IDENTITY), _raw(queue))
+    return Fetched(queue=queue, raw=_raw(queue))
+
+
+def _settle(rc: redis.Redis, outcome: OutcomeRecord) -> None:
+    SettleStore(rc).settle(IDENTITY, SettleOrder(fetched=_held(rc), outcome=outcome), NOW)
+
+
+def _push_unique(rc: redis.Redis) -> None:
+    lock = keys.unique_lock("app.Send:default:x")
+    push = UniquePush(queue="default", payload=_raw().decode(), jid=JID, lock=lock, ttl=60)
+    EnqueueStore(rc).push_unique([push], NOW)
+
+
+def _ack_batch(rc: redis.Redis) -> None:
+    plain = OutcomeRecord(kind="ack", jid=JID, class_name="app.Send", history_per_job=False)
+    SettleStore(rc).settle_many(IDENTITY, [SettleOrder(fetched=_held(rc), outcome=plain)], NOW)
+
+
+def _fetch_two(rc: redis.Redis) -> None:
+    rc.lpush(keys.queue("default"), _raw())
+    FetchStore(rc).fetch(IDENTITY, ["critical", "default"], 2)
+
+
+def _fetch_one(rc: redis.Redis) -> None:
+    rc.lpush(keys.queue("default"), _raw())
+    FetchStore(rc).fetch(IDENTITY, ["default"], 2)
+
+
+def _fetch_blocking(rc: redis.Redis) -> None:
+    rc.lpush(keys.queue("default"), _raw())
+    FetchStore(rc).fetch_blocking(IDENTITY, "default", 1)
+
+
+def _take_and_release(rc: redis.Redis) -> None:
+    RunStore(rc).take_lock(keys.unique_lock("x"), JID, 60)
+    RunStore(rc).release_lock(keys.unique_lock("x"), JID)
+
+
+def _requeue_own(rc: redis.Redis) -> None:
+    _held(rc)
+    RecoverStore(rc).requeue_own(IDENTITY, max_handbacks=3)
+
+
+def _recover(rc: redis.Redis) -> None:
+    _held(rc)
+    rc.sadd(keys.PROCESSES, IDENTITY)
+    RecoverStore(rc).recover(IDENTITY, threshold=0, max_orphanings=3, beat_gap=60)
+
+
+def _move_due(rc: redis.Redis) -> None:
+    rc.zadd(keys.SCHEDULE, {_raw(): NOW})
+    EnqueueStore(rc).move_due(keys.SCHEDULE, [(_raw(), "default", _raw().decode())])
+
+
+def _beat(rc: redis.Redis) -> None:
+    ProcessRegistry(rc).beat(IDENTITY, {"rss_kb": 1}, {}, 60, NOW, beat_gap=60)
+
+
+def _pulse(rc: redis.Redis) -> None:
+    rc.execute_command("EVAL", *liveness.pulse_eval(IDENTITY, ttl=60, beat_gap=60, stale_after=1))
+
+
+def _cancel(rc: redis.Redis) -> None:
+    rc.lpush(keys.queue("default"), _raw())
+    waiting = Waiting(
+        key=keys.queue("default"),
+        kind="list",
+        entry=_raw(),
+        job=JobRecord(class_name="app.Send", queue="default", jid=JID),
+    )
+    CancelStore(rc).remove(waiting, OutcomeRecord(kind="cancel", jid=JID, attempt="{}"), NOW)
+
+
+def _claim_tick(rc: redis.Redis) -> None:
+    rc.hset(keys.PERIODIC_SCHEDULE, "nightly", "{}")
+    claim = Claim(
+        name="nightly", at=NOW, action="run", expected=b"{}", if_enqueued="{}",
+        otherwise="{}", queue="default", payload=_raw().decode(), jid=JID,
+    )  # fmt: skip
+    PeriodicStore(rc).claim(claim)
+
+
+def _clear_queue(rc: redis.Redis) -> None:
+    rc.lpush(keys.queue("default"), _raw())
+    QueueStore(rc).delete("default", [Removal(entry=_raw(), jid=JID)], clearing=True)
+
+
+OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
+    "push": lambda rc: EnqueueStore(rc).push("default", [_raw().decode()]),
+    "schedule": lambda rc: EnqueueStore(rc).push_all({}, [(NOW, _raw().decode())]),
+    "push_unique": _push_unique,
+    "fetch from one queue": _fetch_one,
+    "fetch from two queues": _fetch_two,
+    "blocking fetch from one queue": _fetch_blocking,
+    "pop from two queues": lambda rc: FetchStore(rc).pop(["critical", "default"], 2),
+    "blocking pop from two queues": lambda rc: FetchStore(rc).pop_basic(
+        ["critical", "default"], 0.01
+    ),
+    "requeue a stray": lambda rc: FetchStore(rc).requeue_one(IDENTITY, _held(rc)),
+    "settle a tracked ack": lambda rc: _settle(
+        rc, OutcomeRecord(kind="ack", jid=JID, class_name="app.Send", status="complete")
+    ),
+    "settle a retry": lambda rc: _settle(
+        rc, OutcomeRecord(kind="retry", jid=JID, score=NOW, payload="{}", attempt="{}")
+    ),
+    "ack a batch": _ack_batch,
+    "defer": lambda rc: RunStore(rc).defer(IDENTITY, _held(rc), NOW),
+    "take and release a lock": _take_and_release,
+    "hand over": lambda rc: HandoverStore(SettleStore(rc)).hand_over(
+        IDENTITY, _held(rc), OutcomeRecord(kind="ack", jid=JID)
+    ),
+    "requeue at shutdown": _requeue_own,
+    "recover a gone process": _recover,
+    "bury": lambda rc: RecoverStore(rc).bury(keys.REPEAT_ORPHANS, "list", _raw(), "{}", NOW),
+    "move a due job": _move_due,
+    "beat": _beat,
+    "pulse": _pulse,
+    "remove a process": lambda rc: ProcessRegistry(rc).remove(IDENTITY),
+    "cancel a waiting job": _cancel,
+    "claim a periodic tick": _claim_tick,
+    "load the periodic schedule": lambda rc: PeriodicStore(rc).change({}, {"n": "{}"}, ()),
+    "restore the periodic schedule": lambda rc: PeriodicStore(rc).restore("token", {}),
+    "count totals": tracking.totals,
+    "count days": lambda rc: tracking.daily_counts(rc, "processed", NOW, 7),
+    "clear a queue": _clear_queue,
+    "read the dashboard's counts": lambda rc: DashboardStore.on(rc, Retention()).counts(),
+}
+
+
+def _spans_slots(operation: Callable[[redis.Redis], object], rc: redis.Redis) -> bool:
+    try:
+        operation(rc)
+    except ClusterCrossSlotError:  # redis-py's name for Redis's CROSSSLOT answer
+        return True
+    return False
+
+
+def test_the_list_names_only_operations_this_census_runs() -> None:
+    """Every operation listed as spanning slots is one the census runs (no stale names)."""
+    assert not SPANS_SLOTS_TODAY - set(OPERATIONS)
+
+
+@pytest.mark.parametrize("name", sorted(OPERATIONS))
+def test_an_operation_keeps_to_one_slot_unless_listed(name: str, slot_checked: redis.Redis) -> None:
+    """Run on a node that refuses CROSSSLOT, it spans slots exactly when it is listed."""
+    spans = _spans_slots(OPERATIONS[name], slot_checked)
+    if name in SPANS_SLOTS_TODAY:
+        assert spans, f"{name!r} keeps to one slot now: take it off SPANS_SLOTS_TODAY"
+    else:
+        assert not spans, f"{name!r} touches keys of several slots (CROSSSLOT)"
