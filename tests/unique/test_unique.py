@@ -138,10 +138,13 @@ def test_a_retry_longer_than_the_ttl_keeps_the_lock_until_it_runs(
     """The lock is extended through a 3 s retry although its TTL is 1 s; released after."""
     marker = str(tmp_path / "marker")
     slow_retry = of_kind(jobs.SlowRetry, kind)
+    # The worker is up before the push: a start slower than the lock's 1 s TTL (a busy
+    # machine) would let the lock lapse before the first run, which is not this test.
+    start_worker()
+    wait_until(lambda: rc.scard(keys.PROCESSES) == 1, 20)
     jid = client.enqueue(slow_retry, marker)
     assert jid is not None
     lock = lock_of(client, slow_retry, marker)
-    start_worker()
     wait_until(lambda: rc.zcard(keys.RETRY) == 1, 20)
     assert rc.pttl(lock) > 2000
     wait_until(
