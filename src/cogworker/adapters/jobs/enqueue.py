@@ -3,7 +3,10 @@ jobs of the scheduled and retry sets onto their queues when their time comes.
 
 What a push sends (its scripts' keys and arguments, queued on a pipeline of
 either client) is written once, in the `queue_*` functions; `EnqueueStore`
-sends it with redis-py, `AsyncEnqueueStore` with redis.asyncio.
+sends it with redis-py, `AsyncEnqueueStore` with redis.asyncio.  With
+`replication` asking for replicas, every push ends with a WAIT and raises
+`NotReplicatedError` when too few replicas confirmed it (the push is done
+on the primary all the same).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import redis.asyncio
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.jobs.status_marks import queue_mark
+from cogworker.adapters.replication import Replication
 from cogworker.adapters.replies import as_bytes
 
 
@@ -91,10 +95,18 @@ class EnqueueStore:
     client: redis.Redis
     #: How long a tracked job's "queued" status is kept.
     status_ttl: float = 30 * 60
+    #: The replicas every push waits for.
+    replication: Replication = attrs.field(factory=Replication)
 
     def push(self, queue: str, payloads: Sequence[str]) -> None:
         """Put payloads on `queue` (one round trip)."""
-        scripts.PUSH(self.client, *push_call(queue, payloads))
+        if not self.replication.replicas:
+            scripts.PUSH(self.client, *push_call(queue, payloads))
+            return
+        pipe = self.client.pipeline(transaction=False)
+        scripts.PUSH.queue(pipe, *push_call(queue, payloads))
+        self.replication.queue_wait(pipe)
+        self.replication.confirmed(scripts.run_pipeline(self.client, pipe))
 
     def push_all(
         self,
@@ -109,14 +121,17 @@ class EnqueueStore:
         pipe = self.client.pipeline(transaction=False)
         queue_push_all(pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl)
         if pipe.command_stack:
-            scripts.run_pipeline(self.client, pipe)
+            self.replication.queue_wait(pipe)
+            self.replication.confirmed(scripts.run_pipeline(self.client, pipe))
 
     def push_unique(self, pushes: Sequence[UniquePush], now: float) -> list[int]:
         """Push unique jobs whose locks are free (one round trip): 1 where pushed, 0 where
         another jid holds the lock, 2 where this jid does (pushed before: nothing done)."""
         pipe = self.client.pipeline(transaction=False)
         queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl)
-        return [int(reply) for reply in scripts.run_pipeline(self.client, pipe)]
+        self.replication.queue_wait(pipe)
+        replies = self.replication.confirmed(scripts.run_pipeline(self.client, pipe))
+        return [int(reply) for reply in replies]
 
     def due(self, sorted_set: str, now: float, limit: int) -> list[bytes]:
         """Entries of a scheduled or retry set whose time has come, oldest first."""
@@ -144,10 +159,18 @@ class AsyncEnqueueStore:
     client: redis.asyncio.Redis
     #: How long a tracked job's "queued" status is kept.
     status_ttl: float = 30 * 60
+    #: The replicas every push waits for.
+    replication: Replication = attrs.field(factory=Replication)
 
     async def push(self, queue: str, payloads: Sequence[str]) -> None:
         """Put payloads on `queue` (one round trip)."""
-        await scripts.PUSH.run_async(self.client, *push_call(queue, payloads))
+        if not self.replication.replicas:
+            await scripts.PUSH.run_async(self.client, *push_call(queue, payloads))
+            return
+        pipe = self.client.pipeline(transaction=False)
+        scripts.PUSH.queue(pipe, *push_call(queue, payloads))
+        self.replication.queue_wait(pipe)
+        self.replication.confirmed(await scripts.run_pipeline_async(self.client, pipe))
 
     async def push_all(
         self,
@@ -161,10 +184,13 @@ class AsyncEnqueueStore:
         pipe = self.client.pipeline(transaction=False)
         queue_push_all(pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl)
         if pipe.command_stack:
-            await scripts.run_pipeline_async(self.client, pipe)
+            self.replication.queue_wait(pipe)
+            self.replication.confirmed(await scripts.run_pipeline_async(self.client, pipe))
 
     async def push_unique(self, pushes: Sequence[UniquePush], now: float) -> list[int]:
         """See `EnqueueStore.push_unique`."""
         pipe = self.client.pipeline(transaction=False)
         queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl)
-        return [int(reply) for reply in await scripts.run_pipeline_async(self.client, pipe)]
+        self.replication.queue_wait(pipe)
+        replies = self.replication.confirmed(await scripts.run_pipeline_async(self.client, pipe))
+        return [int(reply) for reply in replies]
