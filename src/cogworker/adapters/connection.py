@@ -7,6 +7,7 @@ behind Sentinel asks the sentinels for the primary at every new
 connection, so after a failover the next connection reaches the promoted
 replica; a connection still open to a demoted primary is dropped at its
 first READONLY answer (redis-py's `SentinelManagedConnection`).
+`connect_async` does the same for redis.asyncio (see `sentinel`).
 
 redis-py re-sends a command after a connection error by default.  A job
 move that timed out may still have been applied, so a blind re-send could
