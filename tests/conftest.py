@@ -18,6 +18,7 @@ import redis
 
 import cogworker
 from tests.support.async_variants import KINDS, Kind
+from tests.support.clients import CLIENT_KINDS, EitherClient, client_of
 from tests.support.processes import CogworkerFactory, CogworkerProcess, start_worker
 from tests.support.redis_server import RedisServer, RedisServerFactory
 
@@ -60,6 +61,24 @@ def client(redis_url: str) -> Iterator[cogworker.Client]:
     enqueuer = cogworker.Client(cogworker.Config(redis_url=redis_url))
     yield enqueuer
     enqueuer.close()
+
+
+@pytest.fixture
+def client_config(redis_url: str) -> cogworker.Config:
+    """The config of `either_client`: the test's Redis (a directory's conftest may say
+    another)."""
+    return cogworker.Config(redis_url=redis_url)
+
+
+@pytest.fixture(params=CLIENT_KINDS)
+def either_client(
+    client_config: cogworker.Config, request: pytest.FixtureRequest
+) -> Iterator[EitherClient]:
+    """A `Client`, then an `AsyncClient` (blocking, see tests/support/clients.py), of
+    `client_config`: a test using it runs for each."""
+    made = client_of(request.param, client_config)
+    yield made
+    made.close()
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@
     ├── RedisRefusedError        Redis answered no: credentials, a permission, the database, memory
     │   └── EnqueueRefusedError      ... to an enqueue (also an EnqueueError)
     ├── EnqueueError             an enqueue that failed: the jids pushed, and those not known
+    │   └── EnqueueNotReplicatedError  ... done on the primary, too few replicas confirmed it
     ├── WrongKeyTypeError        a cogworker key holds another Redis type
     ├── UnknownJobClassError     a job's class can't be imported (renamed, removed)
     ├── JobOrphanedError         its process kept dying while running it
@@ -27,6 +28,7 @@ __all__ = [
     "CogworkerError",
     "ConfigError",
     "EnqueueError",
+    "EnqueueNotReplicatedError",
     "EnqueueRefusedError",
     "EnqueueUnavailableError",
     "JobCancelledError",
@@ -79,6 +81,10 @@ class EnqueueError(CogworkerError):
         # Keyword-only fields: the default reduce would call __init__(message) alone.
         return _rebuild_enqueue_error, (type(self), self.problem, self.pushed, self.unknown)
 
+    def with_pushed(self, pushed: Sequence[str]) -> EnqueueError:
+        """This error, also naming `pushed` (by earlier round trips of the same call)."""
+        return type(self)(self.problem, pushed=pushed, unknown=self.unknown)
+
 
 def _enqueue_message(problem: str, pushed: tuple[str, ...], unknown: tuple[str, ...]) -> str:
     done = f"; {len(pushed)} enqueued (see .pushed)" if pushed else ""
@@ -99,6 +105,51 @@ class EnqueueUnavailableError(EnqueueError, RedisUnavailableError):
 
 class EnqueueRefusedError(EnqueueError, RedisRefusedError):
     """Redis refused an enqueue (see `EnqueueError` for what was pushed)."""
+
+
+class EnqueueNotReplicatedError(EnqueueError):
+    """An enqueue the primary did, that fewer replicas than `Config.min_replicas` confirmed
+    within `Config.replica_timeout`.
+
+    The jobs (in `unknown`) are on the primary and run unless a failover
+    loses them before the replicas catch up.  Enqueue them again with the
+    same jids to wait again: a jid still waiting is not pushed twice.
+    """
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        pushed: Sequence[str] = (),
+        unknown: Sequence[str] = (),
+        reached: int = 0,
+        required: int = 0,
+    ):
+        self.reached = reached
+        self.required = required
+        super().__init__(problem, pushed=pushed, unknown=unknown)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        fields = (self.problem, self.pushed, self.unknown, self.reached, self.required)
+        return _rebuild_not_replicated, fields
+
+    def with_pushed(self, pushed: Sequence[str]) -> EnqueueError:
+        """This error, also naming `pushed` (by earlier round trips of the same call)."""
+        return EnqueueNotReplicatedError(
+            self.problem,
+            pushed=pushed,
+            unknown=self.unknown,
+            reached=self.reached,
+            required=self.required,
+        )
+
+
+def _rebuild_not_replicated(
+    problem: str, pushed: tuple[str, ...], unknown: tuple[str, ...], reached: int, required: int
+) -> EnqueueNotReplicatedError:
+    return EnqueueNotReplicatedError(
+        problem, pushed=pushed, unknown=unknown, reached=reached, required=required
+    )
 
 
 class WrongKeyTypeError(CogworkerError):

@@ -13,6 +13,7 @@ import redis
 import cogworker
 from cogworker.adapters import redis_keys as keys
 from tests.app.jobs import Record
+from tests.support.clients import EitherClient
 
 BAD_SECONDS = [0, -5, math.nan, math.inf, "60", True]
 
@@ -44,9 +45,11 @@ def test_a_class_refuses_an_expiry_that_is_no_positive_number(value: object) -> 
 
 @pytest.mark.parametrize("value", BAD_SECONDS)
 def test_an_enqueue_refuses_a_bad_expiry_and_pushes_nothing(
-    client: cogworker.Client, rc: redis.Redis, value: object
+    either_client: EitherClient, rc: redis.Redis, value: object
 ) -> None:
-    """expires_in= at enqueue (one job or many): ValueError naming the value; nothing queued."""
+    """expires_in= at enqueue (one job or many, either client): ValueError naming the value;
+    nothing queued."""
+    client = either_client
     with pytest.raises(ValueError, match="expires_in") as refused:
         client.enqueue(Record, "x", expires_in=value)  # type: ignore[arg-type]  # on purpose
     assert repr(value) in str(refused.value)
@@ -56,10 +59,12 @@ def test_an_enqueue_refuses_a_bad_expiry_and_pushes_nothing(
 
 
 def test_expiry_is_stored_from_now_from_the_due_time_or_from_the_class(
-    client: cogworker.Client, rc: redis.Redis
+    either_client: EitherClient, rc: redis.Redis
 ) -> None:
-    """expires_in counts from the enqueue, or a scheduled run's due time; the class's option
-    applies when none is given; expires_at is kept as given; both at once is refused."""
+    """Through either client: expires_in counts from the enqueue, or a scheduled run's due
+    time; the class's option applies when none is given; expires_at is kept as given; both
+    at once is refused."""
+    client = either_client
     client.enqueue(Record, "now", expires_in=60)
     job = payload_of(rc, keys.queue("default"))
     assert job["expires_at"] == pytest.approx(float(job["created_at"]) + 60)  # type: ignore[arg-type]

@@ -31,10 +31,15 @@ def oracle_file(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def client(server: RedisServer) -> Iterator[cogworker.Client]:
+def client_config(server: RedisServer) -> cogworker.Config:
+    """The clients' config: the test's Redis."""
+    return cogworker.Config(redis_url=server.url)
+
+
+@pytest.fixture
+def client(client_config: cogworker.Config) -> Iterator[cogworker.Client]:
     """A cogworker client on the test's Redis."""
-    config = cogworker.Config(redis_url=server.url)
-    made = cogworker.Client(config)
+    made = cogworker.Client(client_config)
     yield made
     made.close()
 

@@ -16,6 +16,7 @@ from cogworker.app.cancelling import CancelResult
 from tests.faults import jobs, jobs_limits, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.faults.jobs_async import async_config
+from tests.support.clients import EitherClient
 from tests.support.processes import wait_until
 
 ASYNC_APP = "tests.faults.jobs_async:async_config"
@@ -28,10 +29,12 @@ def attempt_outcomes(inspect: redis.Redis, jid: str) -> list[str]:
 
 
 def test_waiting_jobs_are_removed_and_never_run(
-    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+    start_worker: StartWorker, either_client: EitherClient, inspect: redis.Redis, oracle_file: Path
 ) -> None:
-    """Queued and scheduled jobs: removed, status and timeline say cancelled, the unique lock
-    is let go of (the same job can be enqueued again), and a worker never runs them."""
+    """Queued and scheduled jobs, cancelled through either client: removed, status and
+    timeline say cancelled, the unique lock is let go of (the same job can be enqueued
+    again), and a worker never runs them."""
+    client = either_client
     queued = str(client.enqueue(jobs_limits.TrackedCount, 1))
     scheduled = str(client.enqueue_in(0.5, jobs_limits.TrackedCount, 2))
     assert client.cancel(queued) is CancelResult.REMOVED
@@ -57,13 +60,15 @@ def test_waiting_jobs_are_removed_and_never_run(
 @pytest.mark.parametrize("app", ["tests.faults.jobs:config", ASYNC_APP])
 def test_a_running_job_is_stopped_and_ends_cancelled(
     start_worker: StartWorker,
-    client: cogworker.Client,
+    either_client: EitherClient,
     inspect: redis.Redis,
     oracle_file: Path,
     app: str,
 ) -> None:
-    """A sync job looping in Python, or an async one awaiting: signalled, it ends as
-    cancelled (status, timeline, counter), not retried, no death; the worker goes on."""
+    """A sync job looping in Python, or an async one awaiting, cancelled through either
+    client: signalled, it ends as cancelled (status, timeline, counter), not retried, no
+    death; the worker goes on."""
+    client = either_client
     worker = start_worker(app)
     registered(inspect, 1)
     if app == ASYNC_APP:

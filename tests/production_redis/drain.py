@@ -5,8 +5,8 @@ from __future__ import annotations
 import attrs
 import redis
 
-import cogworker
 from tests.production_redis.jobs import Dies, Drain, FailsOnce, Unique
+from tests.support.clients import EitherClient
 from tests.support.processes import CogworkerProcess, wait_until
 
 
@@ -21,7 +21,7 @@ class Mix:
     unique: int = 3
 
 
-def enqueue(client: cogworker.Client, mix: Mix, *, schedule_in: float = 1.0) -> None:
+def enqueue(client: EitherClient, mix: Mix, *, schedule_in: float = 1.0) -> None:
     """Enqueue `mix`; each unique job twice (the second is refused while the first waits)."""
     client.enqueue_many(Drain, [[n] for n in range(mix.plain)])
     client.enqueue_many(FailsOnce, [[n] for n in range(mix.retried)])

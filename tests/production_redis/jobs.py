@@ -80,3 +80,10 @@ periodic_config = cogworker.Config(
     log_level="WARNING",
     periodic=(Periodic(cron="* * * * * *", job=Tick, name="tick"),),
 )
+
+
+class Live(Job):
+    """Enqueued while the failover happens; counts its runs apart from the drain's."""
+
+    def perform(self, number: int) -> None:
+        record("live", self.jid)

@@ -78,22 +78,30 @@ class TlsServer:
 
 @attrs.define
 class SentinelTopology:
-    """A primary, its replica and three sentinels watching them as `MASTER`."""
+    """A primary, its replicas and three sentinels watching them as `MASTER`."""
 
     primary: RedisServer
-    replica: RedisServer
+    replicas: list[RedisServer]
     sentinels: list[RedisServer]
 
     @classmethod
-    def start(cls, directory: Path) -> SentinelTopology:
-        """Start all five and wait until the sentinels know the replica and each other."""
+    def start(cls, directory: Path, replicas: int = 1) -> SentinelTopology:
+        """Start them all and wait until the sentinels know the replicas and each other."""
         primary = _server(directory / "primary").start()
-        replica = _server(directory / "replica", "--replicaof", HOST, str(primary.port)).start()
-        topology = cls(primary, replica, [])
+        topology = cls(primary, [], [])
+        for index in range(replicas):
+            name = "replica" if index == 0 else f"replica-{index}"
+            args = ("--replicaof", HOST, str(primary.port))
+            topology.replicas.append(_server(directory / name, *args).start())
         for index in range(3):
             topology.sentinels.append(_sentinel(directory / f"sentinel-{index}", primary.port))
-        wait_until(topology._ready, 30.0, message="the sentinels never saw the replica and peers")
+        wait_until(topology._ready, 30.0, message="the sentinels never saw the replicas and peers")
         return topology
+
+    @property
+    def replica(self) -> RedisServer:
+        """The first replica."""
+        return self.replicas[0]
 
     def url(self, db: int = 0, master: str = MASTER) -> str:
         """The redis+sentinel:// URL of this topology."""
@@ -114,17 +122,18 @@ class SentinelTopology:
 
     def close(self) -> None:
         """Stop every process."""
-        for server in [*self.sentinels, self.replica, self.primary]:
+        for server in [*self.sentinels, *self.replicas, self.primary]:
             server.close()
 
     def _ready(self) -> bool:
-        with self.replica.client(socket_timeout=2.0) as client:
-            if client.info("replication").get("master_link_status") != "up":
-                return False
+        for replica in self.replicas:
+            with replica.client(socket_timeout=2.0) as client:
+                if client.info("replication").get("master_link_status") != "up":
+                    return False
         for sentinel in self.sentinels:
             with sentinel.client(socket_timeout=2.0) as client:
                 state = client.sentinel_master(MASTER)
-                if state["num-slaves"] < 1 or state["num-other-sentinels"] < 2:
+                if state["num-slaves"] < len(self.replicas) or state["num-other-sentinels"] < 2:
                     return False
         return True
 

@@ -70,11 +70,13 @@ def refused_commands(server: RedisServer) -> list[str]:
 def test_a_worker_drains_everything_under_the_documented_worker_rules(
     guarded: RedisServer, rc: redis.Redis, redis_url: str, tmp_path: Path
 ) -> None:
-    """Two worker processes (their URL in a file, handed on in the environment), a client
-    with the user in Config fields: every kind of job runs, the stop's hand-back is written,
-    and the ACL LOG is empty."""
+    """Two worker processes (their URL in a file, handed on in the environment, asking for
+    durable writes: each outcome sends a WAIT), a client with the user in Config fields:
+    every kind of job runs, the stop's hand-back is written, and the ACL LOG is empty."""
     url_file = tmp_path / "redis-url"
-    url_file.write_text(user_url(guarded, "cogworker-worker") + "\n")
+    # No replica here: every WAIT falls short, quickly; what counts is that it is allowed.
+    durable = "?min_replicas=1&replica_timeout=0.01"
+    url_file.write_text(user_url(guarded, "cogworker-worker") + durable + "\n")
     _, password, _ = documented_rules()["cogworker-worker"]
     mix = drain.Mix()
     client = cogworker.Client(

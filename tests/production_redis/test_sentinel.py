@@ -1,8 +1,9 @@
 """Sentinel: a worker, a client, the dashboard and the pulse find the primary through the
 sentinels, authenticate to them as an ACL user, and follow a switch of primary (READONLY).
 
-The topology is this module's (see conftest); the switch test runs last and leaves the
-roles swapped, which every test here copes with: each asks the sentinels.
+The topology is this module's (see conftest); the switch tests run last and leave the
+roles swapped, which every test here copes with: each asks the sentinels.  The client
+tests run for `Client` and `AsyncClient` alike (see clients.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from cogworker.app.worker import pulse
 from tests.production_redis import drain
 from tests.production_redis.jobs import Drain
 from tests.production_redis.servers import MASTER, SentinelTopology
+from tests.support.clients import CLIENT_KINDS, client_of
 from tests.support.processes import CogworkerProcess, run_to_exit, wait_until
 from tests.web.helpers import serving
 
@@ -39,12 +41,13 @@ def primary_client(topology: SentinelTopology) -> redis.Redis:
     return redis.Redis(port=port, socket_timeout=5.0)
 
 
+@pytest.mark.parametrize("kind", CLIENT_KINDS)
 def test_a_worker_a_client_and_the_dashboard_work_through_sentinel(
-    sentinel_topology: SentinelTopology, rc: redis.Redis, redis_url: str, tmp_path: Path
+    sentinel_topology: SentinelTopology, rc: redis.Redis, redis_url: str, tmp_path: Path, kind: str
 ) -> None:
-    """Config.sentinels for the client, a redis+sentinel:// URL in the environment for the
-    worker, the same URL for the dashboard: the drain runs on the primary."""
-    client = cogworker.Client(sentinel_config(sentinel_topology))
+    """Config.sentinels for either client, a redis+sentinel:// URL in the environment for
+    the worker, the same URL for the dashboard: the drain runs on the primary."""
+    client = client_of(kind, sentinel_config(sentinel_topology))
     mix = drain.Mix(plain=50, retried=5, scheduled=5, dead=2, unique=2)
     drain.enqueue(client, mix)
     client.close()
@@ -89,8 +92,9 @@ def sentinel_user(sentinel_topology: SentinelTopology) -> tuple[str, str]:
     return "asker", "asker-secret"
 
 
+@pytest.mark.parametrize("kind", CLIENT_KINDS)
 def test_the_sentinels_are_asked_as_an_acl_user(
-    sentinel_topology: SentinelTopology, sentinel_user: tuple[str, str]
+    sentinel_topology: SentinelTopology, sentinel_user: tuple[str, str], kind: str
 ) -> None:
     """sentinel_username / sentinel_password reach the sentinels (in the URL, and in fields)."""
     username, password = sentinel_user
@@ -102,7 +106,7 @@ def test_the_sentinels_are_asked_as_an_acl_user(
         sentinel_topology, sentinel_username=username, sentinel_password=password
     )
     for config in (from_url, from_fields):
-        client = cogworker.Client(config)
+        client = client_of(kind, config)
         try:
             assert client.enqueue(Drain, 1) is not None
         finally:
@@ -125,9 +129,13 @@ def test_an_unknown_master_name_is_one_line(
     ]
 
 
-def test_the_client_says_the_master_name_is_unknown(sentinel_topology: SentinelTopology) -> None:
-    """The client's RedisRefusedError names the setting and the known master names."""
-    client = cogworker.Client(cogworker.Config(redis_url=sentinel_topology.url(master="nosuch")))
+@pytest.mark.parametrize("kind", CLIENT_KINDS)
+def test_the_client_says_the_master_name_is_unknown(
+    sentinel_topology: SentinelTopology, kind: str
+) -> None:
+    """Either client's RedisRefusedError names the setting and the known master names."""
+    config = cogworker.Config(redis_url=sentinel_topology.url(master="nosuch"))
+    client = client_of(kind, config)
     try:
         with pytest.raises(cogworker.RedisRefusedError) as info:
             client.status("any")
@@ -151,12 +159,14 @@ def test_refused_sentinel_credentials_are_one_line(
     assert "wrong" not in lines[0].replace("sentinel_password): ", "")
 
 
+@pytest.mark.parametrize("kind", CLIENT_KINDS)
 def test_a_switch_of_primary_is_followed_without_a_restart(
-    sentinel_topology: SentinelTopology, rc: redis.Redis, redis_url: str, tmp_path: Path
+    sentinel_topology: SentinelTopology, rc: redis.Redis, redis_url: str, tmp_path: Path, kind: str
 ) -> None:
-    """SENTINEL FAILOVER demotes the primary under a running worker and client (READONLY,
-    UNBLOCKED): both reconnect through the sentinels and carry on on the new primary."""
-    client = cogworker.Client(cogworker.Config(redis_url=sentinel_topology.url()))
+    """SENTINEL FAILOVER demotes the primary under a running worker and either client
+    (READONLY, UNBLOCKED): both reconnect through the sentinels and carry on on the new
+    primary."""
+    client = client_of(kind, cogworker.Config(redis_url=sentinel_topology.url()))
     env = {"COGWORKER_TEST_REDIS_URL": redis_url}
     command = ["work", APP, "--redis-url", sentinel_topology.url()]
     with CogworkerProcess(command, directory=tmp_path, env=env) as worker:

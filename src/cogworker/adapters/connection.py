@@ -7,6 +7,7 @@ behind Sentinel asks the sentinels for the primary at every new
 connection, so after a failover the next connection reaches the promoted
 replica; a connection still open to a demoted primary is dropped at its
 first READONLY answer (redis-py's `SentinelManagedConnection`).
+`connect_async` does the same for redis.asyncio (see `sentinel`).
 
 redis-py re-sends a command after a connection error by default.  A job
 move that timed out may still have been applied, so a blind re-send could
@@ -23,36 +24,27 @@ from typing import Any, Literal
 
 import redis
 import redis.asyncio
+import redis.asyncio.sentinel
 from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.connection import Connection, SSLConnection, UnixDomainSocketConnection
 from redis.retry import Retry
-from redis.sentinel import (
-    MasterNotFoundError,
-    Sentinel,
-    SentinelConnectionPool,
-    SentinelManagedConnection,
-)
+from redis.sentinel import SentinelConnectionPool
 
 from cogworker.adapters.redis_target import RedisTarget, Tls
+from cogworker.adapters.sentinel import (
+    BlockingSentinelPool,
+    PrimaryConnection,
+    PrimarySSLConnection,
+    SentinelSet,
+    ThreadedSentinels,
+)
 
 #: Longer than any blocking command cogworker issues (see BLOCK_SECONDS).
 SOCKET_TIMEOUT = 5.0
 CONNECT_TIMEOUT = 2.0
 #: How long a blocking fetch waits before looking again (bounds shutdown latency).
 BLOCK_SECONDS = 1.0
-
-
-class SentinelsUnreachableError(MasterNotFoundError):
-    """No sentinel answered: an outage (or a wrong address), waited out like one."""
-
-
-class UnknownMasterError(MasterNotFoundError):
-    """The sentinels answered, and none monitors a master of that name: a setting to fix."""
-
-
-class SentinelRefusedError(MasterNotFoundError):
-    """The sentinels refused the sentinel credentials: a setting to fix."""
 
 
 class PerThreadRedis(redis.Redis):
@@ -131,7 +123,7 @@ def _pool(target: RedisTarget, max_connections: int | None) -> redis.ConnectionP
         "password": target.password,
     }
     if target.sentinels is not None:
-        sentinels = SentinelSet(target)
+        sentinels = SentinelSet(target, {**_socket_options(), **tls_options(target.tls)})
         master = target.sentinels.master
         primary = PrimarySSLConnection if target.tls is not None else PrimaryConnection
         return SentinelConnectionPool(master, sentinels, connection_class=primary, **options)  # type: ignore[no-untyped-call]
@@ -158,103 +150,6 @@ def tls_options(tls: Tls | None) -> dict[str, Any]:
     }
 
 
-class PrimaryConnection(SentinelManagedConnection):
-    """A connection to the primary behind Sentinel that asks for it at every (re)connect.
-
-    redis-py's asks only when its pool hands it out; one that reconnects by
-    itself (a single-connection client's, a `PerThreadRedis` thread's) went
-    back to the old address forever after a failover.
-    """
-
-    def _connect_retry(self) -> None:
-        # redis-py's asks the sentinels here, then connects: the asking moved below.
-        if not self._sock:
-            self.connect_check_health(
-                check_health=self.connection_pool.check_connection, retry_socket_connect=False
-            )
-
-    def connect_check_health(
-        self, check_health: bool = True, retry_socket_connect: bool = True
-    ) -> None:
-        """Connect (if not connected) to the server the sentinels call the primary now."""
-        if not self._sock:
-            self.host, self.port = self.connection_pool.get_master_address()
-        super().connect_check_health(
-            check_health=check_health, retry_socket_connect=retry_socket_connect
-        )
-
-
-class PrimarySSLConnection(PrimaryConnection, SSLConnection):
-    """`PrimaryConnection` over TLS."""
-
-
-class SentinelSet(Sentinel):
-    """redis-py's Sentinel, whose failure to find the primary says why, naming the setting."""
-
-    def __init__(self, target: RedisTarget) -> None:
-        assert target.sentinels is not None
-        sentinels = target.sentinels
-        options = {
-            **_socket_options(),
-            **tls_options(target.tls),
-            "ssl": target.tls is not None,
-            "username": sentinels.username,
-            "password": sentinels.password,
-        }
-        super().__init__(sentinels.addresses, sentinel_kwargs=options)
-        self.target = target
-
-    def discover_master(self, service_name: str) -> tuple[str, int]:
-        """The primary's address, from the first sentinel that sees it up."""
-        unreachable: list[str] = []
-        refused: list[str] = []
-        known: set[str] = set()
-        for index, sentinel in enumerate(self.sentinels):
-            where = _address_of(sentinel)
-            try:
-                masters: dict[str, dict[str, Any]] = sentinel.sentinel_masters()  # type: ignore[assignment]
-            except (redis.AuthenticationError, redis.ResponseError) as error:
-                refused.append(f"{where} ({error})")
-                continue
-            except (redis.ConnectionError, redis.TimeoutError) as error:
-                unreachable.append(f"{where} ({error})")
-                continue
-            known.update(masters)
-            state = masters.get(service_name)
-            if state and self.check_master_state(state, service_name):  # type: ignore[no-untyped-call]
-                # The sentinel that answered is asked first next time.
-                self.sentinels[0], self.sentinels[index] = sentinel, self.sentinels[0]
-                return state["ip"], int(state["port"])
-        raise self._not_found(service_name, known, unreachable, refused)
-
-    def _not_found(
-        self, master: str, known: set[str], unreachable: list[str], refused: list[str]
-    ) -> MasterNotFoundError:
-        where = self.target.described()
-        if refused and not known:
-            return SentinelRefusedError(
-                f"{where}: the sentinels refused the sentinel credentials "
-                f"(sentinel_username / sentinel_password): {'; '.join(refused)}"
-            )
-        if unreachable and not known:
-            return SentinelsUnreachableError(
-                f"{where}: no sentinel answers: {'; '.join(unreachable)}"
-            )
-        if master not in known:
-            names = ", ".join(repr(name) for name in sorted(known)) or "none"
-            return UnknownMasterError(
-                f"{where}: the sentinels monitor no master named {master!r} (they know {names})"
-            )
-        return MasterNotFoundError(
-            f"{where}: the sentinels see master {master!r} down (a failover may be under way)"
-        )
-
-
-def _address_of(sentinel: redis.Redis) -> str:
-    options = sentinel.connection_pool.connection_kwargs
-    return f"{options.get('host')}:{options.get('port')}"
-
-
 #: Connections an asyncio client opens at most (redis.asyncio's own pool refuses a
 #: command beyond its limit, where this one makes the task wait for a free one).
 ASYNC_CONNECTIONS = 50
@@ -263,14 +158,9 @@ ASYNC_CONNECTIONS = 50
 def connect_async(
     target: RedisTarget, *, max_connections: int = ASYNC_CONNECTIONS
 ) -> redis.asyncio.Redis:
-    """`connect` for asyncio code: the same timeouts, TLS and credentials, no command ever
-    re-sent, and at most `max_connections` open; a task finding them all busy waits for one
-    (a ConnectionError after `SOCKET_TIMEOUT`).  Not behind Sentinel yet (a ValueError)."""
-    if target.sentinels is not None:
-        raise ValueError(
-            f"{target.described()}: the asyncio client doesn't reach Redis through Sentinel "
-            "yet; enqueue with cogworker.Client there"
-        )
+    """`connect` for asyncio code: the same timeouts, TLS, credentials and Sentinel, no
+    command ever re-sent, and at most `max_connections` open; a task finding them all busy
+    waits for one (a ConnectionError after `SOCKET_TIMEOUT`)."""
     options: dict[str, Any] = {
         **_socket_options(),
         **tls_options(target.tls),
@@ -280,13 +170,34 @@ def connect_async(
         "db": target.db,
         "username": target.username,
         "password": target.password,
+        "max_connections": max_connections,
+        "timeout": SOCKET_TIMEOUT,
     }
+    if target.sentinels is not None:
+        return redis.asyncio.Redis.from_pool(_async_sentinel_pool(target, options))
     if target.path is not None:
         options.update(connection_class=redis.asyncio.UnixDomainSocketConnection, path=target.path)
     else:
         kind = redis.asyncio.SSLConnection if target.tls is not None else redis.asyncio.Connection
         options.update(connection_class=kind, host=target.host, port=target.port)
-    pool = redis.asyncio.BlockingConnectionPool(
-        max_connections=max_connections, timeout=SOCKET_TIMEOUT, **options
+    return redis.asyncio.Redis.from_pool(redis.asyncio.BlockingConnectionPool(**options))
+
+
+def _async_sentinel_pool(
+    target: RedisTarget, options: dict[str, Any]
+) -> redis.asyncio.ConnectionPool:
+    """The primary's connections, through the sentinels (asked at every connect)."""
+    assert target.sentinels is not None
+    sentinels = ThreadedSentinels(
+        SentinelSet(target, {**_socket_options(), **tls_options(target.tls)})
     )
-    return redis.asyncio.Redis.from_pool(pool)
+    sentinel = redis.asyncio.sentinel
+    primary = (
+        sentinel.SentinelManagedSSLConnection
+        if target.tls is not None
+        else sentinel.SentinelManagedConnection
+    )
+    pool: redis.asyncio.ConnectionPool = BlockingSentinelPool(  # type: ignore[no-untyped-call]
+        target.sentinels.master, sentinels, connection_class=primary, **options
+    )
+    return pool

@@ -26,9 +26,10 @@ from redis.exceptions import (
 )
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.connection import SentinelRefusedError, UnknownMasterError, connect
+from cogworker.adapters.connection import connect
 from cogworker.adapters.redis_target import RedisTarget
 from cogworker.adapters.scripts import LuaScript
+from cogworker.adapters.sentinel import SentinelRefusedError, UnknownMasterError
 
 PROBE = LuaScript("probe")
 #: "User u has no permissions to run the 'evalsha' command" (or 'client|setinfo').

@@ -10,8 +10,9 @@ The URL forms (`[USER[:PASSWORD]@]` is optional in each)::
 
 A URL's credentials are the Redis user's (on the primary and replicas); the
 sentinels' own go in the `sentinel_username` / `sentinel_password` options.
-Options go in the query (`?tls_ca_file=/etc/ca.pem&tls_verify=ca`); one
-cogworker doesn't read is an error, never silently dropped.  Every error
+Options go in the query (`?tls_ca_file=/etc/ca.pem&tls_verify=ca`,
+`?min_replicas=1&replica_timeout=0.5` for any scheme); one cogworker
+doesn't read is an error, never silently dropped.  Every error
 is a ValueError saying what is wrong; the caller names the setting.
 """
 
@@ -21,6 +22,13 @@ from typing import Literal
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import attrs
+
+from cogworker.adapters.replication import (
+    DEFAULT_TIMEOUT,
+    Replication,
+    checked_replicas,
+    checked_timeout,
+)
 
 TlsVerify = Literal["full", "ca", "none"]
 #: full: the certificate chains up to a trusted CA and names the host;
@@ -32,6 +40,8 @@ DEFAULT_SENTINEL_PORT = 26379
 #: The query options a URL may carry: the Config fields of the same name (less `redis_`).
 TLS_OPTIONS = ("tls_ca_file", "tls_cert_file", "tls_key_file", "tls_verify")
 SENTINEL_OPTIONS = ("sentinel_username", "sentinel_password")
+#: Durable writes (see `replication`), for a URL of any scheme.
+REPLICATION_OPTIONS = ("min_replicas", "replica_timeout")
 
 Address = tuple[str, int]
 
@@ -74,6 +84,8 @@ class RedisTarget:
     password: str | None = attrs.field(default=None, repr=False)
     tls: Tls | None = None
     sentinels: Sentinels | None = None
+    #: How many replicas a job move must reach (see `replication`).
+    replication: Replication = attrs.field(factory=Replication)
 
     @property
     def label(self) -> str:
@@ -103,9 +115,12 @@ def parse(url: str, setting: str) -> RedisTarget:
         raise ValueError(f"the scheme of a Redis URL is one of {known}")
     parts = urlsplit(url)
     options = _options(parts.query)
+    replication = _replication(options)
     credentials, _, netloc = parts.netloc.rpartition("@")
     username, password = _credentials(credentials)
-    target = RedisTarget(setting=setting, username=username, password=password)
+    target = RedisTarget(
+        setting=setting, username=username, password=password, replication=replication
+    )
     if scheme == "unix":
         if not parts.path:
             raise ValueError("a unix:// URL names the socket's path (unix:///run/redis.sock)")
@@ -121,11 +136,22 @@ def parse(url: str, setting: str) -> RedisTarget:
 
 def _options(query: str) -> dict[str, str]:
     options = dict(parse_qsl(query, keep_blank_values=True))
-    unknown = sorted(set(options) - {"db", *TLS_OPTIONS, *SENTINEL_OPTIONS})
+    readable = (*TLS_OPTIONS, *SENTINEL_OPTIONS, *REPLICATION_OPTIONS)
+    unknown = sorted(set(options) - {"db", *readable})
     if unknown:
-        known = ", ".join((*TLS_OPTIONS, *SENTINEL_OPTIONS))
+        known = ", ".join(readable)
         raise ValueError(f"the URL option {unknown[0]!r} is not one cogworker reads ({known})")
     return options
+
+
+def _replication(options: dict[str, str]) -> Replication:
+    """The durable-write options, taken out of `options`."""
+    replicas = options.pop("min_replicas", None)
+    timeout = options.pop("replica_timeout", None)
+    return Replication(
+        replicas=0 if replicas is None else checked_replicas(replicas, "min_replicas"),
+        timeout=DEFAULT_TIMEOUT if timeout is None else checked_timeout(timeout, "replica_timeout"),
+    )
 
 
 def _credentials(credentials: str) -> tuple[str | None, str | None]:

@@ -148,13 +148,20 @@ SCRIPTS_BY_SHA: dict[str, LuaScript] = {}
 def run_pipeline(client: redis.Redis, pipe: redis.client.Pipeline) -> list[Any]:
     """Execute `pipe` (non-transactional); any script Redis had forgotten is loaded and re-run.
 
-    Other command errors are raised, as `execute` would.
+    Other command errors are raised, as `execute` would.  A WAIT ending the pipeline
+    (see `replication`) is sent again with each script sent again, on its connection:
+    then it covers that script's writes too.
     """
     commands = list(pipe.command_stack)
     replies: list[Any] = pipe.execute(raise_on_error=False)
+    wait = _final_wait(commands)
     for index, script, call in _forgotten(commands, replies):
         client.script_load(script.source)
-        replies[index] = client.evalsha(*call)
+        if wait is None:
+            replies[index] = client.evalsha(*call)
+        else:
+            again = client.pipeline(transaction=False)
+            replies[index], replies[-1] = again.evalsha(*call).execute_command(*wait).execute()
     return replies
 
 
@@ -164,10 +171,25 @@ async def run_pipeline_async(
     """`run_pipeline` for an asyncio client and its pipeline."""
     commands = list(pipe.command_stack)
     replies: list[Any] = await pipe.execute(raise_on_error=False)
+    wait = _final_wait(commands)
     for index, script, call in _forgotten(commands, replies):
         await client.script_load(script.source)
-        replies[index] = await client.evalsha(*call)
+        if wait is None:
+            replies[index] = await client.evalsha(*call)
+        else:
+            again = client.pipeline(transaction=False)
+            again.evalsha(*call)
+            again.execute_command(*wait)
+            replies[index], replies[-1] = await again.execute()
     return replies
+
+
+def _final_wait(commands: Sequence[Any]) -> tuple[Any, ...] | None:
+    """The WAIT command ending a pipeline's `commands`, if one does."""
+    if not commands:
+        return None
+    args, _options = commands[-1]
+    return tuple(args) if str(args[0]).upper() == "WAIT" else None
 
 
 def _forgotten(

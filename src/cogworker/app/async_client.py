@@ -22,10 +22,13 @@ import redis
 import redis.asyncio
 
 from cogworker.adapters import tracking
-from cogworker.adapters.connection import connect_async
+from cogworker.adapters.connection import connect, connect_async
+from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import AsyncEnqueueStore
 from cogworker.adapters.redis_clock import AsyncRedisClock
+from cogworker.adapters.replication import NotReplicatedError
 from cogworker.app import testing
+from cogworker.app.cancelling import CancelResult, cancel
 from cogworker.app.config import Config
 from cogworker.app.enqueue_call import (
     batch_outcome,
@@ -36,7 +39,7 @@ from cogworker.app.enqueue_call import (
     with_pushed,
 )
 from cogworker.app.job import Job
-from cogworker.app.job_record import build_job, build_jobs
+from cogworker.app.job_record import Expiry, build_job, build_jobs, check_jid
 from cogworker.app.middleware import async_client_chain
 from cogworker.app.push_batch import PushBatch
 from cogworker.domain.job import JobRecord
@@ -56,9 +59,13 @@ class AsyncClient:
 
     def __init__(self, config: Config, *, client: redis.asyncio.Redis | None = None) -> None:
         self.config = config
-        self.redis = client or connect_async(config.redis_target())
-        self.store = AsyncEnqueueStore(self.redis, status_ttl=config.retention.status_ttl)
+        target = config.redis_target()
+        self.redis = client or connect_async(target)
+        self.store = AsyncEnqueueStore(
+            self.redis, status_ttl=config.retention.status_ttl, replication=target.replication
+        )
         self._redis_clock = AsyncRedisClock(self.redis)
+        self._blocking_client: redis.Redis | None = None
 
     async def __aenter__(self) -> Self:
         return self
@@ -72,22 +79,47 @@ class AsyncClient:
         await self.aclose()
 
     async def enqueue(
-        self, job_class: type[Job], *args: JSON, jid: str | None = None
+        self,
+        job_class: type[Job],
+        *args: JSON,
+        jid: str | None = None,
+        expires_in: float | None = None,
+        expires_at: float | None = None,
     ) -> str | None:
-        """Put a run of `job_class` on its queue; the jid, or None if a middleware stopped it."""
-        return await self.push(await self._build(job_class, args, jid))
+        """Put a run of `job_class` on its queue; the jid, or None if a middleware stopped it
+        (`expires_in` / `expires_at` as for `Client.enqueue`)."""
+        expiry = Expiry(expires_in=expires_in, expires_at=expires_at)
+        return await self.push(await self._build(job_class, args, jid, expiry))
 
     async def enqueue_in(
-        self, seconds: float, job_class: type[Job], *args: JSON, jid: str | None = None
+        self,
+        seconds: float,
+        job_class: type[Job],
+        *args: JSON,
+        jid: str | None = None,
+        expires_in: float | None = None,
+        expires_at: float | None = None,
     ) -> str | None:
-        """Enqueue a run `seconds` from now."""
-        return await self.enqueue_at(await self._clock() + seconds, job_class, *args, jid=jid)
+        """Enqueue a run `seconds` from now (`expires_in` counts from then)."""
+        at = await self._clock() + seconds
+        return await self.enqueue_at(
+            at, job_class, *args, jid=jid, expires_in=expires_in, expires_at=expires_at
+        )
 
     async def enqueue_at(
-        self, at: float | dt.datetime, job_class: type[Job], *args: JSON, jid: str | None = None
+        self,
+        at: float | dt.datetime,
+        job_class: type[Job],
+        *args: JSON,
+        jid: str | None = None,
+        expires_in: float | None = None,
+        expires_at: float | None = None,
     ) -> str | None:
-        """Enqueue a run at `at`, a unix timestamp or an aware datetime (now if past)."""
-        return await self.push(await self._build(job_class, args, jid), at=due_time(at))
+        """Enqueue a run at `at`, a unix timestamp or an aware datetime (now if past);
+        `expires_in` counts from then."""
+        due = due_time(at)
+        expiry = Expiry(expires_in=expires_in, expires_at=expires_at, due=due)
+        return await self.push(await self._build(job_class, args, jid, expiry), at=due)
 
     async def enqueue_many(
         self,
@@ -95,12 +127,15 @@ class AsyncClient:
         args_list: Iterable[Sequence[JSON]],
         *,
         jids: Sequence[str] | None = None,
+        expires_in: float | None = None,
+        expires_at: float | None = None,
     ) -> list[str | None]:
         """Enqueue one run per argument list, 1,000 per round trip; the jids in order
         (see `Client.enqueue_many`)."""
         now = await self._clock()
         lock_ttl = self.config.unique_lock_ttl
-        jobs = build_jobs(job_class, list(args_list), jids, now, lock_ttl=lock_ttl)
+        expiry = Expiry(expires_in=expires_in, expires_at=expires_at)
+        jobs = build_jobs(job_class, list(args_list), jids, now, lock_ttl=lock_ttl, expiry=expiry)
         done: list[str | None] = []
         for batch in batches(jobs):
             try:
@@ -121,6 +156,18 @@ class AsyncClient:
 
         return await async_client_chain(self.config.client_middleware, push_one)(job)
 
+    async def cancel(self, jid: str) -> CancelResult:
+        """Cancel the job `jid` (see `Client.cancel`): taken off if it waits, told to stop
+        if it runs; what happened.  A jid that can't be one is a ValueError.
+
+        A cancel searches the queues and every process's jobs, many round trips: it runs
+        `Client.cancel`'s code on a worker thread, over a blocking connection of this
+        client's (made at its first cancel), and the event loop carries on meanwhile.
+        """
+        checked, now = check_jid(jid), await self._clock()
+        store = CancelStore(self._blocking(), self.config.retention)
+        return await asyncio.to_thread(cancel, store, self.config.keeping, checked, now)
+
     async def status(self, jid: str) -> str | None:
         """A tracked job's status, or None (see `Client.status`)."""
         try:
@@ -133,17 +180,26 @@ class AsyncClient:
 
     async def aclose(self) -> None:
         """Close this client's connections."""
+        if self._blocking_client is not None:
+            self._blocking_client.close()
         await self.redis.aclose()
+
+    def _blocking(self) -> redis.Redis:
+        """The blocking client of cancels, made at the first."""
+        if self._blocking_client is None:
+            self._blocking_client = connect(self.config.redis_target())
+        return self._blocking_client
 
     async def _clock(self) -> float:
         """Now, on Redis's clock; in a testing mode (no Redis), on this host's."""
         return time.time() if testing.current_mode() is not None else await self._redis_clock()
 
     async def _build(
-        self, job_class: type[Job], args: Sequence[JSON], jid: str | None
+        self, job_class: type[Job], args: Sequence[JSON], jid: str | None, expiry: Expiry
     ) -> JobRecord:
         now = await self._clock()
-        return build_job(job_class, args, now, lock_ttl=self.config.unique_lock_ttl, jid=jid)
+        lock_ttl = self.config.unique_lock_ttl
+        return build_job(job_class, args, now, lock_ttl=lock_ttl, jid=jid, expiry=expiry)
 
     async def _push_batch(self, jobs: Sequence[JobRecord]) -> list[str | None]:
         mode = testing.current_mode()
@@ -170,7 +226,7 @@ class AsyncClient:
             replies = batch.replies_by_jid(await self.store.push_unique(batch.unique, now))
             queued = batch.queued(replies)
             await self.store.push_all(batch.groups, batch.scheduled, queued=queued, now=now)
-        except redis.RedisError as error:
+        except (redis.RedisError, NotReplicatedError) as error:
             failure = enqueue_failure(self.config, error, batch.jids)
             if failure is None:
                 raise

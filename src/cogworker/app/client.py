@@ -15,6 +15,7 @@ from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import EnqueueStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.redis_clock import RedisClock
+from cogworker.adapters.replication import NotReplicatedError
 from cogworker.app import testing
 from cogworker.app.cancelling import CancelResult, cancel
 from cogworker.app.config import Config
@@ -54,8 +55,11 @@ class Client:
     ) -> None:
         """`clock`: what "now" is for created, enqueued and due times (default: Redis's)."""
         self.config = config
-        self.redis = client or connect(config.redis_target(), connections="per-thread")
-        self.store = EnqueueStore(self.redis, status_ttl=config.retention.status_ttl)
+        target = config.redis_target()
+        self.redis = client or connect(target, connections="per-thread")
+        self.store = EnqueueStore(
+            self.redis, status_ttl=config.retention.status_ttl, replication=target.replication
+        )
         self._redis_clock = clock or RedisClock(self.redis)
 
     def enqueue(
@@ -223,7 +227,7 @@ class Client:
             replies = batch.replies_by_jid(self.store.push_unique(batch.unique, now))
             queued = batch.queued(replies)
             self.store.push_all(batch.groups, batch.scheduled, queued=queued, now=now)
-        except redis.RedisError as error:
+        except (redis.RedisError, NotReplicatedError) as error:
             failure = enqueue_failure(self.config, error, batch.jids)
             if failure is None:
                 raise

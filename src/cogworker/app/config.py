@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import attrs
 
+from cogworker.adapters import replication
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.redis_target import TLS_VERIFY_MODES, RedisTarget, TlsVerify
 from cogworker.app import redis_settings
@@ -30,6 +31,23 @@ def _redis_url(_: object, attribute: attrs.Attribute[Any], value: str | None) ->
 
 def _masked_repr(url: str | None) -> str:
     return repr(url and redis_settings.masked(url))
+
+
+def _replicas(_: object, attribute: attrs.Attribute[Any], value: int | None) -> None:
+    if value is not None:
+        _checked(replication.checked_replicas, value, f"Config.{attribute.name}")
+
+
+def _replica_timeout(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
+    if value is not None:
+        _checked(replication.checked_timeout, value, f"Config.{attribute.name}")
+
+
+def _checked(check: Callable[[object, str], object], value: object, setting: str) -> None:
+    try:
+        check(value, setting)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _positive(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
@@ -121,6 +139,14 @@ class Config:
     #: The sentinels' own ACL user and password (each wins over the URL's option).
     sentinel_username: str | None = None
     sentinel_password: str | None = attrs.field(default=None, repr=False)
+    #: Durable writes: every enqueue and every job outcome is followed by Redis's
+    #: `WAIT`, until this many replicas have it or `replica_timeout` seconds
+    #: (at most 3) have passed.  An enqueue that reached fewer raises
+    #: `EnqueueNotReplicatedError`; a worker logs it and carries on.  None: the
+    #: URL's `?min_replicas=` / `?replica_timeout=`, else 0 (off) and 1 second.
+    #: See docs/production-redis.md.
+    min_replicas: int | None = attrs.field(default=None, validator=_replicas)
+    replica_timeout: float | None = attrs.field(default=None, validator=_replica_timeout)
     #: Jobs run at once by one worker process (its processor threads).
     concurrency: int = attrs.field(default=10, validator=_positive)
     #: `async def` jobs run at once by one worker process, on its event loop
@@ -276,6 +302,8 @@ FILE_FIELDS = (
     "sentinel_master",
     "sentinel_username",
     "sentinel_password",
+    "min_replicas",
+    "replica_timeout",
     "concurrency",
     "async_concurrency",
     "async_block_warning",

@@ -10,10 +10,12 @@ from collections.abc import Iterator, Sequence
 import redis
 
 from cogworker.adapters import redis_access
+from cogworker.adapters.replication import NotReplicatedError
 from cogworker.app.config import Config
 from cogworker.domain.job import JobRecord
 from cogworker.exceptions import (
     EnqueueError,
+    EnqueueNotReplicatedError,
     EnqueueRefusedError,
     EnqueueUnavailableError,
     RedisRefusedError,
@@ -43,8 +45,7 @@ def batches(jobs: Sequence[JobRecord]) -> Iterator[Sequence[JobRecord]]:
 
 def with_pushed(error: EnqueueError, done: Sequence[str | None]) -> EnqueueError:
     """`error`, met by a later batch, also naming the jids the batches before it pushed."""
-    pushed = [jid for jid in done if jid is not None]
-    return type(error)(error.problem, pushed=pushed, unknown=error.unknown)
+    return error.with_pushed([jid for jid in done if jid is not None])
 
 
 def batch_outcome(
@@ -57,10 +58,20 @@ def batch_outcome(
 
 
 def enqueue_failure(
-    config: Config, error: redis.RedisError, unknown: Sequence[str]
+    config: Config, error: redis.RedisError | NotReplicatedError, unknown: Sequence[str]
 ) -> EnqueueError | None:
-    """The error to raise for an enqueue that `error` stopped, naming the `unknown` jids;
-    None for another error (raised as it is)."""
+    """The error to raise for an enqueue that `error` stopped (or that too few replicas
+    confirmed), naming the `unknown` jids; None for another error (raised as it is)."""
+    if isinstance(error, NotReplicatedError):
+        short = error.shortfall
+        problem = (
+            f"can't confirm the enqueue: {config.redis_target().described()}: {short}; "
+            "it is on the primary, and runs unless a failover loses it first"
+        )
+        required = short.of.replicas
+        return EnqueueNotReplicatedError(
+            problem, unknown=unknown, reached=short.reached, required=required
+        )
     failed = _failure(config, "can't enqueue", error)
     if failed is None:
         return None

@@ -103,11 +103,21 @@ def target_of(config: Config) -> RedisTarget:
         username=_given(config.redis_username, target.username),
         password=_given(config.redis_password, target.password),
     )
+    target = _with_replication(target, config)
     return _with_sentinel_credentials(_with_tls(target, config), config)
 
 
 def _given(field: Any, from_url: Any) -> Any:
     return from_url if field is None else field
+
+
+def _with_replication(target: RedisTarget, config: Config) -> RedisTarget:
+    replication = attrs.evolve(
+        target.replication,
+        replicas=_given(config.min_replicas, target.replication.replicas),
+        timeout=_given(config.replica_timeout, target.replication.timeout),
+    )
+    return attrs.evolve(target, replication=replication)
 
 
 def _with_tls(target: RedisTarget, config: Config) -> RedisTarget:

@@ -3,7 +3,10 @@ jobs of the scheduled and retry sets onto their queues when their time comes.
 
 What a push sends (its scripts' keys and arguments, queued on a pipeline of
 either client) is written once, in the `queue_*` functions; `EnqueueStore`
-sends it with redis-py, `AsyncEnqueueStore` with redis.asyncio.
+sends it with redis-py, `AsyncEnqueueStore` with redis.asyncio.  With
+`replication` asking for replicas, every push ends with a WAIT and raises
+`NotReplicatedError` when too few replicas confirmed it (the push is done
+on the primary all the same).
 
 A push registers its queue (the registry's SADD, right after the push) only
 when its store hasn't for `REGISTER_EVERY` seconds (`Registrations`): the
@@ -26,6 +29,7 @@ import redis.asyncio
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.jobs.status_marks import queue_mark
+from cogworker.adapters.replication import Replication
 from cogworker.adapters.replies import as_bytes
 
 #: How long a store trusts a queue it registered to stay registered (seconds).
@@ -152,17 +156,20 @@ class EnqueueStore:
     #: How long a tracked job's "queued" status is kept.
     status_ttl: float = 30 * 60
     registrations: Registrations = attrs.field(factory=Registrations)
+    #: The replicas every push waits for.
+    replication: Replication = attrs.field(factory=Replication)
 
     def push(self, queue: str, payloads: Sequence[str]) -> None:
         """Put payloads on `queue` (one round trip), registering it when due."""
         due = self.registrations.due([queue])
-        if not due:
+        if not due and not self.replication.replicas:
             scripts.PUSH(self.client, *push_call(queue, payloads))
             return
         pipe = self.client.pipeline(transaction=False)
         scripts.PUSH.queue(pipe, *push_call(queue, payloads))
         queue_registrations(pipe, due)
-        scripts.run_pipeline(self.client, pipe)
+        self.replication.queue_wait(pipe)
+        self.replication.confirmed(scripts.run_pipeline(self.client, pipe))
         self.registrations.done(due)
 
     def push_all(
@@ -182,7 +189,8 @@ class EnqueueStore:
             register=due,
         )  # fmt: skip
         if pipe.command_stack:
-            scripts.run_pipeline(self.client, pipe)
+            self.replication.queue_wait(pipe)
+            self.replication.confirmed(scripts.run_pipeline(self.client, pipe))
         self.registrations.done(due)
 
     def push_unique(self, pushes: Sequence[UniquePush], now: float) -> list[int]:
@@ -191,7 +199,8 @@ class EnqueueStore:
         due = self.registrations.due(unique_queues(pushes))
         pipe = self.client.pipeline(transaction=False)
         queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl, register=due)
-        replies = scripts.run_pipeline(self.client, pipe)
+        self.replication.queue_wait(pipe)
+        replies = self.replication.confirmed(scripts.run_pipeline(self.client, pipe))
         self.registrations.done(due)
         return [int(reply) for reply in replies[: len(pushes)]]
 
@@ -224,17 +233,20 @@ class AsyncEnqueueStore:
     #: How long a tracked job's "queued" status is kept.
     status_ttl: float = 30 * 60
     registrations: Registrations = attrs.field(factory=Registrations)
+    #: The replicas every push waits for.
+    replication: Replication = attrs.field(factory=Replication)
 
     async def push(self, queue: str, payloads: Sequence[str]) -> None:
         """See `EnqueueStore.push`."""
         due = self.registrations.due([queue])
-        if not due:
+        if not due and not self.replication.replicas:
             await scripts.PUSH.run_async(self.client, *push_call(queue, payloads))
             return
         pipe = self.client.pipeline(transaction=False)
         scripts.PUSH.queue(pipe, *push_call(queue, payloads))
         queue_registrations(pipe, due)
-        await scripts.run_pipeline_async(self.client, pipe)
+        self.replication.queue_wait(pipe)
+        self.replication.confirmed(await scripts.run_pipeline_async(self.client, pipe))
         self.registrations.done(due)
 
     async def push_all(
@@ -253,7 +265,8 @@ class AsyncEnqueueStore:
             register=due,
         )  # fmt: skip
         if pipe.command_stack:
-            await scripts.run_pipeline_async(self.client, pipe)
+            self.replication.queue_wait(pipe)
+            self.replication.confirmed(await scripts.run_pipeline_async(self.client, pipe))
         self.registrations.done(due)
 
     async def push_unique(self, pushes: Sequence[UniquePush], now: float) -> list[int]:
@@ -261,6 +274,7 @@ class AsyncEnqueueStore:
         due = self.registrations.due(unique_queues(pushes))
         pipe = self.client.pipeline(transaction=False)
         queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl, register=due)
-        replies = await scripts.run_pipeline_async(self.client, pipe)
+        self.replication.queue_wait(pipe)
+        replies = self.replication.confirmed(await scripts.run_pipeline_async(self.client, pipe))
         self.registrations.done(due)
         return [int(reply) for reply in replies[: len(pushes)]]

@@ -1,9 +1,15 @@
 """Settle: a run's outcome written in one script with taking the job off the list it
-was on, and only if it was still there (see settle.lua and ack_many.lua)."""
+was on, and only if it was still there (see settle.lua and ack_many.lua).
+
+With `replication` asking for replicas, each write ends with a WAIT; one
+that reached too few is told to `shortfalls` (the outcome stands on the
+primary: a failover that loses it runs the job again, never zero times).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import attrs
 import redis
@@ -14,6 +20,7 @@ from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.jobs.status_marks import queue_mark
+from cogworker.adapters.replication import Replication, ShortfallLog
 from cogworker.domain.stats import day_of
 
 ScriptArgs = tuple[bytes | str | int | float, ...]
@@ -35,6 +42,9 @@ class SettleStore:
 
     client: redis.Redis
     retention: Retention = attrs.field(factory=Retention)
+    #: The replicas every outcome waits for, and where a shortfall is told.
+    replication: Replication = attrs.field(factory=Replication)
+    shortfalls: ShortfallLog | None = None
 
     def settle(self, identity: str | None, order: SettleOrder, now: float) -> bool:
         """Write a run's outcome; False if the job was no longer `identity`'s (nothing written).
@@ -76,7 +86,7 @@ class SettleStore:
             )
             scripts.SETTLE.queue(pipe, *call)
         # The marks' replies (an HSET's and an EXPIRE's each) come first.
-        replies = iter(scripts.run_pipeline(self.client, pipe)[2 * len(marks) :])
+        replies = iter(self._run(pipe)[2 * len(marks) :])
         written = [False] * len(orders)
         for i, flag in zip(plain, next(replies) if plain else (), strict=True):
             written[i] = bool(flag)
@@ -88,9 +98,21 @@ class SettleStore:
         self, holder: str, entry: bytes, owned: bool, outcome: OutcomeRecord, now: float
     ) -> bool:
         """Write `outcome` for `entry` of the list `holder` (checked only when `owned`)."""
-        return bool(
-            scripts.SETTLE(self.client, *self._settle_call(holder, entry, owned, outcome, now))
-        )
+        call = self._settle_call(holder, entry, owned, outcome, now)
+        if not self.replication.replicas:
+            return bool(scripts.SETTLE(self.client, *call))
+        pipe = self.client.pipeline(transaction=False)
+        scripts.SETTLE.queue(pipe, *call)
+        (reply,) = self._run(pipe)
+        return bool(reply)
+
+    def _run(self, pipe: redis.client.Pipeline) -> list[Any]:
+        """Run `pipe` followed by the WAIT for replicas, if any; the writes' replies."""
+        self.replication.queue_wait(pipe)
+        replies, short = self.replication.split(scripts.run_pipeline(self.client, pipe))
+        if self.shortfalls is not None and self.replication.replicas:
+            self.shortfalls.record(short)
+        return replies
 
     def _queue_acks(
         self,

@@ -22,13 +22,10 @@ from litestar.static_files import create_static_files_router
 from litestar.template import TemplateConfig
 
 from cogworker.adapters import redis_access
-from cogworker.adapters.connection import (
-    SentinelRefusedError,
-    UnknownMasterError,
-    connect,
-)
+from cogworker.adapters.connection import connect
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.adapters.redis_target import RedisTarget
+from cogworker.adapters.sentinel import SentinelRefusedError, UnknownMasterError
 from cogworker.app.client import Client
 from cogworker.app.config import Config
 from cogworker.app.web.asgi import DashboardApp

@@ -34,6 +34,7 @@ from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry, cancelled_jid
 from cogworker.adapters.redis_clock import RedisClock
 from cogworker.adapters.redis_target import RedisTarget
+from cogworker.adapters.replication import ShortfallLog
 from cogworker.app.config import Config
 from cogworker.app.worker import pulse
 from cogworker.app.worker.acker import Acker
@@ -84,7 +85,8 @@ class Manager:
         if quiet:
             self.state.quiet.set()
         retention = config.retention
-        self.settles = SettleStore(self.redis, retention)
+        self._shortfalls = ShortfallLog(self.logger)
+        self.settles = self._settle_store(self.redis)
         self.recovers = RecoverStore(self.redis, retention)
         self.runs = RunStore(self.redis, status_ttl=retention.status_ttl)
         self.registry = ProcessRegistry(self.redis)
@@ -119,6 +121,12 @@ class Manager:
             clock=self.clock,
             watch=self.epoch_watch,
         )
+
+    def _settle_store(self, client: redis.Redis) -> SettleStore:
+        """Outcome writes through `client`, waiting for the replicas the target asks for
+        (its shortfalls told once for the process, whichever thread met them)."""
+        replication = self.target.replication
+        return SettleStore(client, self.config.retention, replication, self._shortfalls)
 
     def _own_client(self) -> redis.Redis:
         """A client with a connection of its own, for the fetcher's or acker's busy thread.
@@ -183,7 +191,7 @@ class Manager:
         reliable = self.config.fetch == "reliable"
         owner = self.identity if reliable else None
         self.acker = Acker(
-            SettleStore(self._own_client(), self.config.retention),
+            self._settle_store(self._own_client()),
             self.state,
             self.logger,
             owner,
