@@ -7,6 +7,7 @@
 #   bash bench/run.sh --libs cogworker:all --reps 1 --n 10000   # every cogworker variant
 #   bash bench/run.sh --reps 1 -- --phases drain --no-incr      # after --: passed to run.py
 #   bash bench/run.sh --profile [--variant p2c10] [--n 100000]  # py-spy on one worker in a drain
+#   bash bench/run.sh --profile --workload io [--variant p2a100]  # the same, I/O-bound jobs
 #   bash bench/run.sh --ref HEAD ...        # cogworker as committed, not the working tree
 #   bash bench/run.sh --workload io         # I/O-bound jobs (10 ms wait): cogworker async + threads
 #                                           # against arq, SAQ, taskiq, streaq, 3 reps (~10 min)
@@ -19,7 +20,7 @@
 # "cogworker:p2c10,cogworker:p2c20pf40"; --quick: p2c10 only) | --reps N (default 3) | --n N (jobs per
 # enqueue/drain; default the harness's 20,000) | --timeout S (per run.py call,
 # default 300) | --out DIR | --profile (instead of the harness: bench/profile_drain.py,
-# with --variant V, default p2c10, and --n, default 100,000) | --ref REV (measure
+# with --variant V, default p2c10 (io: p2a100), and --n, default 100,000 (io: 50,000)) | --ref REV (measure
 # cogworker's src/ as of commit REV, unpacked into <out>/cogworker-src and put first
 # on PYTHONPATH, instead of the working tree, which others may be editing) |
 # -- ARGS... (to run.py, or io_run.py).
@@ -58,7 +59,7 @@ TIMEOUT=300
 OUT=""
 QUICK=0
 PROFILE=0
-VARIANT=p2c10
+VARIANT=""
 REF=""
 EXTRA=()
 while [ $# -gt 0 ]; do
@@ -82,10 +83,11 @@ done
 case "$WORKLOAD" in
   # DRIVER and REPORT: paths relative to the harness folder, where they run
   noop) DRIVER=(run.py); REPORT=(report.py); DEFAULT_PEERS=$HEADLINE_PEERS
-        DEFAULT_LIBS=$HEADLINE_LIBS; QUICK_LIBS=cogworker; OUT_PREFIX="" ;;
+        DEFAULT_LIBS=$HEADLINE_LIBS; QUICK_LIBS=cogworker; OUT_PREFIX=""
+        VARIANT=${VARIANT:-p2c10}; PROFILE_N=100000 ;;
   io) DRIVER=("$HERE/io_run.py"); REPORT=("$HERE/io_report.py"); DEFAULT_PEERS=$IO_PEERS
       DEFAULT_LIBS=$IO_LIBS; QUICK_LIBS=$IO_LIBS; OUT_PREFIX=io-
-      [ "$PROFILE" = 0 ] || { echo "run.sh: --profile is for the noop workload" >&2; exit 2; } ;;
+      VARIANT=${VARIANT:-p2a100}; PROFILE_N=50000 ;;
   *) echo "run.sh: unknown workload $WORKLOAD (noop or io)" >&2; exit 2 ;;
 esac
 [ "$PEERS_GIVEN" = 1 ] || PEERS=$DEFAULT_PEERS
@@ -196,7 +198,7 @@ echo "== redis $("$REDIS_SERVER" --version | awk '{print $3}') on $URL (pid $RED
 if [ "$PROFILE" = 1 ]; then
   [ -x "$VENV/bin/py-spy" ] || "$PY" -m pip install -q py-spy 2>&1 | quiet_pip >&2
   "$PY" "$HERE/profile_drain.py" --url "$URL" --peers-dir "$PEERS_DIR" --variant "$VARIANT" \
-    --n "${N:-100000}" --out "$OUT/profile" ${EXTRA[@]+"${EXTRA[@]}"}
+    --workload "$WORKLOAD" --n "${N:-$PROFILE_N}" --out "$OUT/profile" ${EXTRA[@]+"${EXTRA[@]}"}
   exit $?
 fi
 
