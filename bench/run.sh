@@ -12,6 +12,7 @@
 #   bash bench/run.sh --workload io         # I/O-bound jobs (10 ms wait): cogworker async + threads
 #                                           # against arq, SAQ, taskiq, streaq, 3 reps (~10 min)
 #   bash bench/run.sh --workload io --quick # cogworker's I/O rows only, 1 rep, N=5000
+#   bash bench/run.sh --workload io --base main  # also cogworker as of main, interleaved: before/after
 #
 # Options: --workload noop|io (default noop: the harness's own workloads, run.py;
 # io: bench/io_run.py and bench/io_report.py, targets named <adapter>_io:<variant>,
@@ -23,6 +24,9 @@
 # with --variant V, default p2c10 (io: p2a100), and --n, default 100,000 (io: 50,000)) | --ref REV (measure
 # cogworker's src/ as of commit REV, unpacked into <out>/cogworker-src and put first
 # on PYTHONPATH, instead of the working tree, which others may be editing) |
+# --base REV (io workload: every cogworker target also run with src/ as of REV,
+# right after the same target as measured, in each repetition; its rows are
+# labelled <variant>@<short REV>) |
 # -- ARGS... (to run.py, or io_run.py).
 #
 # It makes bench/.venv (Python 3.11) with the harness's packages exactly as its
@@ -61,6 +65,7 @@ QUICK=0
 PROFILE=0
 VARIANT=""
 REF=""
+BASE=""
 EXTRA=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -69,6 +74,7 @@ while [ $# -gt 0 ]; do
     --profile) PROFILE=1; shift ;;
     --variant) VARIANT=$2; shift 2 ;;
     --ref) REF=$2; shift 2 ;;
+    --base) BASE=$2; shift 2 ;;
     --peers) PEERS=$2; PEERS_GIVEN=1; shift 2 ;;
     --libs) LIBS_GIVEN=$2; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
@@ -152,6 +158,18 @@ if [ -n "$REF" ]; then
   git -C "$REPO" archive "$COMMIT" src | tar -x -C "$OUT/cogworker-src"
   COGWORKER_SRC=$OUT/cogworker-src/src
 fi
+# --base: the other revision's src/, for the targets run again as of it
+BASE_SRC=""
+if [ -n "$BASE" ]; then
+  [ "$WORKLOAD" = io ] || { echo "run.sh: --base is for --workload io" >&2; exit 2; }
+  BASE_COMMIT=$(git -C "$REPO" rev-parse --verify "$BASE^{commit}")
+  BASE_LABEL=@$(git -C "$REPO" rev-parse --short "$BASE_COMMIT")
+  mkdir -p "$OUT/cogworker-base-src"
+  git -C "$REPO" archive "$BASE_COMMIT" src | tar -x -C "$OUT/cogworker-base-src"
+  BASE_SRC=$OUT/cogworker-base-src/src
+  "$PY" -m compileall -q "$BASE_SRC" >/dev/null
+fi
+OUTER_PYTHONPATH=${PYTHONPATH:-}
 export PYTHONPATH=$HERE${COGWORKER_SRC:+:$COGWORKER_SRC}${PYTHONPATH:+:$PYTHONPATH}
 # Byte-compiled as pip compiles an installed package (the peers' packages
 # are): with an editable install and PYTHONDONTWRITEBYTECODE set, every
@@ -212,6 +230,9 @@ RUN_ARGS=(--url "$URL" --out "$OUT")
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "workload: $WORKLOAD; targets: $TARGETS; reps: $REPS; extra: ${RUN_ARGS[*]} ${EXTRA[*]:-}"
+  if [ -n "$BASE" ]; then
+    echo "base: cogworker targets also run with src/ as of commit ${BASE_LABEL#@} (--base $BASE), labelled $BASE_LABEL"
+  fi
   if [ -n "$REF" ]; then
     echo "cogworker: src/ as of commit $(git -C "$REPO" rev-parse --short "$COMMIT") (--ref $REF)"
   else
@@ -231,6 +252,17 @@ for rep in $(seq 1 "$REPS"); do
     if [ "$rc" != 0 ]; then
       echo "!! $t rep $rep failed (rc=$rc)" | tee -a "$OUT/run-info.txt" >&2
       failed=1
+    fi
+    if [ -n "$BASE_SRC" ] && [[ "$t" == cogworker* ]]; then
+      echo "-- repetition $rep of $REPS: $t$BASE_LABEL" >&2
+      rc=0
+      PYTHONPATH=$HERE:$BASE_SRC${OUTER_PYTHONPATH:+:$OUTER_PYTHONPATH} timeout "$TIMEOUT" \
+        "$PY" "${DRIVER[@]}" --libs "$t" --label "$BASE_LABEL" "${RUN_ARGS[@]}" \
+        ${EXTRA[@]+"${EXTRA[@]}"} || rc=$?
+      if [ "$rc" != 0 ]; then
+        echo "!! $t$BASE_LABEL rep $rep failed (rc=$rc)" | tee -a "$OUT/run-info.txt" >&2
+        failed=1
+      fi
     fi
   done
 done
