@@ -233,9 +233,10 @@ class Processor:
     def _ack_later(self, job: JobRecord, fetched: Fetched, attempt: Attempt) -> None:
         """Hand over a returned async run's ack, decided and written on the acker's thread:
         the event loop is the thread every async job waits for, the acker's is not."""
-        run = _run_of(job, fetched, attempt, self.state.identity)
+        identity = self.state.identity
 
         def decided() -> settlement.Ack:
+            run = _run_of(job, fetched, attempt, identity)
             ack = settlement.settle(run, _RETURNED, self._keeping, now=attempt.ended_at, jitter=0)
             assert isinstance(ack, settlement.Ack)  # a returned run is acked
             return ack
