@@ -21,8 +21,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-#: The frameworks of the optional extras (`cogworker[django]`): only contrib imports them.
-OPTIONAL_FRAMEWORKS = ("django",)
+#: The frameworks of the optional extras (`cogworker[django]`, `[otel]`): only contrib imports them.
+OPTIONAL_FRAMEWORKS = ("django", "opentelemetry")
 
 #: layer package -> modules it must not import (a module also bans its submodules);
 #: a module is never banned from the package it is part of.

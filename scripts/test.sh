@@ -39,6 +39,13 @@ if ! compgen -G "/usr/lib/*/faketime/libfaketime.so.1" >/dev/null || ! command -
 fi
 # --- end of the clock-skew block ---
 
+# --- metrics scrape test: Debian's prometheus (tests/web/test_metrics_prometheus.py runs one) ---
+if [ ! -x /usr/bin/prometheus ]; then
+  echo "== installing prometheus for the metrics scrape test"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+fi
+# --- end of the metrics block ---
+
 echo "== import layers"
 "$bin/python" scripts/check_layers.py
 echo "== ruff check"

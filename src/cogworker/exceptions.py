@@ -15,7 +15,8 @@
     ├── JobHandedBackError       its worker kept stopping while running it
     ├── JobFailedError           a failure filed later, from its stored record
     ├── JobKilledError           killed by hand (the dashboard's Kill)
-    └── JobCancelledError        raised into a running job cancelled by `Client.cancel`
+    ├── JobCancelledError        raised into a running job cancelled by `Client.cancel`
+    └── JobTimeoutError          raised into (or filed for) a job past its time limit
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ __all__ = [
     "EnqueueError",
     "EnqueueRefusedError",
     "EnqueueUnavailableError",
+    "JobCancelledError",
     "JobFailedError",
     "JobHandedBackError",
     "JobKilledError",
     "JobOrphanedError",
+    "JobTimeoutError",
     "RedisRefusedError",
     "RedisUnavailableError",
     "UnknownJobClassError",
@@ -130,3 +133,10 @@ class JobKilledError(CogworkerError):
 class JobCancelledError(CogworkerError):
     """Raised into a running job that `Client.cancel` cancelled (an async job's task is
     cancelled instead); the run ends as `cancelled`, never retried."""
+
+
+class JobTimeoutError(CogworkerError):
+    """A job ran past its time limit (`timeout=`, `Config.default_timeout`): raised into it
+    at the limit (an async job's task is cancelled instead), or filed for it when it is
+    still stuck `Config.timeout_grace` seconds later.  An ordinary failure: `retry_in`
+    sees it, the retry budget and the death hooks apply."""

@@ -8,6 +8,7 @@ import pytest
 
 import cogworker
 from cogworker.app import client as client_module
+from tests.app.cli_runner import Cli
 from tests.app.helpers import Workers
 from tests.support.processes import CogworkerFactory
 
@@ -25,3 +26,9 @@ def configured(redis_url: str) -> Iterator[cogworker.Client]:
     yield default
     default.close()
     client_module._default = None
+
+
+@pytest.fixture
+def cli(redis_url: str) -> Cli:
+    """The inspecting commands of `cogworker`, on the test's Redis."""
+    return Cli(redis_url)

@@ -24,6 +24,7 @@ run_records = st.builds(
     outcome=texts,
     process=texts,
     error=st.none() | texts,
+    timed_out=st.sampled_from([None, "soft", "hard"]),
 )
 
 
@@ -37,6 +38,7 @@ def _stdlib_json(run: records.RunRecord) -> str:
         "outcome": run.outcome,
         "process": run.process,
         "error": run.error,
+        **({} if run.timed_out is None else {"timed_out": run.timed_out}),
         "duration": round(run.ended_at - run.started_at, 6),
     }
     return json.dumps(fields, separators=(",", ":"))
@@ -72,14 +74,17 @@ def test_a_run_with_a_clock_value_json_cannot_carry_is_refused(bad: float) -> No
         error_class=names,
         error_message=texts,
         outcome=texts,
+        timed_out=st.sampled_from([None, "soft", "hard"]),
     )
 )
 def test_an_attempt_round_trips(attempt: records.AttemptRecord) -> None:
-    """An attempt record reads back as the fields it was written from."""
+    """An attempt record reads back as the fields it was written from (`timed_out` only
+    when it timed out)."""
     assert json.loads(records.to_json(attempt)) == {
         "attempt": attempt.attempt,
         "failed_at": attempt.failed_at,
         "error_class": attempt.error_class,
         "error_message": attempt.error_message,
         "outcome": attempt.outcome,
+        **({} if attempt.timed_out is None else {"timed_out": attempt.timed_out}),
     }

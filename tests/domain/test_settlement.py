@@ -8,6 +8,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from cogworker.domain import settlement
+from cogworker.domain.deadlines import TimedOut
 from cogworker.domain.failure import (
     DISCARD,
     KILL,
@@ -393,3 +394,28 @@ def test_an_interrupted_kill_or_discard_keeps_its_reason(job: JobRecord) -> None
     dropped = interrupted(job, HookReturned(value=DISCARD))
     assert settlement.interruption_reason(killed) == "moved to dead: ended by its retry_in (killed)"
     assert settlement.interruption_reason(dropped) == "discarded by its retry_in"
+
+
+@given(job_records(), hook_answers, st.sampled_from(["soft", "hard"]), st.booleans())
+def test_a_timed_out_run_is_an_ordinary_failure_marked_timed_out(
+    job: JobRecord, answer: HookAnswer, how: TimedOut, expiring: bool
+) -> None:
+    """A run ended by its time limit settles exactly as the same failure would (the hook's
+    answer, the retry budget, an expiry), its attempt and history saying how it timed out."""
+    if expiring:
+        job = attrs.evolve(job, expires_at=NOW)
+    plain = settlement.settle(
+        run_of(job), Raised(error=ERROR, answer=answer), KEEP_ALL, now=NOW, jitter=0
+    )
+    timed = settlement.settle(
+        run_of(job), Raised(error=ERROR, answer=answer, timed_out=how), KEEP_ALL, now=NOW, jitter=0
+    )
+    assert not isinstance(plain, Ack)
+    assert not isinstance(timed, Ack)
+    assert type(timed) is type(plain)
+    assert settlement.attempt_outcome(timed) == settlement.attempt_outcome(plain)
+    assert timed.effects.attempt is not None
+    assert timed.effects.history is not None
+    assert (timed.effects.attempt.timed_out, timed.effects.history.timed_out) == (how, how)
+    assert plain.effects.attempt is not None
+    assert plain.effects.attempt.timed_out is None

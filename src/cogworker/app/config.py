@@ -14,6 +14,7 @@ from cogworker.app import redis_settings
 from cogworker.app.middleware import ClientMiddleware, ServerMiddleware
 from cogworker.app.periodic import Periodic, check_schedule
 from cogworker.app.redis_settings import REDIS_URL_ENV
+from cogworker.domain import limits
 from cogworker.domain.queues import QueuePlan, plan_of
 from cogworker.domain.settlement import Keeping
 from cogworker.exceptions import ConfigError
@@ -39,6 +40,15 @@ def _positive(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
 def _not_negative(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
     if not value >= 0:  # NaN too
         raise ConfigError(f"Config.{attribute.name} must be 0 or more, got {value!r}")
+
+
+def _seconds(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """A limit in seconds (`limits.checked_seconds`); None is no limit."""
+    if value is not None:
+        try:
+            limits.checked_seconds(f"Config.{attribute.name}", value)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
 
 
 def _queues(_: object, attribute: attrs.Attribute[Any], value: tuple[Any, ...]) -> None:
@@ -147,6 +157,12 @@ class Config:
     max_handbacks: int = attrs.field(default=10, validator=_positive)
     #: On stop, how long running jobs get to finish before they are requeued.
     shutdown_timeout: float = attrs.field(default=25.0, validator=_positive)
+    #: A job's time limit when its class sets none (`timeout=`): at it, `JobTimeoutError`
+    #: is raised into the job.  None: no limit.
+    default_timeout: float | None = attrs.field(default=None, validator=_seconds)
+    #: How long a job past its limit may ignore the `JobTimeoutError` (blocked in C code)
+    #: before its process files the failure for it, and exits to be replaced.
+    timeout_grace: float = attrs.field(default=10.0, validator=_seconds)
     #: With several queues, the longest pause between looks when all are empty.
     fetch_idle_max_interval: float = attrs.field(default=0.1, validator=_positive)
     dead_max_jobs: int = attrs.field(default=10_000, validator=_positive)
@@ -272,6 +288,8 @@ FILE_FIELDS = (
     "max_orphanings",
     "max_handbacks",
     "shutdown_timeout",
+    "default_timeout",
+    "timeout_grace",
     "fetch_idle_max_interval",
     "dead_max_jobs",
     "dead_max_age",

@@ -53,6 +53,9 @@ class JobOptions:
     #: Seconds after its enqueue (or its due time) by which a run must have started, or it
     #: is dropped as expired; None: never.
     expires_in: float | None = attrs.field(default=None, validator=_check_seconds)
+    #: Seconds a run may take before `JobTimeoutError` is raised into it; None:
+    #: `Config.default_timeout`.
+    timeout: float | None = attrs.field(default=None, validator=_check_seconds)
 
 
 class Job:
@@ -95,6 +98,7 @@ class Job:
         unique: str | None = None,
         unique_for: float | None = None,
         expires_in: float | None = None,
+        timeout: float | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init_subclass__(**kwargs)
@@ -105,6 +109,7 @@ class Job:
             ("unique", unique),
             ("unique_for", unique_for),
             ("expires_in", expires_in),
+            ("timeout", timeout),
         )
         given = {name: value for name, value in options if value is not None}
         try:

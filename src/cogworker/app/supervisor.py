@@ -7,6 +7,8 @@ as if started by hand.  The supervisor
 
 * restarts a child that exits while the supervisor isn't stopping, after a
   delay that grows while children keep dying young (`domain.supervision`);
+  one that exits with `HARD_TIMEOUT_EXIT` (a job stuck past its time limit,
+  filed as failed) is replaced at once, as a recycled one is;
 * with a memory limit, recycles a child whose RSS is above it: SIGTERM (the
   child drains as on any stop), and a new child once it has exited;
 * turns SIGTERM/SIGINT/SIGHUP into SIGTERM for every child, waits for them
@@ -44,6 +46,7 @@ import attrs
 import click
 
 from cogworker.adapters.process_memory import rss_kib
+from cogworker.app.worker.stopping import HARD_TIMEOUT_EXIT
 from cogworker.domain.supervision import restart_delay, to_recycle
 
 #: Seconds between two readings of the children's memory (with --max-memory).
@@ -320,6 +323,14 @@ class Supervisor:
             elif slot.recycling:
                 self.logger.info("supervisor: worker process %d recycled (%s)", pid, how)
                 slot.due_at = now  # a planned stop: no backoff
+            elif returncode == HARD_TIMEOUT_EXIT:
+                self.logger.warning(
+                    "supervisor: worker process %d exited after a job stuck past its time "
+                    "limit (%s); starting a fresh one",
+                    pid,
+                    how,
+                )
+                slot.due_at = now  # it ran fine until a job got stuck: no backoff
             else:
                 delay = self._schedule_restart(slot, now, uptime)
                 self.logger.warning(

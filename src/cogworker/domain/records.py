@@ -7,6 +7,7 @@ from json.encoder import encode_basestring_ascii as _quoted
 
 import attrs
 
+from cogworker.domain.deadlines import TimedOut
 from cogworker.domain.json_values import compact_json
 
 
@@ -21,6 +22,8 @@ class AttemptRecord:
     error_message: str
     #: "retrying", "dead", "killed" or "discarded".
     outcome: str
+    #: "soft" or "hard" when the attempt ran past its time limit (stored only then).
+    timed_out: TimedOut | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -36,6 +39,8 @@ class RunRecord:
     outcome: str
     process: str
     error: str | None = None
+    #: "soft" or "hard" when the run went past its time limit (stored only then).
+    timed_out: TimedOut | None = None
 
     @property
     def duration(self) -> float:
@@ -49,6 +54,8 @@ def to_json(record: AttemptRecord | RunRecord) -> str:
         return _run_json(record)
     # Every field is a plain value: no need for attrs.asdict's generic walk.
     fields = {name: getattr(record, name) for name in _NAMES[type(record)]}
+    if record.timed_out is None:
+        del fields["timed_out"]
     if isinstance(record, RunRecord):
         fields["duration"] = round(record.duration, 6)
     return compact_json(fields)
@@ -59,11 +66,12 @@ def _run_json(run: RunRecord) -> str:
     # encoder's per-call set-up outweighs this small record.
     # The same text: json's own string quoting, and float repr as json uses it.
     error = "null" if run.error is None else _quoted(run.error)
+    timed_out = "" if run.timed_out is None else f',"timed_out":{_quoted(run.timed_out)}'
     return (
         f'{{"jid":{_quoted(run.jid)},"class_name":{_quoted(run.class_name)},'
         f'"queue":{_quoted(run.queue)},"started_at":{run.started_at!r},'
         f'"ended_at":{run.ended_at!r},"outcome":{_quoted(run.outcome)},'
-        f'"process":{_quoted(run.process)},"error":{error},'
+        f'"process":{_quoted(run.process)},"error":{error}{timed_out},'
         f'"duration":{round(run.duration, 6)!r}}}'
     )
 

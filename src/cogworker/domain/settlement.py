@@ -51,6 +51,7 @@ from typing import Literal, TypeAlias, assert_never
 import attrs
 
 from cogworker.domain import failure, limits, status
+from cogworker.domain.deadlines import TimedOut
 from cogworker.domain.job import ErrorRecord, JobRecord, with_failure
 from cogworker.domain.locks import LockEffect, held_locks, lock_effects
 from cogworker.domain.records import AttemptRecord, RunRecord
@@ -85,6 +86,8 @@ class Raised:
 
     error: ErrorRecord
     answer: failure.HookAnswer = failure.NO_HOOK
+    #: Set when it was its time limit: told at it ("soft"), or filed for it ("hard").
+    timed_out: TimedOut | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -319,9 +322,9 @@ def _failure(
         interruptions = (run.job.interrupted_count or 0) + 1
         filed = attrs.evolve(filed, interrupted_count=interruptions)
     if _retry_too_late(decided.decision, filed, run.ended_at, jitter):
-        return _expired_retry(run, raised.error, filed, keeping, now)
+        return _expired_retry(run, raised, filed, keeping, now)
     placed = _placed(decided.decision, filed, run.ended_at, now, jitter, interruptions)
-    effects = _failure_effects(run, raised.error, placed, keeping, now)
+    effects = _failure_effects(run, raised, placed, keeping, now)
     return attrs.evolve(placed, effects=effects, note=decided.note)
 
 
@@ -337,19 +340,19 @@ def _retry_too_late(
 
 
 def _expired_retry(
-    run: Run, error: ErrorRecord, filed: JobRecord, keeping: Keeping, now: float
+    run: Run, raised: Raised, filed: JobRecord, keeping: Keeping, now: float
 ) -> Expired:
     """A failed run whose retry would start past the job's expiry: dropped as expired."""
-    record = _attempt(filed, run.ended_at, error, "expired")
+    record = _attempt(filed, run.ended_at, raised.error, "expired", raised.timed_out)
     effects = _dropped_effects(run.job, "expired", record, keeping, now)
-    history = _history(run, "expired", error.summary) if keeping.history else None
+    history = _history(run, "expired", raised.error, raised.timed_out) if keeping.history else None
     return Expired(job=filed, effects=attrs.evolve(effects, history=history))
 
 
 def _cancelled(run: Run, error: ErrorRecord, keeping: Keeping, now: float) -> Cancelled:
     record = _attempt(run.job, run.ended_at, error, "cancelled")
     effects = _dropped_effects(run.job, "cancelled", record, keeping, now)
-    history = _history(run, "cancelled", error.summary) if keeping.history else None
+    history = _history(run, "cancelled", error) if keeping.history else None
     return Cancelled(job=run.job, effects=attrs.evolve(effects, history=history))
 
 
@@ -371,7 +374,11 @@ def _dropped_effects(
 
 
 def _attempt(
-    filed: JobRecord, ended_at: float, error: ErrorRecord, outcome: AttemptOutcome
+    filed: JobRecord,
+    ended_at: float,
+    error: ErrorRecord,
+    outcome: AttemptOutcome,
+    timed_out: TimedOut | None = None,
 ) -> AttemptRecord:
     return AttemptRecord(
         attempt=filed.retries_made,
@@ -379,6 +386,7 @@ def _attempt(
         error_class=error.class_name,
         error_message=error.message,
         outcome=outcome,
+        timed_out=timed_out,
     )
 
 
@@ -411,7 +419,7 @@ def _placed(
 
 
 def _failure_effects(
-    run: Run, error: ErrorRecord, placed: Failure, keeping: Keeping, now: float
+    run: Run, raised: Raised, placed: Failure, keeping: Keeping, now: float
 ) -> Effects:
     job, filed = run.job, placed.job
     outcome = failed_outcome(placed)
@@ -420,18 +428,20 @@ def _failure_effects(
         job, held_locks(job), keeping.unique_lock_ttl, retry_at=retry_at, now=now
     )
     tracked = status.is_tracked(job, keeping.track_all)
-    attempt = _attempt(filed, run.ended_at, error, outcome)
+    attempt = _attempt(filed, run.ended_at, raised.error, outcome, raised.timed_out)
     return Effects(
         unique_lock=unique_effect,
         running_lock=running_effect,
         status=status.next_status(None, status.Failed(outcome=outcome)) if tracked else None,
         attempt=attempt,
-        history=_history(run, outcome, error.summary) if keeping.history else None,
+        history=_history(run, outcome, raised.error, raised.timed_out) if keeping.history else None,
         history_per_job=True,
     )
 
 
-def _history(run: Run, outcome: str, error: str | None) -> RunRecord:
+def _history(
+    run: Run, outcome: str, error: ErrorRecord | None, timed_out: TimedOut | None = None
+) -> RunRecord:
     return RunRecord(
         jid=run.job.jid,
         class_name=run.job.class_name,
@@ -440,5 +450,6 @@ def _history(run: Run, outcome: str, error: str | None) -> RunRecord:
         ended_at=run.ended_at,
         outcome=outcome,
         process=run.process,
-        error=error,
+        error=None if error is None else error.summary,
+        timed_out=timed_out,
     )

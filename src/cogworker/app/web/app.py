@@ -33,7 +33,7 @@ from cogworker.app.config import Config
 from cogworker.app.web.asgi import DashboardApp
 from cogworker.app.web.context import Dashboard, render
 from cogworker.app.web.format import FILTERS, visible_controls
-from cogworker.app.web.routes import job, overview, periodic, queues, sets, workers
+from cogworker.app.web.routes import job, metrics, overview, periodic, queues, sets, workers
 from cogworker.app.web.security import Authorizer, BasicAuth, host_name
 from cogworker.exceptions import RedisRefusedError, RedisUnavailableError
 
@@ -62,6 +62,7 @@ ROUTES = [
     job.history,
     periodic.periodic,
     periodic.enqueue_now,
+    metrics.metrics,
 ]
 
 

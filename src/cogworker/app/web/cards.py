@@ -11,6 +11,16 @@ import attrs
 from cogworker.adapters.dashboard_processes import ProcessInfo
 from cogworker.domain import memory, sparkline
 
+#: A heartbeat older than this many of the config's intervals is flagged stale...
+STALE_BEATS = 3
+#: ...but never sooner than this (seconds): a worker may beat less often than its reader thinks.
+STALE_FLOOR = 15.0
+
+
+def stale_after(heartbeat_interval: float) -> float:
+    """Seconds after which a process's last heartbeat is stale, for a config's interval."""
+    return max(STALE_FLOOR, STALE_BEATS * heartbeat_interval)
+
 
 @attrs.frozen(kw_only=True)
 class Sparkline:

@@ -24,7 +24,7 @@ from cogworker.adapters.dashboard_queues import QueueStore
 from cogworker.adapters.dashboard_removal import Removal
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
-from cogworker.app.web.entries import JobView
+from cogworker.app.web.entries import JobView, is_plain_key, key_of
 from cogworker.domain import locks, payload
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
@@ -73,15 +73,24 @@ def clear_queue(queues: QueueStore, queue: str) -> int:
     return deleted
 
 
-def announce_kills(config: Config, views: Sequence[JobView]) -> None:
-    """Run the death handlers for jobs just killed by hand (entries that aren't JSON objects
-    are filed in dead all the same, without hooks)."""
+def delete_queued(queues: QueueStore, queue: str, key: str) -> bool:
+    """Delete the job a page names by `key` (its jid, or its entry's digest) from a queue,
+    letting go of its locks; False if it is no longer there."""
+    # A jid is looked for as text; for a digest every entry is a candidate.
+    needle = key if is_plain_key(key) else ""
+    found = [JobView.of(raw) for raw in queues.find(queue, needle) if key_of(raw) == key]
+    return bool(found) and queues.delete(queue, removals(found[:1]), clearing=False)[0]
+
+
+def announce_kills(config: Config, views: Sequence[JobView], *, by: str = "the dashboard") -> None:
+    """Run the death handlers for jobs just killed by hand from `by` (entries that aren't JSON
+    objects are filed in dead all the same, without hooks)."""
     if not config.death_handlers:
         return
     for view in views:
         entry = _object(view.raw)
         if entry is not None:
-            error = JobKilledError(f"job {view.key} was killed by hand from the dashboard")
+            error = JobKilledError(f"job {view.key} was killed by hand from {by}")
             notice = DeathNotice(entry=entry, exception=error, job_class=None)
             notify(notice, config.death_handlers, LOGGER)
 

@@ -86,13 +86,17 @@ def apply(
     action: Action,
     views: Sequence[JobView],
     now: float,
+    *,
+    by: str = "the dashboard",
 ) -> Outcome:
-    """Do `action` to the entries of `kind`'s set (the caller checked it is one of its actions)."""
+    """Do `action` to the entries of `kind`'s set (the caller checked it is one of its actions);
+    `by`: where a kill was asked for, as the death handlers are told."""
     if action in ("retry", "enqueue"):
         return _requeue(store, config, kind, views, now)
     if action == "kill":
         killed = store.sets.kill(kind.key, removals(views), now)
-        announce_kills(config, [view for view, done in zip(views, killed, strict=True) if done])
+        killed_views = [view for view, done in zip(views, killed, strict=True) if done]
+        announce_kills(config, killed_views, by=by)
         return Outcome(done=sum(killed), gone=len(killed) - sum(killed))
     deleted = store.sets.delete(kind.key, removals(views))
     return Outcome(done=deleted, gone=len(views) - deleted)

@@ -51,7 +51,8 @@ from cogworker.app.worker.run_start import RunStart
 from cogworker.app.worker.settler import Settler
 from cogworker.app.worker.slots import FetchSlots
 from cogworker.app.worker.state import WorkerState
-from cogworker.app.worker.stopping import SETTING_EXIT, THREAD_DIED_EXIT, StopControl
+from cogworker.app.worker.stopping import SETTING_EXIT, StopControl
+from cogworker.app.worker.watchdog import Watchdog
 from cogworker.exceptions import JobCancelledError
 
 #: A blocking fetch returns within BLOCK_SECONDS, any other call within the socket timeout.
@@ -94,6 +95,7 @@ class Manager:
         self.clock = RedisClock(self.redis)
         # Made in start(): its connection is opened at once, so only once Redis answered.
         self.acker: Acker | None = None
+        self.watchdog: Watchdog | None = None
         self._work: queue.SimpleQueue[Taken | None] = queue.SimpleQueue()
         self._slots = FetchSlots(config.concurrency, config.prefetch)
         self._threads: list[threading.Thread] = []
@@ -140,7 +142,8 @@ class Manager:
     def run(self) -> None:
         """Start, serve until asked to stop, then stop cleanly.
 
-        Raises SystemExit(THREAD_DIED_EXIT), once stopped, if a thread died.
+        Raises SystemExit(THREAD_DIED_EXIT), once stopped, if a thread died, and
+        SystemExit(HARD_TIMEOUT_EXIT) if a job stuck past its time limit stopped it.
         """
         # Started first: it beats for this process from its registration on.
         companion = pulse.start(self.config, self.target, self.identity, self.logger)
@@ -155,8 +158,9 @@ class Manager:
         finally:
             if companion is not None:
                 companion.stop()
-        if self._stop.died is not None:
-            raise SystemExit(THREAD_DIED_EXIT)
+        status = self._stop.exit_status()
+        if status is not None:
+            raise SystemExit(status)
 
     def signal(self, name: str) -> None:
         """Act on "quiet", "resume", "stop" (from a signal or the dashboard) or a cancel."""
@@ -187,6 +191,7 @@ class Manager:
             epoch_watch=self.epoch_watch,
         )
         processor = self._processor(owner, self.acker)
+        self.watchdog = Watchdog(processor, self.logger, self._stop.hard_timeout, self.clock)
         hand_off = HandOff(
             self._work, self.event_loop, processor.on_loop, self.config.job_modules, self.clock
         )
@@ -215,6 +220,7 @@ class Manager:
         self._spawn("fetcher", fetcher.run)
         self._spawn("acker", self.acker.run)
         self._spawn("heartbeat", self.heartbeat.run)
+        self._spawn("watchdog", self.watchdog.run)
         self._spawn("poller", poller.run)
         self._spawn("reconciler", self.reconciler.run)
         self._spawn("periodic", self.periodic.run)
@@ -262,9 +268,10 @@ class Manager:
         processors = [t for t in self._threads if t.name.startswith("processor-")]
         for _ in processors:
             self._work.put(None)
+        unfinished = self._stop.drain(
+            processors, self.config.shutdown_timeout, self._running_on_loop, self.state.abandoned
+        )
         loop = self.event_loop
-        on_loop = loop.running if loop is not None else (lambda: 0)
-        unfinished = self._stop.drain(processors, self.config.shutdown_timeout, on_loop)
         if loop is not None:
             # Cancelled, not settled: they stay in progress and go back to their queues.
             loop.cancel_all()
@@ -278,13 +285,26 @@ class Manager:
                 thread.join(FETCHER_STOP_TIMEOUT)
         # Housekeeping ends before the final writes: a beat after them would
         # register this process again, a reconcile pass race the hand-over.
-        self.heartbeat.finished.set()
-        self.reconciler.finished.set()
-        for thread in self._threads:
-            if thread.name in ("heartbeat", "reconciler", "poller", "periodic"):
-                thread.join(FETCHER_STOP_TIMEOUT)
+        self._end_housekeeping()
         self.reconciler.write_last(unfinished)
         self.logger.info("stopped", extra={"identity": self.identity})
+
+    def _end_housekeeping(self) -> None:
+        """End the housekeeping threads (the watchdog's hard-timeout filing included)."""
+        self.heartbeat.finished.set()
+        self.reconciler.finished.set()
+        if self.watchdog is not None:
+            self.watchdog.finished.set()
+        for thread in self._threads:
+            if thread.name in ("heartbeat", "reconciler", "poller", "periodic", "watchdog"):
+                thread.join(FETCHER_STOP_TIMEOUT)
+
+    def _running_on_loop(self) -> int:
+        """How many async jobs run on the loop, but those timed out and filed for them."""
+        if self.event_loop is None:
+            return 0
+        abandoned = sum(runner.startswith("loop:") for runner in self.state.abandoned())
+        return self.event_loop.running() - abandoned
 
     def _process_loop(self, processor: Processor) -> None:
         while True:

@@ -29,16 +29,17 @@ from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import Job, is_async_job
+from cogworker.app.worker import run_ends
 from cogworker.app.worker.event_loop import Start
 from cogworker.app.worker.handoff import Taken
 from cogworker.app.worker.run_start import RunStart
-from cogworker.app.worker.running import Attempt, Runner, asker, async_asker
+from cogworker.app.worker.running import Ask, Attempt, Runner, asker, async_asker
 from cogworker.app.worker.settler import Settler
 from cogworker.app.worker.state import RunningJob, WorkerState
-from cogworker.domain import failure, locks, settlement
+from cogworker.domain import deadlines, locks, settlement
 from cogworker.domain.job import JobRecord
 from cogworker.domain.retries import JITTER_SPAN
-from cogworker.exceptions import JobCancelledError, UnknownJobClassError
+from cogworker.exceptions import UnknownJobClassError
 
 
 @attrs.define
@@ -79,9 +80,9 @@ class Processor:
         if not self.starts.may_start(job, fetched):
             return
         thread = threading.current_thread().name
-        self._started(thread, job, fetched)
+        self._started(thread, job, fetched, job_class)
         try:
-            notice = self._run_and_settle(job, fetched, loaded)
+            notice = self._run_and_settle(thread, job, fetched, loaded)
         finally:
             self.state.finished(thread)
             self.state.interrupts.forget(job.jid)
@@ -113,14 +114,20 @@ class Processor:
             return
         await self._run_on_loop(job, fetched, job_class)
 
-    def _started(self, runner: str, job: JobRecord, fetched: Fetched) -> None:
+    def _started(
+        self, runner: str, job: JobRecord, fetched: Fetched, job_class: type[Job] | None
+    ) -> None:
         running_lock = locks.held_locks(job).running_lock
         held = (running_lock, job.jid) if running_lock else None
-        work = RunningJob(job.jid, job.class_name, fetched.queue, fetched.raw, self.clock())
+        timeout = run_ends.limit_of(job_class, self.config)
+        work = RunningJob(
+            job.jid, job.class_name, fetched.queue, fetched.raw, self.clock(), timeout
+        )
         self.state.started(runner, work, held)
 
     def _run_and_settle(
         self,
+        runner: str,
         job: JobRecord,
         fetched: Fetched,
         loaded: tuple[type[Job] | None, BaseException | None],
@@ -128,13 +135,28 @@ class Processor:
         self._begin(job, fetched)
         ask = asker(job)
         attempt = self._runner.run(job, fetched.queue, ask, loaded)
+        if not self.state.claim_settlement(runner, job.jid):
+            return None  # timed out "hard": filed already, for it (see `watchdog`)
+        attempt, timed_out = run_ends.soft_end(self.state.interrupts, self.config, job, attempt)
+        return self.settle_attempt(job, fetched, attempt, ask, timed_out)
+
+    def settle_attempt(
+        self,
+        job: JobRecord,
+        fetched: Fetched,
+        attempt: Attempt,
+        ask: Ask,
+        timed_out: deadlines.TimedOut | None = None,
+    ) -> DeathNotice | None:
+        """Settle and write the run `attempt` of `job` (on the calling thread); the death
+        hooks' notice, if it went to dead."""
         try:
-            end = self._interrupted_end(job, attempt)
+            end = run_ends.cancelled_end(self.state.interrupts, job, attempt)
             if end is None:
                 answer = attempt.answer
                 if attempt.error is not None and answer is None:
                     answer = ask(attempt.error, attempt.job_class)
-                end = _end_of(attempt, answer)
+                end = run_ends.end_of(attempt, answer, timed_out)
         except BaseException as error:
             end = self._end_despite(job, attempt, error)
         decided = self._decide(job, fetched, attempt, end)
@@ -148,9 +170,9 @@ class Processor:
 
     async def _run_on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> None:
         runner = f"loop:{job.jid}"
-        self._started(runner, job, fetched)
+        self._started(runner, job, fetched, job_class)
         try:
-            notice = await self._run_and_settle_async(job, fetched, job_class)
+            notice = await self._run_and_settle_async(runner, job, fetched, job_class)
         except asyncio.CancelledError:
             raise  # a stop: counted as still running when the job is handed back
         except Exception:
@@ -164,21 +186,24 @@ class Processor:
             await asyncio.to_thread(notify, notice, self.config.death_handlers, self.logger)
 
     async def _run_and_settle_async(
-        self, job: JobRecord, fetched: Fetched, job_class: type[Job]
+        self, runner: str, job: JobRecord, fetched: Fetched, job_class: type[Job]
     ) -> DeathNotice | None:
         self._begin(job, fetched)
         ask = async_asker(job)
         attempt = await self._runner.run_async(job, fetched.queue, job_class, ask)
-        if attempt.error is None:
+        if not self.state.claim_settlement(runner, job.jid):
+            return None  # timed out "hard": filed already, for it (see `watchdog`)
+        attempt, timed_out = run_ends.soft_end(self.state.interrupts, self.config, job, attempt)
+        if attempt.error is None:  # returned (within its time limit or not: a success)
             self._ack_later(job, fetched, attempt)
             return None
         try:
-            end = self._interrupted_end(job, attempt)
+            end = run_ends.cancelled_end(self.state.interrupts, job, attempt)
             if end is None:
                 answer = attempt.answer
                 if attempt.error is not None and answer is None:
                     answer = await ask(attempt.error, job_class)
-                end = _end_of(attempt, answer)
+                end = run_ends.end_of(attempt, answer, timed_out)
         except Exception as error:
             end = self._end_despite(job, attempt, error)
         decided = self._decide(job, fetched, attempt, end)
@@ -237,7 +262,8 @@ class Processor:
 
         def decided() -> settlement.Ack:
             run = _run_of(job, fetched, attempt, identity)
-            ack = settlement.settle(run, _RETURNED, self._keeping, now=attempt.ended_at, jitter=0)
+            returned = run_ends.end_of(attempt, None, None)
+            ack = settlement.settle(run, returned, self._keeping, now=attempt.ended_at, jitter=0)
             assert isinstance(ack, settlement.Ack)  # a returned run is acked
             return ack
 
@@ -259,16 +285,6 @@ class Processor:
             return decided
 
         return again
-
-    def _interrupted_end(self, job: JobRecord, attempt: Attempt) -> settlement.RunEnd | None:
-        """The end of a run a cancel reached (None for any other): it didn't return."""
-        asked = self.state.interrupts.requested(job.jid)
-        if attempt.error is None or asked is not JobCancelledError:
-            return None
-        error = attempt.error
-        if isinstance(error, asyncio.CancelledError):  # an async job's task, cancelled
-            error = JobCancelledError(f"{job.class_name} {job.jid} was cancelled")
-        return settlement.EndedByCancel(error=user_hooks.error_record(error))
 
     def _end_despite(
         self, job: JobRecord, attempt: Attempt, error: BaseException
@@ -304,16 +320,6 @@ class Processor:
                 "reason": settlement.attempt_outcome(decided),
             },
         )
-
-
-_RETURNED = settlement.Returned()
-
-
-def _end_of(attempt: Attempt, answer: failure.HookAnswer | None) -> settlement.RunEnd:
-    if attempt.error is None:
-        return _RETURNED
-    error = user_hooks.error_record(attempt.error)
-    return settlement.Raised(error=error, answer=failure.NO_HOOK if answer is None else answer)
 
 
 def _run_of(job: JobRecord, fetched: Fetched, attempt: Attempt, process: str) -> settlement.Run:

@@ -65,6 +65,8 @@ class RunningJob:
     #: The payload as fetched (immutable, unlike the arguments the job is handed).
     payload: bytes
     run_at: float
+    #: Its time limit in seconds (None: none).
+    timeout: float | None = None
 
     def to_json(self) -> str:
         """The description the heartbeat records, its arguments cut to a preview."""
@@ -78,6 +80,8 @@ class RunningJob:
         }
         if cut:
             record["args_cut"] = True
+        if self.timeout is not None:
+            record["timeout"] = self.timeout
         return json.dumps(record)
 
 
@@ -122,6 +126,10 @@ class WorkerState:
     _held: set[bytes] = attrs.field(factory=set)
     #: What `running` last encoded, by thread: a job is encoded once, not at every beat.
     _shown: dict[str, tuple[RunningJob, str]] = attrs.field(factory=dict)
+    #: The jids whose run's outcome is being written: by their runner, or for it (timed out).
+    _settling: set[str] = attrs.field(factory=set)
+    #: The runners whose run was timed out "hard" and filed for them: stuck, not waited for.
+    _abandoned: set[str] = attrs.field(factory=set)
 
     def hold(self, raw: bytes) -> None:
         """Note a fetched job as this process's until `release`."""
@@ -158,8 +166,40 @@ class WorkerState:
     def finished(self, thread: str) -> None:
         """Note that `thread` is idle again."""
         with self._running_lock:
-            self._running.pop(thread, None)
+            work = self._running.pop(thread, None)
             self._held_locks.pop(thread, None)
+            self._abandoned.discard(thread)
+            if work is not None:
+                self._settling.discard(work.jid)
+
+    def claim_settlement(self, runner: str, jid: str, *, abandon: bool = False) -> bool:
+        """Whether the caller is the one to write the outcome of `jid`'s run on `runner`:
+        the first to ask while that run is still noted as running (its runner as it ends,
+        or the watchdog filing it as timed out), never both.  `abandon`: the watchdog's
+        claim; a stop no longer waits for the runner (it is stuck)."""
+        with self._running_lock:
+            work = self._running.get(runner)
+            if work is None or work.jid != jid or jid in self._settling:
+                return False
+            self._settling.add(jid)
+            if abandon:
+                self._abandoned.add(runner)
+            return True
+
+    def abandoned(self) -> set[str]:
+        """The runners stuck in a run filed for them: a stop doesn't wait for them."""
+        with self._running_lock:
+            return set(self._abandoned)
+
+    def interrupt_running(self, runner: str, jid: str, error: type[BaseException]) -> bool:
+        """Raise `error` into `jid`'s run if `runner` still runs it (a stale look must not
+        leave an interrupt behind for a later run of the same job); whether it did."""
+        with self._running_lock:
+            work = self._running.get(runner)
+            if work is None or work.jid != jid:
+                return False
+            self.interrupts.interrupt(jid, error)
+            return True
 
     def defer_release(self, lock: str, jid: str) -> None:
         """Remember a lock release that failed (Redis away), for the reconciler."""

@@ -9,10 +9,10 @@ from litestar.response import Redirect, Template
 
 from cogworker.app.web import params
 from cogworker.app.web.context import back, dashboard, query_of, render, threaded, writable
-from cogworker.app.web.entries import JobView, is_plain_key, key_of
+from cogworker.app.web.entries import JobView
 from cogworker.app.web.params import Form
 from cogworker.app.web.queue_refs import named_queue, queue_ref
-from cogworker.app.web.removal import clear_queue, removals
+from cogworker.app.web.removal import clear_queue, delete_queued
 
 PER_PAGE = 25
 #: Pages of a queue one can go to (deeper means a slow LRANGE; the job page finds any jid).
@@ -86,11 +86,7 @@ def delete(request: Request[Any, Any, Any], data: Form) -> Redirect:
     form = params.form_values(data)
     queues = dash.store.queues
     name = named_queue(queues, params.text(form, "name", limit=500))
-    key = params.text(form, "key", limit=200)
-    # The key is a jid (then look for that text) or a digest (then every entry is a candidate).
-    needle = key if is_plain_key(key) else ""
-    found = [JobView.of(raw) for raw in queues.find(name, needle) if key_of(raw) == key]
-    deleted = bool(found) and queues.delete(name, removals(found[:1]), clearing=False)[0]
+    deleted = delete_queued(queues, name, params.text(form, "key", limit=200))
     return back(
         dash, "/queue", name=queue_ref(name), done="delete", n=int(deleted), gone=int(not deleted)
     )

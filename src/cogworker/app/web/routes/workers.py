@@ -11,16 +11,12 @@ from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
 from cogworker.app.web import params
-from cogworker.app.web.cards import ProcessCard
+from cogworker.app.web.cards import ProcessCard, stale_after
 from cogworker.app.web.context import back, dashboard, render, threaded, writable
 from cogworker.app.web.entries import JobView
 from cogworker.app.web.params import Form
 
 SIGNALS = ("quiet", "resume", "stop")
-#: A heartbeat older than this many of the dashboard config's intervals is flagged stale.
-STALE_BEATS = 3
-#: ...but never sooner than this (seconds): a worker may beat less often than the dashboard thinks.
-STALE_FLOOR = 15.0
 
 
 @attrs.frozen(kw_only=True)
@@ -60,8 +56,8 @@ def workers(request: Request[Any, Any, Any]) -> Template:
     processes = store.infos()
     identities = [info.identity for info in processes]
     memory = store.memory(identities, now)
-    stale_after = max(STALE_FLOOR, STALE_BEATS * dash.config.heartbeat_interval)
-    cards = [ProcessCard.of(info, memory[info.identity], now, stale_after) for info in processes]
+    stale = stale_after(dash.config.heartbeat_interval)
+    cards = [ProcessCard.of(info, memory[info.identity], now, stale) for info in processes]
     running = _work_rows(store.running_work(identities))
     return render(
         request, "workers", live=True, title="Workers", cards=cards, work=running, now=now

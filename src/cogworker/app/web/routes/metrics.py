@@ -1,0 +1,85 @@
+"""`/metrics`: what Redis holds now, in Prometheus's text format.
+
+It reads through the dashboard's store (`adapters.dashboard_metrics`), as
+the pages do, and sits behind the dashboard's auth and host check.  A key
+that can't be read leaves its sample out and counts in
+`cogworker_unreadable_keys`, so one bad key doesn't blank the scrape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from litestar import Request, get
+from litestar.response import Response
+
+from cogworker.adapters.dashboard_metrics import ProcessLoad, QueueLoad, read_metrics
+from cogworker.adapters.dashboard_store import Counts, DashboardStore
+from cogworker.app.web.context import dashboard, threaded
+from cogworker.domain.prometheus import MEDIA_TYPE, Family, Sample, exposition
+
+
+@get("/metrics", name="metrics")
+@threaded
+def metrics(request: Request[Any, Any, Any]) -> Response[str]:
+    """The current figures of the dashboard's Redis, for Prometheus to scrape."""
+    text = exposition(families(dashboard(request).store))
+    return Response(text, media_type=MEDIA_TYPE)  # Litestar adds `; charset=utf-8`
+
+
+def families(store: DashboardStore) -> tuple[Family, ...]:
+    """Every family of a scrape, read from `store` now."""
+    reading = read_metrics(store)
+    return (
+        *_totals(reading.counts),
+        *_queues(reading.queues),
+        *_processes(reading.processes),
+        _gauge("cogworker_unreadable_keys", "Keys a scrape found holding something else than "
+               "cogworker writes (their samples are left out).",
+               [Sample(value=len(reading.problems))]),
+    )  # fmt: skip
+
+
+def _totals(counts: Counts) -> tuple[Family, ...]:
+    def one(value: int | None) -> list[Sample]:
+        return [] if value is None else [Sample(value=value)]
+
+    return (
+        Family(name="cogworker_processed", kind="counter", samples=tuple(one(counts.processed)),
+               help="Jobs run, whatever their outcome, since the counters were last reset."),
+        Family(name="cogworker_failed", kind="counter", samples=tuple(one(counts.failed)),
+               help="Runs that failed, since the counters were last reset."),
+        _gauge("cogworker_scheduled_jobs", "Jobs waiting for their time.", one(counts.scheduled)),
+        _gauge("cogworker_retry_jobs", "Failed jobs waiting for a retry.", one(counts.retries)),
+        _gauge("cogworker_dead_jobs", "Jobs in the dead set.", one(counts.dead)),
+        _gauge("cogworker_processes", "Worker processes registered.", one(counts.processes)),
+    )  # fmt: skip
+
+
+def _queues(loads: Sequence[QueueLoad]) -> tuple[Family, ...]:
+    readable = [load for load in loads if load.size is not None and load.latency is not None]
+    return (
+        _gauge("cogworker_queue_jobs", "Jobs waiting in a queue.",
+               [Sample(value=load.size or 0, labels=(("queue", load.name),)) for load in readable]),
+        _gauge("cogworker_queue_latency_seconds", "How long a queue's oldest job has waited.",
+               [Sample(value=load.latency or 0.0, labels=(("queue", load.name),))
+                for load in readable]),
+    )  # fmt: skip
+
+
+def _processes(processes: Sequence[ProcessLoad]) -> tuple[Family, ...]:
+    def labels(process: ProcessLoad) -> tuple[tuple[str, str], ...]:
+        return (("identity", process.identity), ("hostname", process.hostname))
+
+    return (
+        _gauge("cogworker_process_busy", "Threads of a process running a job now.",
+               [Sample(value=process.busy, labels=labels(process)) for process in processes]),
+        _gauge("cogworker_process_concurrency", "Jobs a process runs at once, at most.",
+               [Sample(value=process.concurrency, labels=labels(process))
+                for process in processes if process.concurrency]),
+    )  # fmt: skip
+
+
+def _gauge(name: str, help_text: str, samples: Sequence[Sample]) -> Family:
+    return Family(name=name, kind="gauge", help=help_text, samples=tuple(samples))

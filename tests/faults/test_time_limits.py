@@ -1,0 +1,292 @@
+"""Time limits on real workers: a job looping in Python past its limit fails with
+JobTimeoutError (soft) and is retried by its policy; a job stuck in C past limit and grace
+is filed as failed (hard) by its process, which exits and is replaced under --processes,
+no other job lost or run twice."""
+
+from __future__ import annotations
+
+import collections
+import json
+import random
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+import redis
+
+import cogworker
+from cogworker import tracking
+from cogworker.adapters import redis_keys as keys
+from cogworker.app.worker.stopping import HARD_TIMEOUT_EXIT
+from tests.faults import jobs, jobs_timeouts, oracle
+from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
+from tests.support.async_variants import KINDS, Kind, of_kind
+from tests.support.processes import wait_until
+from tests.support.redis_server import RedisServer
+
+APP = "tests.faults.jobs_timeouts:config"
+#: What a client meets while its Redis restarts.
+RESTARTING = (redis.ConnectionError, redis.TimeoutError, cogworker.RedisUnavailableError)
+
+
+def attempts(inspect: redis.Redis, jid: str) -> list[dict[str, object]]:
+    """`jid`'s attempt timeline, newest first."""
+    return [json.loads(entry) for entry in inspect.lrange(keys.job_attempts(jid), 0, -1)]
+
+
+def test_a_python_loop_past_its_limit_fails_once_and_is_retried(
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    kind: Kind,
+) -> None:
+    """The limit's JobTimeoutError ends the first run (a sync job's thread, an async job's
+    task): one failure on the timeline, marked timed out, seen by retry_in, which retries
+    it; the retry completes and the worker goes on."""
+    worker = start_worker(APP)
+    registered(inspect, 1)
+    jid = str(client.enqueue(of_kind(jobs_timeouts.LoopsPastLimitOnce, kind)))
+    wait_until(lambda: client.status(jid) == "complete", 30, message=worker.log_tail)
+    after = str(client.enqueue(jobs.Count, 1))
+    wait_until(lambda: after in oracle.finished(oracle_file), 20, message=worker.log_tail)
+    stop_all(worker)
+    starts, ends = oracle.runs(oracle_file)
+    assert (starts[jid], ends[jid]) == (2, 1)
+    [failed] = attempts(inspect, jid)
+    assert failed["error_class"] == "cogworker.exceptions.JobTimeoutError"
+    assert "time limit (0.5s)" in str(failed["error_message"])
+    assert (failed["outcome"], failed["timed_out"]) == ("retrying", "soft")
+    assert inspect.lrange("retry-in-saw", 0, -1) == [b"JobTimeoutError"]
+    runs = [json.loads(entry) for entry in inspect.lrange(keys.history(jid), 0, -1)]
+    assert [(run["outcome"], run.get("timed_out")) for run in runs] == [
+        ("success", None),
+        ("retrying", "soft"),
+    ]
+    assert inspect.get(keys.stat("failed")) == b"1"
+    [record] = tracking.attempts(inspect, jid)  # as the dashboard reads it
+    assert record.timed_out == "soft"
+    assert [run.timed_out for run in tracking.history(inspect, jid)] == [None, "soft"]
+    oracle.assert_nothing_left_behind(inspect)
+
+
+def test_retry_in_may_kill_a_run_at_its_limit(
+    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, kind: Kind
+) -> None:
+    """retry_in is handed the JobTimeoutError and may KILL it: dead at once, killed on its
+    timeline (timed out), its death hook handed the JobTimeoutError."""
+    worker = start_worker(APP)
+    registered(inspect, 1)
+    jid = str(client.enqueue(of_kind(jobs_timeouts.KilledAtLimit, kind)))
+    wait_until(lambda: client.status(jid) == "dead", 30, message=worker.log_tail)
+    wait_until(lambda: inspect.llen("died-of") == 1, 20, message=worker.log_tail)
+    stop_all(worker)
+    [failed] = attempts(inspect, jid)
+    assert (failed["outcome"], failed["timed_out"]) == ("killed", "soft")
+    assert inspect.lrange("died-of", 0, -1) == [b"JobTimeoutError"]
+    assert inspect.zcard(keys.DEAD) == 1
+    oracle.assert_nothing_left_behind(inspect)
+
+
+def start_pids(oracle_file: Path, jid: str) -> list[str]:
+    """The pids of the processes `jid` started in, in order."""
+    lines = oracle_file.read_text().split("\n")[:-1]
+    return [pid for event, seen, pid in map(str.split, lines) if (event, seen) == ("start", jid)]
+
+
+@pytest.mark.parametrize(
+    "stuck",
+    [
+        jobs_timeouts.SleepsInCOnce,
+        jobs_timeouts.ReadsSocketOnce,
+        of_kind(jobs_timeouts.SleepsInCOnce, "async"),  # blocking its event loop
+    ],
+)
+def test_a_job_stuck_in_c_is_filed_and_its_process_replaced(
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    stuck: type[cogworker.Job],
+) -> None:
+    """Blocked in C (a sleep, a socket read; an async job blocking its loop) past limit and
+    grace: its process files the
+    failure (timed out, hard; retry_in retries it), lets its other jobs finish, exits with
+    its own status, and the supervisor starts a fresh one, where the retry completes; every
+    other job runs exactly once."""
+    supervisor = start_worker(APP, extra_args=["--processes", "2"])
+    registered(inspect, 2)
+    jid = str(client.enqueue(stuck))
+    others = [str(j) for j in client.enqueue_many(jobs_timeouts.Naps, [[0.2]] * 30)]
+    wait_until(lambda: client.status(jid) == "complete", 60, message=supervisor.log_tail)
+    wait_until(
+        lambda: all(client.status(other) == "complete" for other in others),
+        60,
+        message=supervisor.log_tail,
+    )
+    wait_until(
+        lambda: supervisor.log_text().count("supervisor: worker process") >= 4,
+        30,
+        message=supervisor.log_tail,
+    )  # two started, one exited, a fresh one started
+    stop_all(supervisor)
+    first, second = start_pids(oracle_file, jid)
+    assert first != second  # not in the process it was stuck in
+    [failed] = attempts(inspect, jid)
+    assert (failed["outcome"], failed["timed_out"]) == ("retrying", "hard")
+    assert inspect.lrange("retry-in-saw", 0, -1) == [b"JobTimeoutError"]
+    starts, ends = oracle.runs(oracle_file)
+    assert all((starts[other], ends[other]) == (1, 1) for other in others)
+    log = supervisor.log_text()
+    assert f"exit code {HARD_TIMEOUT_EXIT}" in log
+    assert log.count("supervisor: worker process") >= 4
+    oracle.assert_nothing_left_behind(inspect)
+
+
+#: The classes the mixed run draws from, and the most runs each may have.
+MIXED = {
+    jobs_timeouts.Naps: 1,
+    jobs_timeouts.NapsWithin: 2,
+    jobs_timeouts.NapsWithinLonger: 2,
+    jobs_timeouts.NapsWithinAndDies: 1,
+}
+ENDS = {"complete", "dead", "cancelled", "expired"}
+
+
+def statuses_of(inspect: redis.Redis, jids: Iterable[str]) -> dict[str, str | None]:
+    """The tracked status of each of `jids` (None: none)."""
+    pipe = inspect.pipeline(transaction=False)
+    for jid in jids:
+        pipe.hget(keys.status(jid), "status")
+    return {
+        jid: None if raw is None else raw.decode()
+        for jid, raw in zip(jids, pipe.execute(), strict=True)
+    }
+
+
+def test_a_thousand_jobs_with_limits_cancels_and_expiries_each_end_once(
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+) -> None:
+    """1,000 short jobs, sync and async, of random limits (none, 0.1 to 0.3 s, retried or
+    not), some expiring soon, a tenth cancelled at random moments, across two processes:
+    each ends exactly once (complete, dead, cancelled or expired), and its timeline records
+    each of its runs exactly once."""
+    rng = random.Random(20)
+    workers = [start_worker(APP), start_worker(APP)]
+    registered(inspect, 2)
+    jids: dict[str, type[cogworker.Job]] = {}
+    for batch in range(20):
+        job_class = rng.choice(list(MIXED))
+        naps = [[round(rng.uniform(0, 0.25), 3)] for _ in range(50)]
+        expiry = 0.5 if batch % 5 == 4 else None
+        variant = of_kind(job_class, rng.choice(KINDS))
+        for jid in client.enqueue_many(variant, naps, expires_in=expiry):
+            jids[str(jid)] = job_class
+        for jid in rng.sample(list(jids), 5):
+            client.cancel(jid)
+    for jid in rng.sample(list(jids), 50):
+        client.cancel(jid)
+
+    def unfinished() -> dict[str, str | None]:
+        statuses = statuses_of(inspect, jids)
+        return {jid: status for jid, status in statuses.items() if status not in ENDS}
+
+    wait_until(lambda: not unfinished(), 240, message=lambda: str(unfinished())[:2000])
+    stop_all(*workers)
+    statuses = statuses_of(inspect, jids)
+    starts, ends = oracle.runs(oracle_file)
+    for jid, job_class in jids.items():
+        assert starts[jid] <= MIXED[job_class]
+        assert_recorded_once(attempts(inspect, jid), statuses[jid], starts[jid], ends[jid])
+    counted = collections.Counter(statuses.values())
+    assert counted["complete"] > 0
+    assert counted["dead"] > 0
+    assert counted["cancelled"] > 0
+    for outcome in ("cancelled", "expired"):
+        assert int(inspect.get(keys.stat(outcome)) or 0) == counted[outcome]
+    assert inspect.zcard(keys.DEAD) == counted["dead"]
+    assert inspect.zcard(keys.RETRY) == inspect.zcard(keys.SCHEDULE) == 0
+    oracle.assert_nothing_left_behind(inspect)
+
+
+def assert_recorded_once(
+    timeline: list[dict[str, object]], status: str | None, starts: int, ends: int
+) -> None:
+    """Each run of a job is on its timeline once (but a successful last one), plus one
+    entry for an end without a run (cancelled while waiting, expired at its fetch); a run
+    timed out says so."""
+    unrun_end = bool(timeline) and timeline[0]["error_class"] == ""
+    expected = starts + unrun_end - (status == "complete")
+    assert len(timeline) == expected, (status, starts, timeline)
+    if status == "complete":
+        assert ends >= 1
+    for attempt in timeline:
+        timed = attempt["error_class"] == "cogworker.exceptions.JobTimeoutError"
+        assert attempt.get("timed_out") == ("soft" if timed else None)
+
+
+def test_a_kill_during_a_hard_timeout_exit_loses_nothing(
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+) -> None:
+    """kill -9 while the process drains after a hard timeout: the stuck job's failure is
+    already filed (retried once, never recovered as an orphan too); the job it was still
+    draining is recovered as an orphan by the next worker and completes."""
+    worker = start_worker(APP)
+    registered(inspect, 1)
+    draining = str(client.enqueue(jobs_timeouts.Naps, 3))
+    wait_until(lambda: starts_of(oracle_file, draining) == 1, 20, message=worker.log_tail)
+    stuck = str(client.enqueue(jobs_timeouts.SleepsInCOnce))
+    wait_until(
+        lambda: "stopping: running jobs get" in worker.log_text(), 30, message=worker.log_tail
+    )
+    worker.kill()
+    [failed] = attempts(inspect, stuck)
+    assert (failed["outcome"], failed["timed_out"]) == ("retrying", "hard")
+    fresh = start_worker(APP)
+    for jid in (stuck, draining):
+        wait_until(lambda jid=jid: client.status(jid) == "complete", 60, message=fresh.log_tail)
+    stop_all(fresh)
+    starts, ends = oracle.runs(oracle_file)
+    assert (starts[stuck], ends[stuck]) == (2, 1)
+    assert (starts[draining], ends[draining]) == (2, 1)  # killed once, then recovered
+    assert len(attempts(inspect, stuck)) == 1
+    oracle.assert_nothing_left_behind(inspect)
+
+
+def test_a_hard_timeout_while_redis_is_away_hands_its_failure_over(
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    server: RedisServer,
+    tmp_path: Path,
+) -> None:
+    """Redis stopped as a job gets stuck: its process can't write the failure, keeps it,
+    and stops only once its final writes (as at any shutdown) have filed it; the retry then
+    runs once, in a fresh worker."""
+    worker = start_worker(APP)
+    registered(inspect, 1)
+    gate = tmp_path / "gate"
+    jid = str(client.enqueue(jobs_timeouts.StuckAfterGate, str(gate)))
+    wait_until(lambda: starts_of(oracle_file, jid) == 1, 20, message=worker.log_tail)
+    server.stop()
+    gate.touch()
+    wait_until(lambda: "will file it later" in worker.log_text(), 30, message=worker.log_tail)
+    assert worker.is_running  # it doesn't exit with its outcome unwritten
+    server.restart()
+    assert worker.wait_for_exit(60) == HARD_TIMEOUT_EXIT, worker.log_tail()
+    [failed] = attempts(inspect, jid)
+    assert (failed["outcome"], failed["timed_out"]) == ("retrying", "hard")
+    fresh = start_worker(APP)
+    wait_until(
+        lambda: client.status(jid) == "complete", 60, ignore=RESTARTING, message=fresh.log_tail
+    )
+    stop_all(fresh)
+    assert oracle.runs(oracle_file)[0][jid] == 2
+    oracle.assert_nothing_left_behind(inspect)

@@ -1,0 +1,97 @@
+"""A scrape of 100 queues and 1,000 processes (and 1,000 entries in each sorted set) costs
+seven round trips (an empty Redis: four), and 3 commands per queue and per process."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import redis
+from litestar.testing import TestClient
+
+import cogworker
+from cogworker.adapters import redis_keys as keys
+from cogworker.app.web import create_app
+from tests.web.test_metrics_endpoint import scraped
+
+QUEUES, PROCESSES, ENTRIES = 100, 1_000, 1_000
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+class CountingConnection(redis.Connection):
+    """A connection that counts what it sends: one send is one round trip."""
+
+    sends = 0
+
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        CountingConnection.sends += 1
+        super().send_packed_command(command, check_health)
+
+
+def _seed(raw: redis.Redis, queues: int, processes: int, entries: int) -> None:
+    pipe = raw.pipeline(transaction=False)
+    for number in range(queues):
+        name = f"queue{number:03d}"
+        pipe.sadd(keys.QUEUES, name)
+        job = {"class": "x.Y", "queue": name, "jid": f"j{number}", "args": [], "created_at": 1.7e9}
+        pipe.lpush(keys.queue(name), *[json.dumps(job)] * 10)
+    for number in range(processes):
+        identity = f"host{number % 50}:{number}:abcdef"
+        pipe.sadd(keys.PROCESSES, identity)
+        pipe.hset(keys.process(identity), mapping={"hostname": f"host{number % 50}",
+                                                   "concurrency": 10, "beat": 1.7e9})  # fmt: skip
+        pipe.hset(keys.workers(identity), mapping={"t1": "{}", "t2": "{}"})
+    for key in (keys.SCHEDULE, keys.RETRY, keys.DEAD):
+        pipe.zadd(key, {f'{{"jid": "{key}{n}"}}': n for n in range(entries)})
+    pipe.execute()
+
+
+def _commands(raw: redis.Redis) -> int:
+    return sum(int(value["calls"]) for value in raw.info("commandstats").values())
+
+
+def _scrape(config: cogworker.Config, raw: redis.Redis) -> tuple[int, int, float, str]:
+    """Round trips, commands and seconds of one scrape (after a first one warms up)."""
+    counting = redis.Redis(connection_pool=redis.ConnectionPool.from_url(
+        config.redis_url, connection_class=CountingConnection))  # fmt: skip
+    with TestClient(create_app(config, client=counting)) as client:
+        client.get("/metrics")
+        raw.config_resetstat()
+        before_commands, before_sends = _commands(raw), CountingConnection.sends
+        started = time.perf_counter()
+        text = client.get("/metrics").text
+        elapsed = time.perf_counter() - started
+        sends = CountingConnection.sends - before_sends
+        commands = _commands(raw) - before_commands - 1  # the INFO that counts counts itself
+    counting.close()
+    return sends, commands, elapsed, text
+
+
+def test_a_scrape_costs_at_most_seven_round_trips_whatever_the_size(
+    config: cogworker.Config, raw: redis.Redis
+) -> None:
+    """Empty, then 100 queues and 1,000 processes: at most 7 round trips; the commands are
+    10 plus 3 per queue and per process."""
+    empty_trips, empty_commands, empty_time, empty_text = _scrape(config, raw)
+    _seed(raw, QUEUES, PROCESSES, ENTRIES)
+    trips, commands, elapsed, text = _scrape(config, raw)
+    samples = scraped(text)
+    assert samples[("cogworker_processes", ())] == PROCESSES
+    assert samples[("cogworker_dead_jobs", ())] == ENTRIES
+    assert samples[("cogworker_queue_jobs", (("queue", "queue099"),))] == 10
+    assert sum(value for (name, _), value in samples.items()
+               if name == "cogworker_process_busy") == 2 * PROCESSES  # fmt: skip
+    report = (
+        f"/metrics scrape: empty Redis: {empty_trips} round trips, {empty_commands} commands, "
+        f"{empty_time * 1000:.0f} ms, {len(empty_text.encode()):,} bytes\n"
+        f"/metrics scrape: {QUEUES} queues, {PROCESSES:,} processes, {ENTRIES:,} entries per "
+        f"sorted set: {trips} round trips, {commands} commands, {elapsed * 1000:.0f} ms, "
+        f"{len(text.encode()):,} bytes\n"
+    )
+    print("\n" + report)
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "metrics-scrape.txt").write_text(report)
+    assert (empty_trips, empty_commands) == (4, 10)  # with nothing to list, 3 pipelines are empty
+    assert (trips, commands) == (7, 10 + 3 * QUEUES + 3 * PROCESSES)
