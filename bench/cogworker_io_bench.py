@@ -5,7 +5,8 @@ as cogworker_bench starts them), other settings default:
 
 * `p2a…` variants run `IoWait`, an `async def perform`, on each process's
   event loop, `Config.async_concurrency` at once (default 100), handed over
-  by the processor threads (default 10);
+  by the fetcher a fetch at a time (up to `concurrency + prefetch` of them
+  waiting there for a place);
 * `p2t…` variants run `IoWaitBlocking`, a plain `def perform` that blocks
   in `time.sleep`, for comparison: as many processor threads as the async
   libraries run coroutines.

@@ -59,6 +59,11 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--phases", default="client,drain")
     ap.add_argument("--drain-timeout", type=float, default=100.0)
     ap.add_argument("--out", required=True)
+    ap.add_argument(
+        "--label",
+        default="",
+        help="appended to the variant in the results (run.sh --base: 'p2a100@REV')",
+    )
     return ap.parse_args()
 
 
@@ -139,7 +144,7 @@ def run_one(mod, variant: str, args) -> bool:
     r = redis.Redis.from_url(args.url)
     res = {
         "lib": mod.NAME,
-        "variant": variant,
+        "variant": variant + args.label,
         "n": args.n,
         "workload": f"io: {io_work.WAIT_SECONDS * 1000:.0f} ms wait + INCR per job",
         "config": mod.describe(variant),
@@ -154,7 +159,7 @@ def run_one(mod, variant: str, args) -> bool:
         run_phase("drain", lambda: drain_phase(mod, variant, args, r), res)
     r.flushall()
     r.close()
-    append(os.path.join(args.out, f"{mod.NAME}-{variant}.json"), res)
+    append(os.path.join(args.out, f"{mod.NAME}-{variant}{args.label}.json"), res)
     return not res["errors"]
 
 
@@ -181,7 +186,7 @@ def main() -> None:
         json.dump({"nproc": os.cpu_count(), "versions": run.versions()}, f, indent=1)
     ok = True
     for mod, variant in run.parse_targets(args.libs):
-        print(f"== {mod.NAME}:{variant} ({io_work.KIND})", flush=True)
+        print(f"== {mod.NAME}:{variant}{args.label} ({io_work.KIND})", flush=True)
         ok = run_one(mod, variant, args) and ok
     sys.exit(0 if ok else 1)
 

@@ -2,10 +2,12 @@
 """Where does a cogworker worker spend its time during a drain?  (py-spy)
 
     bash bench/run.sh --profile [--variant p2c10] [--n 100000] [-- --idle]
+    bash bench/run.sh --profile --workload io [--variant p2a100] [--n 50000]
 
 (run.sh starts the private Redis and calls this with --url and --peers-dir).
-It queues N no-op jobs of the benchmark (cogworker_bench.Noop, one INCR each)
-with the bulk API, starts the variant's worker processes as the harness does,
+It queues N jobs of the benchmark (the no-op cogworker_bench.Noop, one INCR
+each; with --workload io the I/O-bound cogworker_io_bench job, a 10 ms wait
+then the INCR) with the bulk API, starts the variant's worker processes as the harness does,
 waits for the first completion (start-up is not profiled), samples ONE worker
 process with `py-spy record` for --duration seconds, waits for the drain to
 end and stops the workers.  It writes py-spy's raw collapsed stacks (input for
@@ -54,8 +56,17 @@ def read_stacks(raw_path: str) -> list[tuple[list[str], int]]:
     return out
 
 
+#: (a frame in the stack, the thread it tells) for `role`
+ROLES = (
+    ("_process_loop", "processor"),
+    ("Fetcher.run", "fetcher"),
+    ("EventLoop._run", "event loop"),
+    ("Acker.run", "acker"),
+)
+
+
 def role(stack: str) -> str:
-    for key, name in (("_process_loop", "processor"), ("Fetcher.run", "fetcher")):
+    for key, name in ROLES:
         if key in stack:
             return name
     return "housekeeping/main"
@@ -149,7 +160,8 @@ def parse_args() -> argparse.Namespace:
     )
     ap.add_argument("--url", required=True, help="a Redis to FLUSHALL and use")
     ap.add_argument("--peers-dir", required=True, help="the harness folder (for common.py)")
-    ap.add_argument("--variant", default="p2c10")
+    ap.add_argument("--workload", choices=("noop", "io"), default="noop")
+    ap.add_argument("--variant", default=None, help="default p2c10 (noop), p2a100 (io)")
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--duration", type=int, default=8, help="seconds of sampling")
     ap.add_argument("--rate", type=int, default=200, help="py-spy samples per second")
@@ -164,8 +176,19 @@ def main() -> None:
     args = parse_args()
     os.environ["BENCH_REDIS_URL"] = args.url
     sys.path[:0] = [HERE, args.peers_dir]
-    import cogworker_bench as cb
     import common
+
+    if args.workload == "io":
+        import cogworker_io_bench as cb
+        import io_work
+
+        args.variant = args.variant or "p2a100"
+        kind = io_work.KIND
+    else:
+        import cogworker_bench as cb
+
+        args.variant = args.variant or "p2c10"
+        kind = "noop"
 
     pyspy = shutil.which("py-spy", path=os.path.dirname(sys.executable)) or shutil.which("py-spy")
     if not pyspy:
@@ -173,8 +196,12 @@ def main() -> None:
     os.makedirs(args.out, exist_ok=True)
     r = redis.Redis.from_url(args.url)
     r.flushall()
-    client = cb.Client(args.url, args.variant)
-    client.enqueue_bulk("noop", range(args.n))
+    client = (
+        cb.FillClient(args.url, args.variant)
+        if args.workload == "io"
+        else cb.Client(args.url, args.variant)
+    )
+    client.enqueue_bulk(kind, range(args.n))
     client.close()
 
     mode = ["--idle"] if args.idle else [] if args.all_threads else ["--gil"]

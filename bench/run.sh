@@ -7,10 +7,12 @@
 #   bash bench/run.sh --libs cogworker:all --reps 1 --n 10000   # every cogworker variant
 #   bash bench/run.sh --reps 1 -- --phases drain --no-incr      # after --: passed to run.py
 #   bash bench/run.sh --profile [--variant p2c10] [--n 100000]  # py-spy on one worker in a drain
+#   bash bench/run.sh --profile --workload io [--variant p2a100]  # the same, I/O-bound jobs
 #   bash bench/run.sh --ref HEAD ...        # cogworker as committed, not the working tree
 #   bash bench/run.sh --workload io         # I/O-bound jobs (10 ms wait): cogworker async + threads
 #                                           # against arq, SAQ, taskiq, streaq, 3 reps (~10 min)
 #   bash bench/run.sh --workload io --quick # cogworker's I/O rows only, 1 rep, N=5000
+#   bash bench/run.sh --workload io --base main  # also cogworker as of main, interleaved: before/after
 #
 # Options: --workload noop|io (default noop: the harness's own workloads, run.py;
 # io: bench/io_run.py and bench/io_report.py, targets named <adapter>_io:<variant>,
@@ -19,9 +21,12 @@
 # "cogworker:p2c10,cogworker:p2c20pf40"; --quick: p2c10 only) | --reps N (default 3) | --n N (jobs per
 # enqueue/drain; default the harness's 20,000) | --timeout S (per run.py call,
 # default 300) | --out DIR | --profile (instead of the harness: bench/profile_drain.py,
-# with --variant V, default p2c10, and --n, default 100,000) | --ref REV (measure
+# with --variant V, default p2c10 (io: p2a100), and --n, default 100,000 (io: 50,000)) | --ref REV (measure
 # cogworker's src/ as of commit REV, unpacked into <out>/cogworker-src and put first
 # on PYTHONPATH, instead of the working tree, which others may be editing) |
+# --base REV (io workload: every cogworker target also run with src/ as of REV,
+# right after the same target as measured, in each repetition; its rows are
+# labelled <variant>@<short REV>) |
 # -- ARGS... (to run.py, or io_run.py).
 #
 # It makes bench/.venv (Python 3.11) with the harness's packages exactly as its
@@ -58,8 +63,9 @@ TIMEOUT=300
 OUT=""
 QUICK=0
 PROFILE=0
-VARIANT=p2c10
+VARIANT=""
 REF=""
+BASE=""
 EXTRA=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -68,6 +74,7 @@ while [ $# -gt 0 ]; do
     --profile) PROFILE=1; shift ;;
     --variant) VARIANT=$2; shift 2 ;;
     --ref) REF=$2; shift 2 ;;
+    --base) BASE=$2; shift 2 ;;
     --peers) PEERS=$2; PEERS_GIVEN=1; shift 2 ;;
     --libs) LIBS_GIVEN=$2; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
@@ -82,10 +89,11 @@ done
 case "$WORKLOAD" in
   # DRIVER and REPORT: paths relative to the harness folder, where they run
   noop) DRIVER=(run.py); REPORT=(report.py); DEFAULT_PEERS=$HEADLINE_PEERS
-        DEFAULT_LIBS=$HEADLINE_LIBS; QUICK_LIBS=cogworker; OUT_PREFIX="" ;;
+        DEFAULT_LIBS=$HEADLINE_LIBS; QUICK_LIBS=cogworker; OUT_PREFIX=""
+        VARIANT=${VARIANT:-p2c10}; PROFILE_N=100000 ;;
   io) DRIVER=("$HERE/io_run.py"); REPORT=("$HERE/io_report.py"); DEFAULT_PEERS=$IO_PEERS
       DEFAULT_LIBS=$IO_LIBS; QUICK_LIBS=$IO_LIBS; OUT_PREFIX=io-
-      [ "$PROFILE" = 0 ] || { echo "run.sh: --profile is for the noop workload" >&2; exit 2; } ;;
+      VARIANT=${VARIANT:-p2a100}; PROFILE_N=50000 ;;
   *) echo "run.sh: unknown workload $WORKLOAD (noop or io)" >&2; exit 2 ;;
 esac
 [ "$PEERS_GIVEN" = 1 ] || PEERS=$DEFAULT_PEERS
@@ -150,6 +158,18 @@ if [ -n "$REF" ]; then
   git -C "$REPO" archive "$COMMIT" src | tar -x -C "$OUT/cogworker-src"
   COGWORKER_SRC=$OUT/cogworker-src/src
 fi
+# --base: the other revision's src/, for the targets run again as of it
+BASE_SRC=""
+if [ -n "$BASE" ]; then
+  [ "$WORKLOAD" = io ] || { echo "run.sh: --base is for --workload io" >&2; exit 2; }
+  BASE_COMMIT=$(git -C "$REPO" rev-parse --verify "$BASE^{commit}")
+  BASE_LABEL=@$(git -C "$REPO" rev-parse --short "$BASE_COMMIT")
+  mkdir -p "$OUT/cogworker-base-src"
+  git -C "$REPO" archive "$BASE_COMMIT" src | tar -x -C "$OUT/cogworker-base-src"
+  BASE_SRC=$OUT/cogworker-base-src/src
+  "$PY" -m compileall -q "$BASE_SRC" >/dev/null
+fi
+OUTER_PYTHONPATH=${PYTHONPATH:-}
 export PYTHONPATH=$HERE${COGWORKER_SRC:+:$COGWORKER_SRC}${PYTHONPATH:+:$PYTHONPATH}
 # Byte-compiled as pip compiles an installed package (the peers' packages
 # are): with an editable install and PYTHONDONTWRITEBYTECODE set, every
@@ -196,7 +216,7 @@ echo "== redis $("$REDIS_SERVER" --version | awk '{print $3}') on $URL (pid $RED
 if [ "$PROFILE" = 1 ]; then
   [ -x "$VENV/bin/py-spy" ] || "$PY" -m pip install -q py-spy 2>&1 | quiet_pip >&2
   "$PY" "$HERE/profile_drain.py" --url "$URL" --peers-dir "$PEERS_DIR" --variant "$VARIANT" \
-    --n "${N:-100000}" --out "$OUT/profile" ${EXTRA[@]+"${EXTRA[@]}"}
+    --workload "$WORKLOAD" --n "${N:-$PROFILE_N}" --out "$OUT/profile" ${EXTRA[@]+"${EXTRA[@]}"}
   exit $?
 fi
 
@@ -210,6 +230,9 @@ RUN_ARGS=(--url "$URL" --out "$OUT")
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "workload: $WORKLOAD; targets: $TARGETS; reps: $REPS; extra: ${RUN_ARGS[*]} ${EXTRA[*]:-}"
+  if [ -n "$BASE" ]; then
+    echo "base: cogworker targets also run with src/ as of commit ${BASE_LABEL#@} (--base $BASE), labelled $BASE_LABEL"
+  fi
   if [ -n "$REF" ]; then
     echo "cogworker: src/ as of commit $(git -C "$REPO" rev-parse --short "$COMMIT") (--ref $REF)"
   else
@@ -229,6 +252,17 @@ for rep in $(seq 1 "$REPS"); do
     if [ "$rc" != 0 ]; then
       echo "!! $t rep $rep failed (rc=$rc)" | tee -a "$OUT/run-info.txt" >&2
       failed=1
+    fi
+    if [ -n "$BASE_SRC" ] && [[ "$t" == cogworker* ]]; then
+      echo "-- repetition $rep of $REPS: $t$BASE_LABEL" >&2
+      rc=0
+      PYTHONPATH=$HERE:$BASE_SRC${OUTER_PYTHONPATH:+:$OUTER_PYTHONPATH} timeout "$TIMEOUT" \
+        "$PY" "${DRIVER[@]}" --libs "$t" --label "$BASE_LABEL" "${RUN_ARGS[@]}" \
+        ${EXTRA[@]+"${EXTRA[@]}"} || rc=$?
+      if [ "$rc" != 0 ]; then
+        echo "!! $t$BASE_LABEL rep $rep failed (rc=$rc)" | tee -a "$OUT/run-info.txt" >&2
+        failed=1
+      fi
     fi
   done
 done

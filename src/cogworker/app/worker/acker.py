@@ -45,13 +45,22 @@ class Acker:
     clock: Callable[[], float] = time.time
     #: Tells a loss of Redis's data from an orphan recovery when a job is found gone.
     epoch_watch: EpochWatch | None = None
-    _waiting: collections.deque[SettleOrder] = attrs.field(factory=collections.deque)
+    #: Acks, or what makes them (on this thread: see `submit_later`).
+    _waiting: collections.deque[SettleOrder | Callable[[], SettleOrder]] = attrs.field(
+        factory=collections.deque
+    )
     _marks: StatusMarks = attrs.field(factory=StatusMarks)
     _arrived: threading.Event = attrs.field(factory=threading.Event)
     _stopping: bool = False
 
     def submit(self, order: SettleOrder) -> None:
         """Hand over a finished job's ack."""
+        self._waiting.append(order)
+        self._wake()
+
+    def submit_later(self, order: Callable[[], SettleOrder]) -> None:
+        """Hand over what makes a finished job's ack: made on this thread, with its batch
+        (the event loop hands its jobs' acks over this way, to spend its time on jobs)."""
         self._waiting.append(order)
         self._wake()
 
@@ -88,8 +97,18 @@ class Acker:
     def _take(self) -> list[SettleOrder]:
         batch: list[SettleOrder] = []
         while self._waiting and len(batch) < BATCH:
-            batch.append(self._waiting.popleft())
+            waiting = self._waiting.popleft()
+            order = waiting if isinstance(waiting, SettleOrder) else self._made(waiting)
+            if order is not None:
+                batch.append(order)
         return batch
+
+    def _made(self, make: Callable[[], SettleOrder]) -> SettleOrder | None:
+        try:
+            return make()
+        except Exception:  # a bug, not the job's: it stays in progress, to run again
+            self.logger.exception("couldn't make a finished job's ack; it will run again")
+            return None
 
     def _write(self, batch: list[SettleOrder]) -> None:
         # Acks first, then marks: a mark is never taken after its job's ack (see StatusMarks).

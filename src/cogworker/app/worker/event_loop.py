@@ -1,9 +1,11 @@
 """The event loop of a worker process: where its `async def` jobs run, at most
 `Config.async_concurrency` at once, on one thread of its own.
 
-A processor thread that takes an async job waits for a free place on the
-loop, hands the job over and goes back for the next one: hundreds of
-I/O-bound jobs need one thread, not hundreds.  The heartbeat and the other
+The fetcher hands the async jobs of each fetch over in one batch, one
+wake-up of the loop for all (no processor thread in between); they wait on
+the loop for a free place, holding their fetch slots until they start, as
+a job waiting for a thread does: hundreds of I/O-bound jobs need no thread
+of their own.  The heartbeat and the other
 housekeeping threads don't run on the loop, so a job that blocks it (CPU
 work, a sync call) can't starve them; a watchdog thread says in the log
 when the loop was blocked longer than `Config.async_block_warning`, naming
@@ -13,6 +15,7 @@ what ran on it.
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
 import logging
@@ -24,10 +27,12 @@ from typing import Any
 from cogworker.app.config import Config
 from cogworker.app.worker.state import WorkerState
 
-#: How long a processor waits for a free place before looking whether the process stops.
-SLOT_POLL = 0.1
 #: How long cancelled jobs get to unwind at the end of a stop.
 CANCEL_GRACE = 5.0
+
+
+#: A job for the loop: makes its coroutine once it has a place.
+Start = Callable[[], Coroutine[Any, Any, None]]
 
 
 class EventLoop:
@@ -40,47 +45,46 @@ class EventLoop:
         *,
         block_warning: float = 1.0,
         describe: Callable[[], str] = lambda: "",
+        stopping: threading.Event | None = None,
     ) -> None:
-        """`describe()` names what runs on the loop, for the blocked-loop warning."""
+        """`describe()` names what runs on the loop, for the blocked-loop warning; once
+        `stopping` is set, jobs still waiting for a place don't start."""
         self.loop = asyncio.new_event_loop()
-        self._places = threading.BoundedSemaphore(limit)
-        self._tasks: set[concurrent.futures.Future[None]] = set()
-        self._tasks_lock = threading.Lock()
+        self._limit = limit
+        #: Jobs handed over and waiting for a place (touched on the loop only).
+        self._waiting: collections.deque[Start] = collections.deque()
+        #: The jobs running: read from other threads, changed on the loop only.
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._stopping = stopping or threading.Event()
+        #: Told how many waiting jobs just started (their fetch slots are free).
+        self._on_started: Callable[[int], None] = lambda count: None
+        self._started_since_told = 0
         self._logger = logger
         self._block_warning = block_warning
         self._describe = describe
         self._last_tick = time.monotonic()
         self._stopped = threading.Event()
-        self._threads: list[threading.Thread] = []
 
-    def start(self, spawn: Callable[[str, Callable[[], None]], None]) -> None:
-        """Run the loop (and its watchdog) on threads made by `spawn(name, target)`."""
+    def start(
+        self,
+        spawn: Callable[[str, Callable[[], None]], None],
+        on_started: Callable[[int], None] = lambda count: None,
+    ) -> None:
+        """Run the loop (and its watchdog) on threads made by `spawn(name, target)`;
+        `on_started(n)`: n jobs handed over have just taken a place."""
+        self._on_started = on_started
         spawn("event-loop", self._run)
         if self._block_warning > 0:
             spawn("loop-watchdog", self._watch)
 
-    def take_place(self, stopping: threading.Event) -> bool:
-        """Wait for a free place for one job; False if the process stops meanwhile."""
-        while not self._places.acquire(timeout=SLOT_POLL):
-            if stopping.is_set():
-                return False
-        return True
-
-    def give_place_back(self) -> None:
-        """Return a place taken for a job that won't run after all."""
-        self._places.release()
-
-    def submit(self, job: Coroutine[Any, Any, None]) -> None:
-        """Run `job` on the loop in a place taken with `take_place`, given back when it ends."""
-        future = asyncio.run_coroutine_threadsafe(job, self.loop)
-        with self._tasks_lock:
-            self._tasks.add(future)
-        future.add_done_callback(self._ended)
+    def admit(self, starts: list[Start]) -> None:
+        """Hand jobs over from another thread, in one wake-up of the loop; each starts
+        as soon as it has a place (never once the process is stopping)."""
+        self.loop.call_soon_threadsafe(self._admitted, starts)
 
     def running(self) -> int:
         """How many jobs run on the loop now."""
-        with self._tasks_lock:
-            return len(self._tasks)
+        return len(self._tasks)
 
     def cancel_all(self) -> int:
         """Cancel every job still running (at the end of a stop's drain); how many were.
@@ -88,22 +92,51 @@ class EventLoop:
         Waits up to `CANCEL_GRACE` for them to unwind: a cancelled job isn't
         settled, it stays on the in-progress list for the final requeue.
         """
-        with self._tasks_lock:
-            left = list(self._tasks)
-        for future in left:
-            future.cancel()  # cancels the task on the loop too
-        concurrent.futures.wait(left, timeout=CANCEL_GRACE)
-        return len(left)
+        cancelling = asyncio.run_coroutine_threadsafe(self._cancel_running(), self.loop)
+        try:
+            return cancelling.result(CANCEL_GRACE + 1.0)
+        except concurrent.futures.TimeoutError:  # a job blocks the loop: the requeue goes on
+            return self.running()
 
     def stop(self) -> None:
         """Stop the loop once what runs on it now has been cancelled or has ended."""
         self._stopped.set()
         self.loop.call_soon_threadsafe(self.loop.stop)
 
-    def _ended(self, future: concurrent.futures.Future[None]) -> None:
-        with self._tasks_lock:
-            self._tasks.discard(future)
-        self._places.release()
+    def _admitted(self, starts: list[Start]) -> None:
+        self._waiting.extend(starts)
+        self._start_waiting()
+
+    def _start_waiting(self) -> None:
+        """Start waiting jobs while there are places; say how many started, once per turn."""
+        if self._stopping.is_set():
+            return  # left on the in-progress list for the final requeue
+        started = 0
+        while self._waiting and len(self._tasks) < self._limit:
+            task = self.loop.create_task(self._waiting.popleft()())
+            self._tasks.add(task)
+            task.add_done_callback(self._ended)
+            started += 1
+        if started:
+            if not self._started_since_told:
+                self.loop.call_soon(self._tell_started)
+            self._started_since_told += started
+
+    def _tell_started(self) -> None:
+        count, self._started_since_told = self._started_since_told, 0
+        self._on_started(count)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._start_waiting()
+
+    async def _cancel_running(self) -> int:
+        left = list(self._tasks)
+        for task in left:
+            task.cancel()
+        if left:
+            await asyncio.wait(left, timeout=CANCEL_GRACE)
+        return len(left)
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
@@ -154,4 +187,5 @@ def event_loop_for(config: Config, state: WorkerState, logger: logging.Logger) -
         logger,
         block_warning=config.async_block_warning,
         describe=on_the_loop,
+        stopping=state.stopping,
     )

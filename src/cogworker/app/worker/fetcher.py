@@ -11,7 +11,6 @@ are empty.
 from __future__ import annotations
 
 import logging
-import queue
 import random
 import time
 from collections.abc import Callable
@@ -39,13 +38,14 @@ IDLE_PAUSE = 0.002
 
 @attrs.define
 class Fetcher:
-    """Feeds `work` with fetched jobs while the process is neither quiet nor stopping."""
+    """Hands fetched jobs to `deliver` while the process is neither quiet nor stopping."""
 
     store: FetchStore
     config: Config
     state: WorkerState
     logger: logging.Logger
-    work: queue.SimpleQueue[Fetched | None]
+    #: Takes each fetch's jobs, once they are held (see handoff).
+    deliver: Callable[[list[Fetched]], None]
     slots: FetchSlots
     #: The queues as configured; `_usable` leaves out those KeyGuard found broken.
     plan: QueuePlan
@@ -105,7 +105,8 @@ class Fetcher:
             self._release(wanted - len(fetched))
             for job in fetched:
                 self.state.hold(job.raw)
-                self.work.put(job)
+            if fetched:
+                self.deliver(fetched)
 
     def _requeue_strays(self) -> None:
         """Put back jobs on this process's list that no fetch reply delivered.

@@ -25,7 +25,7 @@ from cogworker.adapters import key_guard, redis_access
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect
 from cogworker.adapters.jobs.enqueue import EnqueueStore
-from cogworker.adapters.jobs.fetch import Fetched, FetchStore
+from cogworker.adapters.jobs.fetch import FetchStore
 from cogworker.adapters.jobs.handover import HandoverStore
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.run import RunStore
@@ -41,6 +41,7 @@ from cogworker.app.worker.acker import Acker
 from cogworker.app.worker.backoff import Backoff
 from cogworker.app.worker.event_loop import event_loop_for
 from cogworker.app.worker.fetcher import Fetcher
+from cogworker.app.worker.handoff import HandOff, Taken
 from cogworker.app.worker.heartbeat import Heartbeat
 from cogworker.app.worker.periodic_manager import PeriodicManager
 from cogworker.app.worker.periodic_watch import EpochWatch
@@ -97,7 +98,7 @@ class Manager:
         # Made in start(): its connection is opened at once, so only once Redis answered.
         self.acker: Acker | None = None
         self.watchdog: Watchdog | None = None
-        self._work: queue.SimpleQueue[Fetched | None] = queue.SimpleQueue()
+        self._work: queue.SimpleQueue[Taken | None] = queue.SimpleQueue()
         self._slots = FetchSlots(config.concurrency, config.prefetch)
         self._threads: list[threading.Thread] = []
         self.event_loop = event_loop_for(config, self.state, self.logger)
@@ -199,12 +200,15 @@ class Manager:
         )
         processor = self._processor(owner, self.acker)
         self.watchdog = Watchdog(processor, self.logger, self._stop.hard_timeout, self.clock)
+        hand_off = HandOff(
+            self._work, self.event_loop, processor.on_loop, self.config.job_modules, self.clock
+        )
         fetcher = Fetcher(
             FetchStore(self._own_client()),
             self.config,
             self.state,
             self.logger,
-            self._work,
+            hand_off,
             self._slots,
             plan,
         )
@@ -217,7 +221,8 @@ class Manager:
             clock=self.clock,
         )
         if self.event_loop is not None:
-            self.event_loop.start(self._spawn)
+            # A job waiting there for a place holds its fetch slot until it starts.
+            self.event_loop.start(self._spawn, self._slots.finished)
         for index in range(self.config.concurrency):
             self._spawn(f"processor-{index}", lambda: self._process_loop(processor))
         self._spawn("fetcher", fetcher.run)
@@ -256,7 +261,6 @@ class Manager:
             self.config,
             self.state,
             self.logger,
-            event_loop=self.event_loop,
             clock=self.clock,
         )
 
@@ -312,12 +316,12 @@ class Manager:
 
     def _process_loop(self, processor: Processor) -> None:
         while True:
-            fetched = self._next_job()
-            if fetched is None:
+            taken = self._next_job()
+            if taken is None:
                 return
             try:
                 if not self.state.stopping.is_set():
-                    processor.process(fetched)
+                    processor.process(taken)
                 # else: left on the in-progress list for the shutdown requeue
             except BaseException:
                 # Not the job's own error (that is settled): the job stays in
@@ -326,7 +330,7 @@ class Manager:
             finally:
                 self._slots.finished()
 
-    def _next_job(self) -> Fetched | None:
+    def _next_job(self) -> Taken | None:
         """The next fetched job (None: stop), telling the fetcher when the buffer ran dry."""
         try:
             return self._work.get_nowait()

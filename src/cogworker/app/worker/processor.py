@@ -30,12 +30,13 @@ from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import Job, is_async_job
 from cogworker.app.worker import run_ends
-from cogworker.app.worker.event_loop import EventLoop
+from cogworker.app.worker.event_loop import Start
+from cogworker.app.worker.handoff import Taken
 from cogworker.app.worker.run_start import RunStart
-from cogworker.app.worker.running import Ask, Attempt, Runner, asker, async_asker, load_class
+from cogworker.app.worker.running import Ask, Attempt, Runner, asker, async_asker
 from cogworker.app.worker.settler import Settler
 from cogworker.app.worker.state import RunningJob, WorkerState
-from cogworker.domain import deadlines, limits, locks, payload, settlement
+from cogworker.domain import deadlines, locks, settlement
 from cogworker.domain.job import JobRecord
 from cogworker.domain.retries import JITTER_SPAN
 from cogworker.exceptions import UnknownJobClassError
@@ -50,35 +51,31 @@ class Processor:
     config: Config
     state: WorkerState
     logger: logging.Logger
-    #: Where async jobs run; None when this process runs none (`async_concurrency=0`).
-    event_loop: EventLoop | None = None
     clock: Callable[[], float] = time.time
     rng: random.Random = attrs.field(factory=random.Random)
     _keeping: settlement.Keeping = attrs.field(init=False)
+    _runner: Runner = attrs.field(init=False)
 
     @_keeping.default
     def _keeping_of_config(self) -> settlement.Keeping:
         return self.config.keeping
 
-    def process(self, fetched: Fetched) -> None:
+    def process(self, taken: Taken) -> None:
         """Run one fetched job to its settled outcome; death hooks run last, once it is safe.
 
-        An async job is only handed to the event loop here (see the module's docstring).
+        An async job comes here only when this process runs no event loop (see handoff).
         """
-        decoded = payload.decode(fetched.raw)
+        fetched, decoded = taken.fetched, taken.decoded
         if not is_successful(decoded):
             self.settler.file_unparseable(fetched, decoded.failure())
             return
         job = decoded.unwrap()
-        if limits.is_expired(job, self.clock()):
+        if taken.expired:
             self._expire(job, fetched)
             return
-        loaded = load_class(job.class_name, self.config.job_modules)
+        loaded = taken.loaded
         job_class = loaded[0]
         if job_class is not None and is_async_job(job_class):
-            if self.event_loop is not None:
-                self._hand_to_loop(self.event_loop, job, fetched, job_class)
-                return
             loaded = (None, _no_loop(job_class))
         if not self.starts.may_start(job, fetched):
             return
@@ -92,6 +89,10 @@ class Processor:
         if notice is not None:
             notify(notice, self.config.death_handlers, self.logger)
 
+    def on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> Start:
+        """What runs async `job` on the event loop once it has a place there."""
+        return lambda: self._start_on_loop(job, fetched, job_class)
+
     def _expire(self, job: JobRecord, fetched: Fetched) -> None:
         """Drop a job fetched past its expiry, unrun: settled `Expired`."""
         now = self.clock()
@@ -102,15 +103,16 @@ class Processor:
             fields = {**_log_fields(job, fetched.queue), "reason": "expired"}
             self.logger.warning("expired before it started; dropped", extra=fields)
 
-    def _hand_to_loop(
-        self, loop: EventLoop, job: JobRecord, fetched: Fetched, job_class: type[Job]
-    ) -> None:
-        if not loop.take_place(self.state.stopping):
-            return  # stopping: left on the in-progress list for the final requeue
-        if not self.starts.may_start(job, fetched):
-            loop.give_place_back()
+    async def _start_on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> None:
+        try:
+            # A unique lock's release or take is a Redis write: on a thread, not on the loop.
+            writes = self.starts.writes_first(job)
+            if writes and not await asyncio.to_thread(self.starts.may_start, job, fetched):
+                return
+        except Exception:  # as in _run_on_loop: left in progress, requeued or recovered
+            self.logger.exception("processor error", extra={"jid": job.jid})
             return
-        loop.submit(self._run_on_loop(job, fetched, job_class))
+        await self._run_on_loop(job, fetched, job_class)
 
     def _started(
         self, runner: str, job: JobRecord, fetched: Fetched, job_class: type[Job] | None
@@ -192,6 +194,9 @@ class Processor:
         if not self.state.claim_settlement(runner, job.jid):
             return None  # timed out "hard": filed already, for it (see `watchdog`)
         attempt, timed_out = run_ends.soft_end(self.state.interrupts, self.config, job, attempt)
+        if attempt.error is None:  # returned (within its time limit or not: a success)
+            self._ack_later(job, fetched, attempt)
+            return None
         try:
             end = run_ends.cancelled_end(self.state.interrupts, job, attempt)
             if end is None:
@@ -211,8 +216,8 @@ class Processor:
         self._log_failure(job, fetched, attempt, end, decided, written)
         return notice
 
-    @property
-    def _runner(self) -> Runner:
+    @_runner.default
+    def _runner_of_config(self) -> Runner:
         return Runner(
             middleware=self.config.server_middleware,
             identity=self.state.identity,
@@ -249,6 +254,22 @@ class Processor:
             level = logging.ERROR if note.level == "error" else logging.WARNING
             self.logger.log(level, note.text, extra={"jid": job.jid, "class": job.class_name})
         return decided
+
+    def _ack_later(self, job: JobRecord, fetched: Fetched, attempt: Attempt) -> None:
+        """Hand over a returned async run's ack, decided and written on the acker's thread:
+        the event loop is the thread every async job waits for, the acker's is not."""
+        identity = self.state.identity
+
+        def decided() -> settlement.Ack:
+            run = _run_of(job, fetched, attempt, identity)
+            returned = run_ends.end_of(attempt, None, None)
+            ack = settlement.settle(run, returned, self._keeping, now=attempt.ended_at, jitter=0)
+            assert isinstance(ack, settlement.Ack)  # a returned run is acked
+            return ack
+
+        self.settler.write_ack_later(fetched, decided)
+        if self.logger.isEnabledFor(logging.INFO):
+            self.logger.info("done", extra=_log_fields(job, fetched.queue, attempt))
 
     def _interrupted(
         self, job: JobRecord, fetched: Fetched, attempt: Attempt, end: settlement.RunEnd

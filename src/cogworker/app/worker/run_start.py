@@ -36,6 +36,10 @@ class RunStart:
     acker: Acker | None = None
     clock: Callable[[], float] = time.time
 
+    def writes_first(self, job: JobRecord) -> bool:
+        """Whether `may_start` writes to Redis for `job` (it has a unique lock)."""
+        return bool(locks.held_locks(job).unique_lock)
+
     def may_start(self, job: JobRecord, fetched: Fetched) -> bool:
         """Let go of or take the job's unique lock; False if it mustn't run now."""
         held = locks.held_locks(job)

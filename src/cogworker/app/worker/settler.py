@@ -70,6 +70,16 @@ class Settler:
             return
         self._settled(fetched, ack.jid, ack.class_name, owned)
 
+    def write_ack_later(self, fetched: Fetched, decided: Callable[[], settlement.Ack]) -> None:
+        """Acknowledge a successful run whose ack `decided()` makes on the acker's thread
+        (here and now without an acker)."""
+        if self.acker is None:
+            self.write_ack(fetched, decided())
+            return
+        self.acker.submit_later(
+            lambda: SettleOrder(fetched=fetched, outcome=outcome_record(decided()))
+        )
+
     def write_failure(
         self,
         fetched: Fetched,

@@ -36,10 +36,10 @@ class FetchSlots:
         with self._changed:
             self._free += count
 
-    def finished(self) -> None:
-        """A job ended: its place is free."""
+    def finished(self, count: int = 1) -> None:
+        """A job ended (or `count` async jobs started on the event loop): its place is free."""
         with self._changed:
-            self._free += 1
+            self._free += count
             if self._worth_fetching():
                 self._changed.notify()
 
