@@ -83,3 +83,23 @@ def test_more_tasks_than_connections_wait_for_a_free_one(
     asyncio.run(main())
     with redis.Redis.from_url(url) as db5:
         assert db5.get("count") == b"20"
+
+
+def test_a_queue_of_tasks_longer_than_the_socket_timeout_is_served(
+    redis_server: RedisServer,
+) -> None:
+    """Tasks queued for one connection behind commands that together hold it longer than
+    `SOCKET_TIMEOUT` each get it in turn: waiting in line is not Redis being away."""
+    url = f"redis://127.0.0.1:{redis_server.port}/6"
+    holders = int(SOCKET_TIMEOUT) + 2  # each holds the connection for a 1 s BLPOP
+
+    async def main() -> list[object]:
+        client = connect_async(redis_target.parse(url, "the test"), max_connections=1)
+        try:
+            waits = [client.blpop(["never-pushed"], timeout=1) for _ in range(holders)]
+            return list(await asyncio.gather(*waits, client.ping()))
+        finally:
+            await client.aclose()
+
+    replies = asyncio.run(main())
+    assert replies == [None] * holders + [True]

@@ -160,7 +160,11 @@ def connect_async(
 ) -> redis.asyncio.Redis:
     """`connect` for asyncio code: the same timeouts, TLS, credentials and Sentinel, no
     command ever re-sent, and at most `max_connections` open; a task finding them all busy
-    waits for one (a ConnectionError after `SOCKET_TIMEOUT`)."""
+    waits for one, however long the queue of tasks ahead of it.
+
+    The wait is not bounded by a timeout of its own: every command holding a connection
+    is (`SOCKET_TIMEOUT`), so a Redis that stopped answering frees them all; a bound on
+    the wait would only turn a burst of enqueues into "Redis is unavailable" errors."""
     options: dict[str, Any] = {
         **_socket_options(),
         **tls_options(target.tls),
@@ -171,7 +175,7 @@ def connect_async(
         "username": target.username,
         "password": target.password,
         "max_connections": max_connections,
-        "timeout": SOCKET_TIMEOUT,
+        "timeout": None,
     }
     if target.sentinels is not None:
         return redis.asyncio.Redis.from_pool(_async_sentinel_pool(target, options))
