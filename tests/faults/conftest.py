@@ -80,6 +80,21 @@ def registered(inspect: redis.Redis, count: int) -> None:
     wait_until(lambda: inspect.scard("cogworker:processes") >= count, 20, message="workers up")
 
 
+def each_registered(inspect: redis.Redis, *workers: CogworkerProcess) -> None:
+    """Wait until every live one of `workers` has registered (its stop handlers are in
+    place by then: a SIGTERM earlier, mid-import, ends it by the default action)."""
+
+    def pids_registered() -> set[int]:
+        identities = inspect.smembers("cogworker:processes")
+        return {int(identity.split(b":")[-2]) for identity in identities}
+
+    def up() -> bool:
+        live = {worker.pid for worker in workers if worker.is_running}
+        return live <= pids_registered()
+
+    wait_until(up, 20, message="restarted workers up")
+
+
 def starts_of(oracle_file: Path, jid: str) -> int:
     """How many times the oracle saw `jid` start."""
     return oracle.runs(oracle_file)[0][jid]

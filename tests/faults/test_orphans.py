@@ -10,7 +10,7 @@ import cogworker
 from cogworker.adapters import redis_keys as keys
 from cogworker.domain import payload
 from tests.faults import jobs, oracle
-from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
+from tests.faults.conftest import StartWorker, each_registered, registered, starts_of, stop_all
 from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import wait_until
 
@@ -63,6 +63,7 @@ def test_a_job_that_kills_its_process_every_time_ends_in_dead(
     assert entry.error_class == "cogworker.exceptions.JobOrphanedError"
     assert entry.error_message == f"orphaned more than {jobs.config.max_orphanings} times"
     assert starts_of(oracle_file, jid) == jobs.config.max_orphanings + 1
+    each_registered(inspect, *workers)
     stop_all(*workers)
     assert starts_of(oracle_file, jid) == jobs.config.max_orphanings + 1
     oracle.assert_nothing_left_behind(inspect)
