@@ -22,12 +22,16 @@ from cogworker.app.config import Config
 from cogworker.app.web import paging
 from cogworker.app.web.bulk_runs import BulkRun
 from cogworker.app.web.entries import JobView
-from cogworker.app.web.sets import Action, SetKind, fates_of
+from cogworker.app.web.sets import Action, Fate, SetKind, fates_of
 from cogworker.domain import bulk
 from cogworker.domain.bulk import Mark, Position, Tally
 
-#: Entries one batch walks: each Redis call it makes stays well under a millisecond or two.
+#: Entries one batch walks (one ZRANGE, O(log N + BATCH)).
 BATCH = 200
+#: Entries one action script takes at most: a script's time grows with its entries (a few
+#: microseconds each for a delete or kill, more with locks to release), and no dashboard
+#: call should hold Redis for long (a whole batch of matches was up to ~1 ms).
+ACT_BATCH = 50
 LOGGER = logging.getLogger("cogworker.dashboard")
 
 
@@ -72,10 +76,7 @@ class BulkAction:
         views = [JobView.of(mark.member, mark.score, mark.tie) for mark in new]
         matching = [view for view in views if run.key.where.matches(view)]
         run.tally = run.tally.plus(Tally(scanned=len(new), matched=len(matching)))
-        fates = fates_of(
-            self.store, self.config, self.kind, self.action, matching, self.store.now(),
-            by="the dashboard (a bulk action)",
-        )  # fmt: skip
+        fates = self._act(matching)
         out = {view.raw for view, fate in zip(matching, fates, strict=True) if fate != "skipped"}
         run.tally = run.tally.plus(
             Tally(
@@ -85,6 +86,18 @@ class BulkAction:
         left = [mark.member in out for mark in walked]
         position = bulk.advance(position, walked, left, descending=self.kind.descending)
         return position, len(walked) == BATCH
+
+    def _act(self, matching: list[JobView]) -> list[Fate]:
+        """Do the action to the matching entries, `ACT_BATCH` per script; each one's fate."""
+        now = self.store.now()
+        return [
+            fate
+            for start in range(0, len(matching), ACT_BATCH)
+            for fate in fates_of(
+                self.store, self.config, self.kind, self.action,
+                matching[start : start + ACT_BATCH], now, by="the dashboard (a bulk action)",
+            )
+        ]  # fmt: skip
 
 
 def _target(resume: Mark | None) -> Target | None:
