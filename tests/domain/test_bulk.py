@@ -79,12 +79,13 @@ def _run(model: list[Entry], batch: int, descending: bool, losses: Sequence[int]
     else takes the entry the next batch starts after (the cursor then backs off 3)."""
     ordered = _ordered(model, descending)
     position, looked, moved, tally = Position(), [], [], Tally()
-    for step in range(4 * len(model) + 2):
+    for step in range(4 * len(model) + 2):  # more steps than it can take
         if step in losses and position.resume is not None:
             ordered = [e for e in ordered if e.member != position.resume.member]
         start = _start(ordered, position.resume, 3, descending)
-        if position.resume is not None and step not in losses:
-            # The tie is exact: the entry the batch starts after is right before it.
+        if position.resume is not None and position.resume.member in {e.member for e in ordered}:
+            # Its tie is exact: while the entry a batch starts after is there, the batch
+            # starts right after it.
             assert ordered[start - 1].member == position.resume.member
         walked = _marks(ordered, start, batch)
         new = fresh(walked, position, descending=descending)
