@@ -19,7 +19,7 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.app.web import create_app
 from tests.support.processes import wait_until
 from tests.web.browser import Tab
-from tests.web.helpers import Web
+from tests.web.helpers import Web, run_bulk
 
 SIZE = 100_000
 #: Every tenth entry is a ChargeCard job, on the billing queue; the others send mail.
@@ -33,11 +33,12 @@ BILLING = keys.queue("billing")
 RUN_TIMEOUT = 180.0
 
 
-def _seed(raw: redis.Redis) -> None:
-    """SIZE retries as workers leave them, written a pipeline of ZADDs at a time."""
+def _seed(raw: redis.Redis, size: int = SIZE) -> None:
+    """`size` retries as workers leave them, written a pipeline of ZADDs at a time."""
     pipe = raw.pipeline(transaction=False)
-    for start in range(0, SIZE, 10_000):
-        pipe.zadd(keys.RETRY, {_payload(n): _score(n) for n in range(start, start + 10_000)})
+    for start in range(0, size, 10_000):
+        batch = range(start, min(start + 10_000, size))
+        pipe.zadd(keys.RETRY, {_payload(n): _score(n) for n in batch})
     pipe.execute()
 
 
@@ -73,6 +74,15 @@ def patient_web(config: cogworker.Config, redis_url: str) -> Iterator[Web]:
     """The dashboard on a client without the dashboard's short timeouts: its bulk actions
     wait out a `CLIENT PAUSE` instead of failing."""
     client = redis.Redis.from_url(redis_url)
+    with TestClient(create_app(config, client=client)) as test_client:
+        yield Web(test_client)
+    client.close()
+
+
+@pytest.fixture
+def hasty_web(config: cogworker.Config, redis_url: str) -> Iterator[Web]:
+    """The dashboard on a client that gives up on Redis after a second."""
+    client = redis.Redis.from_url(redis_url, socket_timeout=1.0)
     with TestClient(create_app(config, client=client)) as test_client:
         yield Web(test_client)
     client.close()
@@ -163,3 +173,31 @@ def test_retry_all_matching_over_100000_retries_reaches_every_match_in_the_brows
         timeout=RUN_TIMEOUT * 1000,
     )
     assert len(_queued(raw)) == len(MATCHES)
+
+
+def test_a_run_that_redis_fails_says_so_and_running_it_again_finishes_the_job(
+    hasty_web: Web, raw: redis.Redis
+) -> None:
+    """Writes held past the client's timeout: the run stops as failed and its page says why;
+    once Redis answers, running it again moves every match that is left, each exactly once
+    (the writes of the failed batch went through late, or not at all)."""
+    web = hasty_web
+    _seed(raw, 2_000)
+    matches = {jid for jid in MATCHES if int(jid[1:]) < 2_000}
+    raw.client_pause(60_000, all=False)
+    try:
+        web.post("/retries/bulk", RETRY_CHARGES)
+        failed = wait_until(
+            lambda: (
+                _progress(web, RETRY_CHARGES)["state"] == "failed" and _progress(web, RETRY_CHARGES)
+            )
+        )
+        page = web.get("/retries/bulk", params=RETRY_CHARGES).text
+        assert "Stopped by an error: Redis failed: TimeoutError" in page
+        assert failed["done"] == 0
+    finally:
+        raw.client_unpause()
+    again = run_bulk(web, "retries", RETRY_CHARGES)
+    assert again["state"] == "finished"
+    assert sorted(_queued(raw)) == sorted(matches)
+    assert _retrying(raw) == {f"r{n:06d}" for n in range(2_000)} - matches
