@@ -101,6 +101,16 @@ def test_bulk_retry_of_the_selection(
     assert zset_jids(raw, "cogworker:dead") == [jids[3]]
 
 
+def test_an_entry_selected_twice_is_retried_once(web: Web, raw: redis.Redis) -> None:
+    """A form naming one retry twice moves it once, and says the second was already gone."""
+    entry = {"class": "app.Job", "queue": "web", "jid": "twice", "args": [], "retry": True}
+    raw.zadd("cogworker:retry", {json.dumps({**entry, "created_at": 1.0}): 5.0})
+    token = token_of(raw, "cogworker:retry", "twice")
+    page = web.act("/retries/act", {"action": "retry", "e": [token, token]})
+    assert "Retried 1 job. 1 job was already gone." in page.text
+    assert raw.llen("cogworker:queue:web") == 1
+
+
 def test_bulk_on_all_matching_acts_on_those_only_and_says_how_it_went(
     web: Web, workers: Workers, enqueuer: cogworker.Client, raw: redis.Redis
 ) -> None:

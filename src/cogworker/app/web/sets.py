@@ -142,17 +142,20 @@ def _fate(done: bool) -> Fate:
 def _requeue(
     store: DashboardStore, config: Config, kind: SetKind, views: Sequence[JobView], now: float
 ) -> list[Fate]:
-    movable = [view for view in views if view.job is not None]
     moves = [
         (view.raw, view.job.queue, payload.encode(view.job, enqueued_at=now))
-        for view in movable
+        for view in views
         if view.job is not None
     ]
-    moved = dict(
-        zip((view.raw for view in movable), store.sets.requeue(kind.key, moves), strict=True)
-    )
-    _mark_queued(store, config, [view for view in movable if moved[view.raw]], now)
-    return [_fate(moved[view.raw]) if view.raw in moved else "skipped" for view in views]
+    # One answer per move, in order: an entry named twice is moved once, and "gone" the
+    # second time.
+    moved = iter(store.sets.requeue(kind.key, moves))
+    fates: list[Fate] = [
+        _fate(next(moved)) if view.job is not None else "skipped" for view in views
+    ]
+    queued = [view for view, fate in zip(views, fates, strict=True) if fate == "done"]
+    _mark_queued(store, config, queued, now)
+    return fates
 
 
 def _mark_queued(
