@@ -57,7 +57,7 @@ class BulkAction:
             )
             run.error = f"Redis failed: {type(error).__name__}: {error}"
             run.state = "failed"
-        except Exception as error:
+        except Exception as error:  # the run's page is the only place left to say it failed
             LOGGER.exception("dashboard: bulk %s on %s failed", self.action, self.kind.slug)
             run.error = f"{type(error).__name__}: {error}"
             run.state = "failed"
