@@ -49,6 +49,18 @@ class Web:
         return self.client.get(response.headers["location"])
 
 
+def run_bulk(web: Web, slug: str, form: dict[str, str], timeout: float = 30.0) -> dict[str, Any]:
+    """Start the action on everything matching on a set's page (`form`: its action and
+    filter), wait until it has stopped, and return its last progress."""
+    assert web.post(f"/{slug}/bulk", form).status_code == 303
+
+    def ended() -> dict[str, Any] | None:
+        progress: dict[str, Any] = web.get(f"/{slug}/bulk/progress", params=form).json()
+        return progress if progress["state"] != "running" else None
+
+    return wait_until(ended, timeout, message=f"the bulk {form} on {slug} never ended")
+
+
 def zset_jids(rc: redis.Redis, key: str) -> list[str]:
     """The jids in a sorted set (entries that aren't JSON objects skipped)."""
     found = []

@@ -14,7 +14,7 @@ from cogworker.app.web import create_app
 from tests.app.helpers import Workers, process_hash, wait_for_processes
 from tests.support.processes import wait_until
 from tests.web import jobs
-from tests.web.helpers import Web, token_of, zset_jids
+from tests.web.helpers import Web, run_bulk, token_of, zset_jids
 from tests.web.scenario import WEB_APP, seed
 
 
@@ -101,26 +101,40 @@ def test_bulk_retry_of_the_selection(
     assert zset_jids(raw, "cogworker:dead") == [jids[3]]
 
 
-def test_bulk_on_all_matching_is_confirmed_with_the_count(
+def test_an_entry_selected_twice_is_retried_once(web: Web, raw: redis.Redis) -> None:
+    """A form naming one retry twice moves it once, and says the second was already gone."""
+    entry = {"class": "app.Job", "queue": "web", "jid": "twice", "args": [], "retry": True}
+    raw.zadd("cogworker:retry", {json.dumps({**entry, "created_at": 1.0}): 5.0})
+    token = token_of(raw, "cogworker:retry", "twice")
+    page = web.act("/retries/act", {"action": "retry", "e": [token, token]})
+    assert "Retried 1 job. 1 job was already gone." in page.text
+    assert raw.llen("cogworker:queue:web") == 1
+
+
+def test_bulk_on_all_matching_acts_on_those_only_and_says_how_it_went(
     web: Web, workers: Workers, enqueuer: cogworker.Client, raw: redis.Redis
 ) -> None:
-    """The confirmation states how many match the filter; the action does those only."""
+    """The confirmation names the filter and the set's size; the run deletes the matching
+    entries only, and its page ends with the count."""
     worker = workers.start(WEB_APP)
     wait_for_processes(raw, 1, worker)
     for n in range(3):
         enqueuer.enqueue(jobs.FailsUntilAllowed, f"alpha {n}")
     keep = str(enqueuer.enqueue(jobs.KilledByRetryIn, "beta"))
     wait_until(lambda: raw.zcard("cogworker:dead") == 4, message=worker.log_tail)
-    confirm = web.get("/dead/bulk?action=delete&class=FailsUntil")
+    query = {"action": "delete", "class": "FailsUntil"}
+    confirm = web.get("/dead/bulk", params=query)
     assert confirm.status_code == 200
-    assert "<strong>3</strong> entries of dead" in confirm.text
-    assert "Delete 3 jobs" in confirm.text
-    form = {
-        name: value for name, value in _hidden_fields(confirm.text) if name not in ("_csrf_token",)
-    }
-    page = web.act("/dead/bulk", form)
-    assert "Deleted 3 jobs." in page.text
+    assert "matching the filter class = “FailsUntil”" in confirm.text
+    assert "(4 in dead now)" in confirm.text
+    form = {name: value for name, value in _hidden_fields(confirm.text) if name != "_csrf_token"}
+    assert form == query
+    progress = run_bulk(web, "dead", form)
+    assert progress == {"state": "finished", "stopping": False, "size": 4, "scanned": 4,
+                        "matched": 3, "done": 3, "gone": 0, "skipped": 0}  # fmt: skip
     assert zset_jids(raw, "cogworker:dead") == [keep]
+    page = web.get("/dead/bulk", params=query).text
+    assert "Finished: deleted 3 jobs of 3 matching, 4 entries looked at." in page
 
 
 def _hidden_fields(html: str) -> list[tuple[str, str]]:
@@ -201,6 +215,7 @@ def test_read_only_shows_no_buttons_and_refuses_every_action(
         for path, data in (
             ("/scheduled/act", {"row": f"enqueue:{token_of(raw, 'cogworker:schedule', jid)}"}),
             ("/scheduled/bulk", {"action": "delete"}),
+            ("/scheduled/bulk/cancel", {"action": "delete"}),
             ("/queue/clear", {"name": "web"}),
             ("/queue/delete", {"name": "web", "key": jid}),
             ("/workers/signal", {"identity": "x", "signal": "stop"}),

@@ -4,7 +4,6 @@ lock, so the same job can be enqueued again at once; a kill runs the death handl
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from cogworker.app.periodic_runs import scheduled_entry
 from cogworker.domain import payload
 from tests.support.processes import CogworkerFactory, wait_until
 from tests.web import jobs_unique
-from tests.web.helpers import Web, serving, token_of
+from tests.web.helpers import Web, run_bulk, serving, token_of
 from tests.web.jobs_unique import UniqueFails, UniqueReport
 
 
@@ -65,10 +64,8 @@ def test_deleting_a_scheduled_unique_job_in_bulk_lets_go_of_its_lock(
 ) -> None:
     """A bulk delete on the Scheduled page: the same job enqueues again at once."""
     assert enqueuer.enqueue_in(3600, UniqueReport, "tuesday") is not None
-    confirm = web.get("/scheduled/bulk?action=delete&class=UniqueReport")
-    form = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', confirm.text))
-    form.pop("_csrf_token", None)
-    assert "Deleted 1 job." in web.act("/scheduled/bulk", form).text
+    progress = run_bulk(web, "scheduled", {"action": "delete", "class": "UniqueReport"})
+    assert progress["done"] == 1
     assert enqueuer.enqueue(UniqueReport, "tuesday") is not None
 
 

@@ -181,10 +181,10 @@ class SetStore:
         trim = self.retention.dead_trim(now)
         return remove(self.client, (sorted_set, keys.DEAD), ("zset", "kill", now, *trim), removals)
 
-    def delete(self, sorted_set: str, removals: Sequence[Removal]) -> int:
-        """Remove entries from a sorted set (no hooks run); how many were still there."""
+    def delete(self, sorted_set: str, removals: Sequence[Removal]) -> list[bool]:
+        """Remove entries from a sorted set (no hooks run); False where one was already gone."""
         head = ("zset", "delete", "", 0, 0)
-        return sum(remove(self.client, (sorted_set, keys.NO_LOCK), head, removals))
+        return remove(self.client, (sorted_set, keys.NO_LOCK), head, removals)
 
 
 def _low(first: int, tie: int | None, reach: int) -> int:

@@ -32,6 +32,7 @@ from cogworker.app.web.asgi import DashboardApp
 from cogworker.app.web.context import Dashboard, render
 from cogworker.app.web.format import FILTERS, visible_controls
 from cogworker.app.web.routes import (
+    bulk,
     cancel,
     job,
     metrics,
@@ -67,8 +68,10 @@ ROUTES = [
     queues.delete,
     sets.set_page,
     sets.act,
-    sets.bulk_confirm,
-    sets.bulk,
+    bulk.bulk_page,
+    bulk.bulk_start,
+    bulk.bulk_cancel,
+    bulk.bulk_progress,
     job.job,
     job.history,
     job.raw,
@@ -239,6 +242,8 @@ def create_app(
             Exception: _unexpected,
         },
         state=State({"cogworker_dashboard": dashboard}),
+        # Bulk actions stop with the process (between two batches: each entry's move is atomic).
+        on_shutdown=[dashboard.bulk.stop_all],
         openapi_config=None,
     )
     authorizer = BasicAuth.parse(auth) if isinstance(auth, str) else auth

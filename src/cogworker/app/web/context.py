@@ -19,6 +19,7 @@ from cogworker.app.config import Config
 from cogworker.app.version import VERSION as VERSION  # also read by routes/overview.py
 from cogworker.app.web import notices
 from cogworker.app.web.asgi import NONCE_KEY
+from cogworker.app.web.bulk_runs import BulkRuns
 
 #: Nav entries: (path, label).
 NAV = (
@@ -45,6 +46,8 @@ class Dashboard:
     read_only: bool
     #: The Redis URL without its password, for the footer.
     redis_label: str
+    #: The actions on everything matching a filter, running or ended, in this process.
+    bulk: BulkRuns = attrs.field(factory=BulkRuns)
 
     def url(self, path: str, query: Mapping[str, str | int] | None = None) -> str:
         """`path` under the root path, with `query` (values URL-encoded)."""

@@ -1,4 +1,4 @@
-"""Pages of a sorted set by cursor, and the bounded search behind filters and bulk actions.
+"""Pages of a sorted set by cursor, and the walk from where a cursor's entry is now.
 
 A cursor is the (score, key, tie) of the last entry a page looked at; the
 next page starts right after that entry, wherever it is now, however many
@@ -7,7 +7,8 @@ meanwhile, the next page starts a little before where it was: a few
 entries may show again, none is skipped.
 
 Every walk has a budget: a filtered page looks at `SCAN_LIMIT` entries at
-most and says so when it stops short; a bulk action at `BULK_LIMIT`.
+most and says so when it stops short.  A bulk action walks the whole set,
+a batch per walk (`app.web.bulk`).
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ from cogworker.app.web.params import Cursor
 
 #: Entries a filtered page looks at, at most, per request.
 SCAN_LIMIT = 2_000
-#: Entries a bulk action on "all matching" looks at, at most, per request.
-BULK_LIMIT = 10_000
 
 
 @attrs.frozen(kw_only=True)
@@ -54,15 +53,16 @@ def _view_of(entry: Entry) -> JobView:
     return JobView.of(entry.member, entry.score, entry.tie)
 
 
-def _walk_from(
-    store: SetStore, key: str, cursor: Cursor | None, *, after: bool, descending: bool, budget: int
+def walk_after(
+    store: SetStore, key: str, target: Target | None, *, descending: bool, budget: int
 ) -> Iterator[Entry]:
-    """The walk from `cursor`'s entry (`after`: from the one after it), or from the start."""
-    if cursor is None:
+    """The walk from the entry after `target`'s (from a little before where it was, if it
+    has gone), or from the set's start."""
+    if target is None:
         return store.walk(key, 0, descending=descending, budget=budget)
-    (found,) = store.find(key, [target_of(cursor)], descending=descending)
-    start = found.rank + 1 if after and found.entry is not None else found.rank
-    first_of = (cursor.score, found.first)
+    (found,) = store.find(key, [target], descending=descending)
+    start = found.rank + 1 if found.entry is not None else found.rank
+    first_of = (target.score, found.first)
     return store.walk(key, start, descending=descending, budget=budget, first_of=first_of)
 
 
@@ -77,7 +77,8 @@ def page_of(
 ) -> SetPage:
     """The `per` rows of the set matching `where`, from `cursor` on."""
     budget = SCAN_LIMIT if where.active else per + 1
-    walked = _walk_from(store, key, cursor, after=True, descending=descending, budget=budget)
+    target = None if cursor is None else target_of(cursor)
+    walked = walk_after(store, key, target, descending=descending, budget=budget)
     rows: list[JobView] = []
     scanned, last = 0, None
     for entry in walked:
@@ -96,60 +97,3 @@ def page_of(
         scanned=scanned,
         limited=limited and len(rows) < per,
     )
-
-
-@attrs.frozen(kw_only=True)
-class Matches:
-    """What a bulk action on "all matching" acts on."""
-
-    views: tuple[JobView, ...]
-    #: The first and last entries looked at: the action stays between them,
-    #: on the range its confirmation counted.
-    start: Cursor | None
-    through: Cursor | None
-    examined: int
-    #: True when the budget ran out: more entries may match after `through`.
-    more: bool
-
-
-def matching(
-    store: SetStore,
-    key: str,
-    *,
-    descending: bool,
-    where: Filter,
-    start: Cursor | None = None,
-    through: Cursor | None = None,
-) -> Matches:
-    """The entries matching `where`, at most `BULK_LIMIT` looked at, from the set's start
-    (or `start`'s entry) through `through` (or past its score).
-
-    The bounds are what the confirmation counted, so entries that arrived
-    since (a newer dead job, say) are not acted on unannounced.
-    """
-    views: list[JobView] = []
-    examined, first, last = 0, None, None
-    walked = _walk_from(store, key, start, after=False, descending=descending, budget=BULK_LIMIT)
-    for entry in walked:
-        if through is not None and _past(entry, through, descending):
-            break
-        examined += 1
-        first, last = first or entry, entry
-        view = _view_of(entry)
-        if where.matches(view):
-            views.append(view)
-        if through is not None and view.key == through.key and entry.score == through.score:
-            break
-    else:
-        return Matches(
-            views=tuple(views),
-            start=_cursor_of(first) if first else None,
-            through=_cursor_of(last) if last else None,
-            examined=examined,
-            more=examined >= BULK_LIMIT,
-        )
-    return Matches(views=tuple(views), start=start, through=through, examined=examined, more=False)
-
-
-def _past(entry: Entry, through: Cursor, descending: bool) -> bool:
-    return entry.score < through.score if descending else entry.score > through.score

@@ -66,6 +66,11 @@ KINDS = {
 }  # fmt: skip
 
 
+#: What an action did to one entry: acted on it, found it already gone, or skipped it
+#: (not a job payload with a queue: it stays where it is).
+Fate = Literal["done", "gone", "skipped"]
+
+
 @attrs.frozen(kw_only=True)
 class Outcome:
     """How an action went: done, already gone, and skipped (not a job with a queue)."""
@@ -73,6 +78,13 @@ class Outcome:
     done: int = 0
     gone: int = 0
     skipped: int = 0
+
+    @classmethod
+    def of(cls, fates: Sequence[Fate]) -> Outcome:
+        """The counts of what an action did to each entry."""
+        return cls(
+            done=fates.count("done"), gone=fates.count("gone"), skipped=fates.count("skipped")
+        )
 
 
 def resolve(store: SetStore, kind: SetKind, cursors: Sequence[Cursor]) -> tuple[list[JobView], int]:
@@ -97,31 +109,53 @@ def apply(
     *,
     by: str = "the dashboard",
 ) -> Outcome:
-    """Do `action` to the entries of `kind`'s set (the caller checked it is one of its actions);
-    `by`: where a kill was asked for, as the death handlers are told."""
+    """Do `action` to the entries of `kind`'s set (the caller checked it is one of its
+    actions); how it went.  `by`: where a kill was asked for, as the death handlers are told."""
+    return Outcome.of(fates_of(store, config, kind, action, views, now, by=by))
+
+
+def fates_of(
+    store: DashboardStore,
+    config: Config,
+    kind: SetKind,
+    action: Action,
+    views: Sequence[JobView],
+    now: float,
+    *,
+    by: str = "the dashboard",
+) -> list[Fate]:
+    """Do `action` to the entries of `kind`'s set; what it did to each, in order."""
     if action in ("retry", "enqueue"):
         return _requeue(store, config, kind, views, now)
     if action == "kill":
         killed = store.sets.kill(kind.key, removals(views), now)
         killed_views = [view for view, done in zip(views, killed, strict=True) if done]
         announce_kills(config, killed_views, by=by)
-        return Outcome(done=sum(killed), gone=len(killed) - sum(killed))
-    deleted = store.sets.delete(kind.key, removals(views))
-    return Outcome(done=deleted, gone=len(views) - deleted)
+        return [_fate(done) for done in killed]
+    return [_fate(done) for done in store.sets.delete(kind.key, removals(views))]
+
+
+def _fate(done: bool) -> Fate:
+    return "done" if done else "gone"
 
 
 def _requeue(
     store: DashboardStore, config: Config, kind: SetKind, views: Sequence[JobView], now: float
-) -> Outcome:
-    movable = [view for view in views if view.job is not None]
+) -> list[Fate]:
     moves = [
         (view.raw, view.job.queue, payload.encode(view.job, enqueued_at=now))
-        for view in movable
+        for view in views
         if view.job is not None
     ]
-    moved = store.sets.requeue(kind.key, moves)
-    _mark_queued(store, config, [v for v, ok in zip(movable, moved, strict=True) if ok], now)
-    return Outcome(done=sum(moved), gone=len(moved) - sum(moved), skipped=len(views) - len(movable))
+    # One answer per move, in order: an entry named twice is moved once, and "gone" the
+    # second time.
+    moved = iter(store.sets.requeue(kind.key, moves))
+    fates: list[Fate] = [
+        _fate(next(moved)) if view.job is not None else "skipped" for view in views
+    ]
+    queued = [view for view, fate in zip(views, fates, strict=True) if fate == "done"]
+    _mark_queued(store, config, queued, now)
+    return fates
 
 
 def _mark_queued(

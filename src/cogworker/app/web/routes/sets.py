@@ -1,4 +1,5 @@
-"""Scheduled, Retries and Dead: filtered pages by cursor, row and bulk actions."""
+"""Scheduled, Retries and Dead: filtered pages by cursor, and actions on rows or a selection
+(on everything matching: `routes.bulk`)."""
 
 from __future__ import annotations
 
@@ -29,14 +30,16 @@ MAX_SELECTED = 100
 PAGES = [f"/{slug}" for slug in KINDS]
 
 
-def _kind(request: Request[Any, Any, Any]) -> SetKind:
+def kind_of(request: Request[Any, Any, Any]) -> SetKind:
+    """The set whose page (or action) a request is for, by its path's first segment."""
     slug = request.url.path.strip("/").split("/")[0]
     if slug not in KINDS:
         raise NotFoundException()
     return KINDS[slug]
 
 
-def _filter(values: Mapping[str, Sequence[str]]) -> Filter:
+def filter_of(values: Mapping[str, Sequence[str]]) -> Filter:
+    """The filter a query or form names (class, queue, jid, error)."""
     return Filter(
         class_name=params.text(values, "class"),
         queue=params.text(values, "queue"),
@@ -45,7 +48,8 @@ def _filter(values: Mapping[str, Sequence[str]]) -> Filter:
     )
 
 
-def _action(values: Mapping[str, Sequence[str]], name: str, kind: SetKind) -> Action:
+def action_of(values: Mapping[str, Sequence[str]], name: str, kind: SetKind) -> Action:
+    """The action `name` names, one of `kind`'s (its first if absent)."""
     return cast("Action", params.choice(values, name, kind.actions, kind.actions[0]))
 
 
@@ -53,9 +57,9 @@ def _action(values: Mapping[str, Sequence[str]], name: str, kind: SetKind) -> Ac
 @threaded
 def set_page(request: Request[Any, Any, Any]) -> Template:
     """A page of a set, filtered, from a cursor (its live part when polled)."""
-    kind = _kind(request)
+    kind = kind_of(request)
     query = query_of(request)
-    where = _filter(query)
+    where = filter_of(query)
     per = int(params.choice(query, "per", PER_PAGE, PER_PAGE[0]))
     cursor = params.cursor(query, "after")
     store = dashboard(request).store
@@ -83,15 +87,15 @@ def set_page(request: Request[Any, Any, Any]) -> Template:
 def act(request: Request[Any, Any, Any], data: Form) -> Redirect:
     """One entry (`row` = ACTION:SCORE~KEY) or the selected ones (`action` + `e` fields)."""
     dash = writable(request)
-    kind = _kind(request)
+    kind = kind_of(request)
     form = params.form_values(data)
     row = params.one(form, "row")
     if row is not None:
         action_name, _, token = row.partition(":")
-        action = _action({"row": [action_name]}, "row", kind)
+        action = action_of({"row": [action_name]}, "row", kind)
         tokens = [token]
     else:
-        action = _action(form, "action", kind)
+        action = action_of(form, "action", kind)
         tokens = form.get("e", [])
     if len(tokens) > MAX_SELECTED:
         raise ValidationException(f"at most {MAX_SELECTED} entries at once")
@@ -113,49 +117,4 @@ def _back(
     jid = params.text(form, "back_jid")
     if jid:
         return back(dash, "/job", jid=jid, **notice)
-    return back(dash, f"/{kind.slug}", **_filter(form).as_query(), **notice)
-
-
-@get([f"/{slug}/bulk" for slug in KINDS], name="set-bulk-confirm")
-@threaded
-def bulk_confirm(request: Request[Any, Any, Any]) -> Template:
-    """The confirmation of an action on all matching entries, stating their count."""
-    kind = _kind(request)
-    query = query_of(request)
-    action = _action(query, "action", kind)
-    where = _filter(query)
-    store = dashboard(request).store
-    found = paging.matching(store.sets, kind.key, descending=kind.descending, where=where)
-    return render(
-        request,
-        "confirm_bulk",
-        title=f"{action.title()} all matching?",
-        kind=kind,
-        action=action,
-        where=where,
-        found=found,
-        total=store.sets.size(kind.key),
-        limit=paging.BULK_LIMIT,
-    )
-
-
-@post([f"/{slug}/bulk" for slug in KINDS], name="set-bulk")
-@threaded
-def bulk(request: Request[Any, Any, Any], data: Form) -> Redirect:
-    """Do the action on the entries matching the filter, up to where the confirmation counted."""
-    dash = writable(request)
-    kind = _kind(request)
-    form = params.form_values(data)
-    action = _action(form, "action", kind)
-    found = paging.matching(
-        dash.store.sets,
-        kind.key,
-        descending=kind.descending,
-        where=_filter(form),
-        start=params.cursor(form, "from"),
-        through=params.cursor(form, "through"),
-    )
-    outcome = apply(dash.store, dash.config, kind, action, found.views, dash.store.now())
-    return _back(
-        dash, kind, form, done=action, n=outcome.done, gone=outcome.gone, skipped=outcome.skipped
-    )
+    return back(dash, f"/{kind.slug}", **filter_of(form).as_query(), **notice)

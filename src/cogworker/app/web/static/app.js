@@ -107,6 +107,35 @@
     window.setTimeout(attempt, RETRY_SECONDS * 1000);
   }
 
+  // -- a bulk action's progress ------------------------------------------------
+  // While it runs, its page asks the progress endpoint every second and shows the
+  // counts; once it has stopped (or this server no longer knows it), the page is
+  // loaded again to show how it ended.
+  var BULK_SECONDS = 1;
+
+  function followBulk() {
+    var box = document.getElementById('cw-bulk');
+    if (!box || box.getAttribute('data-cw-bulk-state') !== 'running') return;
+    var url = box.getAttribute('data-cw-bulk-progress');
+    function show(progress) {
+      box.querySelectorAll('[data-cw-bulk-count]').forEach(function (cell) {
+        var value = progress[cell.getAttribute('data-cw-bulk-count')];
+        if (typeof value === 'number') cell.textContent = value.toLocaleString('en-US');
+      });
+      if (progress.state !== 'running') window.location.reload();
+      else window.setTimeout(ask, BULK_SECONDS * 1000);
+    }
+    function ask() {
+      window.fetch(url, { cache: 'no-store', credentials: 'same-origin' })
+        .then(function (response) {
+          if (!response.ok) throw new Error('progress: ' + response.status);
+          return response.json();
+        })
+        .then(show, function () { window.setTimeout(ask, RETRY_SECONDS * 1000); });
+    }
+    window.setTimeout(ask, BULK_SECONDS * 1000);
+  }
+
   // -- one line per row ----------------------------------------------------------
   // A long cell shows its start on one line (its text in full as a tooltip); a
   // click, or Enter, opens it in place and closes it again. Polls wait while one
@@ -278,6 +307,7 @@
 
   setUpPolling();
   retryUntilHealthy();
+  followBulk();
   refreshSelectionButtons();
   // For charts.js (Overview), which shows times as the badge does.
   window.cogworker = { clock: clock };
