@@ -105,6 +105,21 @@ class ProcessRegistry:
         """Every registered process, alive or not yet reconciled."""
         return sorted(as_bytes(member).decode() for member in self.client.smembers(keys.PROCESSES))
 
+    def beats(self) -> tuple[dict[str, float | None], float]:
+        """Every registered process's latest beat (None: its heartbeat hash is gone), and
+        Redis's time now (the clock beats are stamped with), in one round trip."""
+        identities = self.identities()
+        pipe = self.client.pipeline(transaction=False)
+        for identity in identities:
+            pipe.hget(keys.process(identity), "beat")
+        pipe.time()
+        *found, (seconds, micros) = pipe.execute()
+        beats = {
+            identity: None if beat is None else float(beat)
+            for identity, beat in zip(identities, found, strict=True)
+        }
+        return beats, seconds + micros / 1_000_000
+
     def holders(self) -> set[str]:
         """Every identity with an in-progress list, registered or not (a full key scan)."""
         prefix = keys.IN_PROGRESS_PREFIX

@@ -24,6 +24,9 @@ ORPHANINGS_PREFIX = PREFIX + "orphanings:"
 HANDBACKS_PREFIX = PREFIX + "handbacks:"
 STAT_PREFIX = PREFIX + "stat:"
 
+#: How many layout steps this Redis has had applied (`domain.layout`; missing: none).
+LAYOUT = PREFIX + "layout"
+
 #: A key name never written: a script's placeholder for a lock a job doesn't have.
 NO_LOCK = PREFIX + "no-lock"
 
