@@ -56,6 +56,29 @@ def test_pending_steps_are_those_after_the_stored_number_in_order(
     assert numbers_left == list(range(stored + 1, layout.current(steps) + 1))
 
 
+@given(steps=layout_steps(), stored=numbers, data=st.data())
+def test_a_plan_moves_every_key_of_pending_steps_and_the_old_keys_found_again(
+    steps: tuple[Step, ...], stored: int, data: st.DataObject
+) -> None:
+    """In step order: a pending step with all its renames; an applied one only with the
+    renames whose old key is found again, and only if there is one."""
+    olds = layout.old_names(steps)
+    found = data.draw(st.sets(st.sampled_from(olds)) if olds else st.just(set[str]()))
+
+    planned = layout.plan(stored, found, steps)
+
+    assert [each.step.number for each in planned] == sorted({e.step.number for e in planned})
+    by_number = {each.step.number: each for each in planned}
+    for step in steps:
+        if step.number > stored:
+            assert by_number[step.number].renames == step.renames
+        else:
+            again = tuple(rename for rename in step.renames if rename.old in found)
+            assert by_number.get(step.number) == (
+                layout.Planned(step=step, renames=again) if again else None
+            )
+
+
 def test_the_steps_are_numbered_by_their_place_and_rename_each_key_once() -> None:
     """The code's own steps: numbered 1, 2, ..., no key renamed twice, none to a name a
     step moves away from."""

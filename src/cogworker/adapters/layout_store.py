@@ -13,12 +13,13 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 import redis
+import redis.asyncio
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
 from cogworker.domain import layout
-from cogworker.domain.layout import Fresh, Rename, Step, Verdict
+from cogworker.domain.layout import Fresh, Ready, Rename, Step, Verdict
 
 MOVE_KEY = LuaScript("move_key")
 RAISE_LAYOUT = LuaScript("raise_layout")
@@ -43,13 +44,7 @@ class LayoutStore:
 
     def stored(self) -> int | None:
         """The layout number Redis holds; None if it holds none."""
-        raw = self.client.get(keys.LAYOUT)
-        if raw is None:
-            return None
-        text = as_bytes(raw).decode(errors="replace")
-        if not text.isdigit():
-            raise ValueError(f"{keys.LAYOUT} holds {text!r}, not a layout number")
-        return int(text)
+        return layout_number(self.client.get(keys.LAYOUT))
 
     def found(self, names: Sequence[str]) -> frozenset[str]:
         """Those of `names` that exist (an EXISTS each, in one round trip)."""
@@ -59,18 +54,23 @@ class LayoutStore:
         return frozenset(name for name, n in zip(names, pipe.execute(), strict=True) if n)
 
     def verdict(self, steps: tuple[Step, ...] = layout.STEPS) -> Verdict:
-        """What a process of this code does on this Redis (`domain.layout.verdict`)."""
-        stored = self.stored()
-        if stored is not None:
-            return layout.verdict(stored, (), steps)
-        return layout.verdict(None, self.found(layout.old_names(steps)), steps)
+        """What a process of this code does on this Redis (`domain.layout.verdict`): the
+        number and the old keys read in one round trip (an EXISTS each: single-key)."""
+        names = layout.old_names(steps)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.get(keys.LAYOUT)
+        for name in names:
+            pipe.exists(name)
+        raw, *found = pipe.execute()
+        return _verdict(raw, names, found, steps)
 
     def admit(self, steps: tuple[Step, ...] = layout.STEPS) -> Verdict:
         """The verdict, once a fresh Redis has this code's number written (SET NX: of
-        several processes starting at once, one writes it; the others read it back)."""
+        several processes starting at once, one writes it; the others read it again)."""
         verdict = self.verdict(steps)
         if isinstance(verdict, Fresh):
-            self.client.set(keys.LAYOUT, verdict.number, nx=True)
+            if self.client.set(keys.LAYOUT, verdict.number, nx=True):
+                return Ready()
             return self.verdict(steps)
         return verdict
 
@@ -104,3 +104,40 @@ class LayoutStore:
     def applied(self, step: Step) -> int:
         """Note `step` as applied (the number only goes up); the number stored now."""
         return int(RAISE_LAYOUT(self.client, (keys.LAYOUT,), (step.number,)))
+
+
+async def admit_async(
+    client: redis.asyncio.Redis, steps: tuple[Step, ...] = layout.STEPS
+) -> Verdict:
+    """`LayoutStore.admit` for an asyncio client."""
+    names = layout.old_names(steps)
+    pipe = client.pipeline(transaction=False)
+    pipe.get(keys.LAYOUT)
+    for name in names:
+        pipe.exists(name)
+    raw, *found = await pipe.execute()
+    verdict = _verdict(raw, names, found, steps)
+    if isinstance(verdict, Fresh):
+        if await client.set(keys.LAYOUT, verdict.number, nx=True):
+            return Ready()
+        return await admit_async(client, steps)
+    return verdict
+
+
+def layout_number(raw: bytes | str | None) -> int | None:
+    """The layout number as stored (None: none); ValueError naming the key if it is no
+    number."""
+    if raw is None:
+        return None
+    text = as_bytes(raw).decode(errors="replace")
+    if not text.isdigit():
+        raise ValueError(f"{keys.LAYOUT} holds {text!r}, not a layout number")
+    return int(text)
+
+
+def _verdict(
+    raw: bytes | None, names: Sequence[str], exists: Sequence[int], steps: tuple[Step, ...]
+) -> Verdict:
+    """The verdict on what one round trip read: the number, and EXISTS of each old name."""
+    found = {name for name, count in zip(names, exists, strict=True) if count}
+    return layout.verdict(layout_number(raw), found, steps)

@@ -52,6 +52,28 @@ def pending(stored: int, steps: tuple[Step, ...] = STEPS) -> tuple[Step, ...]:
     return tuple(step for step in steps if step.number > stored)
 
 
+@attrs.frozen(kw_only=True)
+class Planned:
+    """A step as a migration applies it: the keys it moves (then the number is raised to
+    the step's, which never lowers it)."""
+
+    step: Step
+    renames: tuple[Rename, ...]
+
+
+def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -> list[Planned]:
+    """What a migration from layout `stored` does, in order: every rename of each pending
+    step; of the steps applied already, the renames whose old key is `found` again (a
+    process of an older release wrote it after the migration), so a run moves those too."""
+    planned = []
+    for step in steps:
+        pending_step = step.number > stored
+        renames = tuple(r for r in step.renames if pending_step or r.old in found)
+        if pending_step or renames:
+            planned.append(Planned(step=step, renames=renames))
+    return planned
+
+
 def old_names(steps: tuple[Step, ...]) -> tuple[str, ...]:
     """The keys `steps` move away from: any of them found means they weren't applied."""
     return tuple(rename.old for step in steps for rename in step.renames)
@@ -120,6 +142,11 @@ def verdict(stored: int | None, found: Collection[str], steps: tuple[Step, ...] 
     if stored > latest:
         return Newer(stored=stored, current=latest)
     return Ready()
+
+
+def refusal(verdict: Verdict) -> str | None:
+    """Why a process of this code must not go on with this verdict; None: it may."""
+    return verdict.problem if isinstance(verdict, Outdated | Newer) else None
 
 
 def still_beating(beats: Mapping[str, float | None], now: float, threshold: float) -> list[str]:

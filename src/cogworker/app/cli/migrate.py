@@ -1,10 +1,11 @@
 """`cogworker migrate [--dry-run]`: bring the keys of an older layout to this code's.
 
 The steps are `domain.layout.STEPS`; `cogworker:layout` says how many a
-Redis has had.  The missing ones apply in order, each key moved by one
-script (`adapters.layout_store`), the number raised after each step: a run
-cut short anywhere is finished by running it again, and a run on a Redis
-already migrated moves nothing.  Workers of either release must be stopped
+Redis has had.  The missing ones apply in order (`domain.layout.plan`),
+each key moved by one script (`adapters.layout_store`), the number raised
+after each step: a run cut short anywhere is finished by running it again,
+and a run on a Redis already migrated moves nothing but the old keys an
+older release wrote again since.  Workers of either release must be stopped
 first: an older one would go on writing the old keys.
 """
 
@@ -20,7 +21,7 @@ from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.cli.output import answer, table
 from cogworker.app.cli.session import Session, inspecting
 from cogworker.domain import layout
-from cogworker.domain.layout import Step
+from cogworker.domain.layout import Planned, Step
 
 #: The columns of a migration's answer, one row per key.
 HEADERS = ("STEP", "OLD KEY", "TYPE", "ENTRIES", "NEW KEY", "DONE")
@@ -37,11 +38,12 @@ def migrate(session: Session, dry_run: bool) -> bool:
     if stored is not None and stored > latest:
         click.echo(f"cogworker: {layout.Newer(stored=stored, current=latest).problem}", err=True)
         return False
-    steps = layout.pending(stored or 0)
-    if not dry_run and steps and not _workers_stopped(session):
+    found = store.found(layout.old_names(layout.STEPS))
+    planned = layout.plan(stored or 0, found)
+    if not dry_run and planned and not _workers_stopped(session):
         return False
-    rows = [(step, report) for step in steps for report in store.report(step.renames)]
-    moved = [] if dry_run else _apply(store, steps)
+    rows = [(each.step, report) for each in planned for report in store.report(each.renames)]
+    moved = [] if dry_run else _apply(store, planned)
     after = stored if dry_run else store.stored()
     answer(
         session.as_json,
@@ -64,12 +66,13 @@ def _workers_stopped(session: Session) -> bool:
     return not running
 
 
-def _apply(store: LayoutStore, steps: Sequence[Step]) -> list[str]:
-    """Apply `steps` in order, each key moved and then the step noted; each key's result."""
+def _apply(store: LayoutStore, planned: Sequence[Planned]) -> list[str]:
+    """Apply the plan in order, each step's keys moved and then the step noted; each key's
+    result."""
     results = []
-    for step in steps:
-        results += [store.move(rename) for rename in step.renames]
-        store.applied(step)
+    for each in planned:
+        results += [store.move(rename) for rename in each.renames]
+        store.applied(each.step)
     return results
 
 
@@ -97,7 +100,7 @@ def _text(
     moved: Sequence[str],
 ) -> str:
     """The rows under `HEADERS` (DONE: "would move" in a dry run), then what the layout is."""
-    if not rows:
+    if not rows and before == after:
         return f"layout {after}: up to date, nothing to move"
     done = moved or ["would move" if report.kind != "none" else "absent" for _, report in rows]
     cells = [

@@ -55,7 +55,7 @@ from cogworker.app.worker.slots import FetchSlots
 from cogworker.app.worker.state import WorkerState
 from cogworker.app.worker.stopping import SETTING_EXIT, StopControl
 from cogworker.app.worker.watchdog import Watchdog
-from cogworker.domain.layout import Newer, Outdated
+from cogworker.domain.layout import refusal
 from cogworker.exceptions import JobCancelledError
 
 #: A blocking fetch returns within BLOCK_SECONDS, any other call within the socket timeout.
@@ -369,9 +369,9 @@ class Manager:
     def _check_layout(self) -> None:
         """Go on only if Redis holds this code's key layout (a fresh Redis is given it):
         on an older one this process would miss the keys it looks for."""
-        verdict = LayoutStore(self.redis).admit()
-        if isinstance(verdict, Outdated | Newer):
-            self.logger.error("%s; stopping", verdict.problem, extra={"reason": "layout"})
+        problem = refusal(LayoutStore(self.redis).admit())
+        if problem is not None:
+            self.logger.error("%s; stopping", problem, extra={"reason": "layout"})
             raise SystemExit(SETTING_EXIT)
 
     def _check_fixed_keys(self) -> None:
