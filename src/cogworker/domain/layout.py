@@ -38,8 +38,16 @@ class Step:
 
 
 #: Every step, in the order they apply; a step's number is its place (1, 2, ...).
-#: (None yet: the first comes with the first rename.)
-STEPS: tuple[Step, ...] = ()
+STEPS: tuple[Step, ...] = (
+    Step(
+        number=1,
+        summary="the periodic schedule and its epoch under the {periodic} hash tag",
+        renames=(
+            Rename(old="cogworker:periodic:schedule", new="cogworker:{periodic}:schedule"),
+            Rename(old="cogworker:periodic:epoch", new="cogworker:{periodic}:epoch"),
+        ),
+    ),
+)
 
 
 def current(steps: tuple[Step, ...] = STEPS) -> int:
