@@ -11,6 +11,7 @@
     ├── EnqueueError             an enqueue that failed: the jids pushed, and those not known
     │   └── EnqueueNotReplicatedError  ... done on the primary, too few replicas confirmed it
     ├── WrongKeyTypeError        a cogworker key holds another Redis type
+    ├── LayoutError              Redis holds keys of another layout: `cogworker migrate`
     ├── UnknownJobClassError     a job's class can't be imported (renamed, removed)
     ├── JobOrphanedError         its process kept dying while running it
     ├── JobHandedBackError       its worker kept stopping while running it
@@ -37,6 +38,7 @@ __all__ = [
     "JobKilledError",
     "JobOrphanedError",
     "JobTimeoutError",
+    "LayoutError",
     "RedisRefusedError",
     "RedisUnavailableError",
     "UnknownJobClassError",
@@ -154,6 +156,11 @@ def _rebuild_not_replicated(
 
 class WrongKeyTypeError(CogworkerError):
     """A key cogworker uses holds a value of another Redis type."""
+
+
+class LayoutError(CogworkerError):
+    """Redis holds cogworker's keys in another layout than this release's: an older one
+    (stop the workers, run `cogworker migrate`) or a newer one (upgrade)."""
 
 
 class UnknownJobClassError(CogworkerError):

@@ -47,8 +47,7 @@ SPANS_SLOTS_TODAY = frozenset({
     "fetch from two queues", "pop from two queues", "blocking pop from two queues",
     "requeue a stray", "settle a tracked ack", "settle a retry", "ack a batch", "defer",
     "hand over", "requeue at shutdown", "recover a gone process", "bury", "move a due job",
-    "beat", "pulse", "cancel a waiting job", "claim a periodic tick",
-    "restore the periodic schedule", "clear a queue",
+    "beat", "pulse", "cancel a waiting job", "claim a periodic tick", "clear a queue",
 })  # fmt: skip
 
 

@@ -15,6 +15,7 @@ from cogworker.domain.failure import (
 )
 from cogworker.domain.job import ErrorRecord, JobRecord
 from cogworker.domain.json_values import JSON
+from cogworker.domain.layout import Rename, Step
 from cogworker.domain.memory import SLOTS, WINDOW
 from cogworker.domain.retries import max_retries
 from cogworker.domain.status import (
@@ -223,3 +224,19 @@ day_names = st.dates().map(lambda day: day.strftime("%Y-%m-%d"))
 day_counters: st.SearchStrategy[dict[str, int]] = st.dictionaries(
     day_names, st.integers(min_value=0, max_value=10**9), max_size=10
 )
+
+
+@st.composite
+def layout_steps(draw: st.DrawFn) -> tuple[Step, ...]:
+    """Layout steps numbered 1, 2, ... in order, each renaming a few keys (names unique)."""
+    sizes = draw(st.lists(st.integers(min_value=0, max_value=3), max_size=5))
+    return tuple(
+        Step(
+            number=index + 1,
+            summary=f"step {index + 1}",
+            renames=tuple(
+                Rename(old=f"old:{index}:{key}", new=f"new:{index}:{key}") for key in range(size)
+            ),
+        )
+        for index, size in enumerate(sizes)
+    )

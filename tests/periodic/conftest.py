@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from tests.app.cli_runner import Cli
 from tests.support.processes import CogworkerFactory, CogworkerProcess
 
 StartWorker = Callable[..., CogworkerProcess]
@@ -22,3 +23,9 @@ def start_worker(cogworker_factory: CogworkerFactory, redis_url: str) -> StartWo
         return cogworker_factory(f"tests.periodic.jobs:{name}", redis_url=redis_url, env=env)
 
     return start
+
+
+@pytest.fixture
+def cli(redis_url: str) -> Cli:
+    """The `cogworker` commands, on the test's Redis."""
+    return Cli(redis_url)

@@ -85,7 +85,7 @@ def test_a_schedule_that_is_not_a_hash_is_flagged(web: Web, raw: redis.Redis) ->
     raw.rpush(keys.PERIODIC_SCHEDULE, schedule_entry("report"))
     page = web.get("/periodic")
     assert page.status_code == 200
-    assert "cogworker:periodic:schedule is not a hash" in page.text
+    assert f"{keys.PERIODIC_SCHEDULE} is not a hash" in page.text
 
     raw.delete(keys.PERIODIC_SCHEDULE)
     raw.hset(keys.PERIODIC_SCHEDULE, mapping={n: schedule_entry(n) for n in ("report", "sync")})

@@ -10,6 +10,7 @@ import redis
 from playwright.sync_api import expect
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from cogworker.app.web import bulk
 from cogworker.domain import memory
 from tests.app.helpers import Workers, process_hash, wait_for_processes
@@ -42,7 +43,7 @@ def test_every_page_renders_without_console_errors(
     """Each page loads under its CSP with no console error; a screenshot of each is saved."""
     seeded = seed(workers, enqueuer, raw)
     _memory_history(raw, seeded.identity)
-    raw.hset("cogworker:periodic:schedule", "nightly-report", schedule_entry("nightly-report"))
+    raw.hset(keys.PERIODIC_SCHEDULE, "nightly-report", schedule_entry("nightly-report"))
     shots: list[Path] = []
     for name, path in PAGES.items():
         page = tab.go(path)

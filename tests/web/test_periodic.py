@@ -6,9 +6,10 @@ import json
 
 import redis
 
+from cogworker.adapters import redis_keys as keys
 from tests.web.helpers import Web, schedule_entry
 
-SCHEDULE = "cogworker:periodic:schedule"
+SCHEDULE = keys.PERIODIC_SCHEDULE
 
 
 def test_no_schedule_says_none_configured(web: Web) -> None:

@@ -11,6 +11,7 @@ import redis
 from playwright.sync_api import expect
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import Workers
 from tests.web import jobs
 from tests.web.browser import PHONE, Tab
@@ -28,7 +29,7 @@ def test_no_page_is_wider_than_a_phone(
     seeded = seed(workers, enqueuer, raw)
     long_word = "x" * 300
     enqueuer.enqueue_in(3600, jobs.Done, long_word, {"k" * 80: "v" * 2_000})
-    raw.hset("cogworker:periodic:schedule", "nightly-report", schedule_entry("nightly-report"))
+    raw.hset(keys.PERIODIC_SCHEDULE, "nightly-report", schedule_entry("nightly-report"))
     raw.sadd("cogworker:queues", "q" * 200)
     pages = {
         **PAGES,

@@ -46,6 +46,7 @@ class ProcessRegistry:
         beat_gap: float,
         held_locks: Sequence[tuple[str, str]] = (),
         lock_ttl: float = 60.0,
+        queues: Sequence[str] = (),
     ) -> list[Signal]:
         """Record one heartbeat (and its RSS, if `fields` has `rss_kb`); the waiting signals.
 
@@ -55,9 +56,15 @@ class ProcessRegistry:
         as an outage (see `RecoverStore.recover`).  The RSS is recorded
         best-effort: if its history key can't be written, the beat still
         lands and the process hash's `memory_error` says why.
+
+        `queues` (those the process serves) are registered right after, in the
+        same round trip: a push that crashed between its script and its
+        registration leaves a job on an unregistered queue, and the next beat
+        of a process serving it registers it (docs/redis-cluster.md, "Registries").
         """
-        reply = scripts.BEAT(
-            self.client,
+        pipe = self.client.pipeline(transaction=False)
+        scripts.BEAT.queue(
+            pipe,
             (
                 keys.PROCESSES,
                 keys.process(identity),
@@ -80,6 +87,9 @@ class ProcessRegistry:
                 *_flat(fields.items()),
             ),
         )
+        if queues:
+            pipe.sadd(keys.QUEUES, *queues)
+        reply = scripts.run_pipeline(self.client, pipe)[0]
         return [signal.decode() if isinstance(signal, bytes) else signal for signal in reply]
 
     def send(self, identity: str, signal: Signal) -> None:
@@ -94,6 +104,21 @@ class ProcessRegistry:
     def identities(self) -> list[str]:
         """Every registered process, alive or not yet reconciled."""
         return sorted(as_bytes(member).decode() for member in self.client.smembers(keys.PROCESSES))
+
+    def beats(self) -> tuple[dict[str, float | None], float]:
+        """Every registered process's latest beat (None: its heartbeat hash is gone), and
+        Redis's time now (the clock beats are stamped with), in one round trip."""
+        identities = self.identities()
+        pipe = self.client.pipeline(transaction=False)
+        for identity in identities:
+            pipe.hget(keys.process(identity), "beat")
+        pipe.time()
+        *found, (seconds, micros) = pipe.execute()
+        beats = {
+            identity: None if beat is None else float(beat)
+            for identity, beat in zip(identities, found, strict=True)
+        }
+        return beats, seconds + micros / 1_000_000
 
     def holders(self) -> set[str]:
         """Every identity with an in-progress list, registered or not (a full key scan)."""

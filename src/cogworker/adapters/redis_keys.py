@@ -24,6 +24,9 @@ ORPHANINGS_PREFIX = PREFIX + "orphanings:"
 HANDBACKS_PREFIX = PREFIX + "handbacks:"
 STAT_PREFIX = PREFIX + "stat:"
 
+#: How many layout steps this Redis has had applied (`domain.layout`; missing: none).
+LAYOUT = PREFIX + "layout"
+
 #: A key name never written: a script's placeholder for a lock a job doesn't have.
 NO_LOCK = PREFIX + "no-lock"
 
@@ -100,9 +103,10 @@ def stat(name: str, day: str | None = None) -> str:
 
 #: The schedule: periodic job name -> JSON of its entry (`domain.cron.ScheduleEntry`):
 #: name, cron, tz, class, queue, retry, args, added_at, last_tick, last_run, last_jid, next_run.
-PERIODIC_SCHEDULE = PREFIX + "periodic:schedule"
+#: It and its epoch share the `{periodic}` hash tag: one slot on Redis Cluster (layout step 1).
+PERIODIC_SCHEDULE = PREFIX + "{periodic}:schedule"
 #: A token written when the schedule is first stored: Redis losing its data loses it too.
-PERIODIC_EPOCH = PREFIX + "periodic:epoch"
+PERIODIC_EPOCH = PREFIX + "{periodic}:epoch"
 
 
 def unique_lock(name: str) -> str:

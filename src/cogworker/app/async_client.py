@@ -25,6 +25,7 @@ from cogworker.adapters import tracking
 from cogworker.adapters.connection import connect, connect_async
 from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import AsyncEnqueueStore
+from cogworker.adapters.layout_store import admit_async
 from cogworker.adapters.redis_clock import AsyncRedisClock
 from cogworker.adapters.replication import NotReplicatedError
 from cogworker.app import testing
@@ -44,7 +45,8 @@ from cogworker.app.middleware import async_client_chain
 from cogworker.app.push_batch import PushBatch
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
-from cogworker.exceptions import EnqueueError
+from cogworker.domain.layout import refusal
+from cogworker.exceptions import EnqueueError, LayoutError
 
 
 class AsyncClient:
@@ -66,6 +68,7 @@ class AsyncClient:
         )
         self._redis_clock = AsyncRedisClock(self.redis)
         self._blocking_client: redis.Redis | None = None
+        self._layout_checked = False
 
     async def __aenter__(self) -> Self:
         return self
@@ -190,6 +193,16 @@ class AsyncClient:
             self._blocking_client = connect(self.config.redis_target())
         return self._blocking_client
 
+    async def _check_layout(self) -> None:
+        """At the first write, refuse a Redis holding another key layout than this code's
+        (see `Client`)."""
+        if self._layout_checked:
+            return
+        problem = refusal(await admit_async(self.redis))
+        if problem is not None:
+            raise LayoutError(problem)
+        self._layout_checked = True
+
     async def _clock(self) -> float:
         """Now, on Redis's clock; in a testing mode (no Redis), on this host's."""
         return time.time() if testing.current_mode() is not None else await self._redis_clock()
@@ -220,6 +233,7 @@ class AsyncClient:
         now = await self._clock()
         batch = PushBatch.of(jobs, now, self.config)
         try:
+            await self._check_layout()
             if batch.is_one_plain_push():
                 await self.store.push(*batch.only_push())
                 return [True] * len(jobs)

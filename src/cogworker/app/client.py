@@ -13,6 +13,7 @@ from cogworker.adapters import tracking
 from cogworker.adapters.connection import connect
 from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import EnqueueStore
+from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.redis_clock import RedisClock
 from cogworker.adapters.replication import NotReplicatedError
@@ -34,7 +35,8 @@ from cogworker.app.periodic_runs import RunNow, run_now
 from cogworker.app.push_batch import PushBatch
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
-from cogworker.exceptions import EnqueueError
+from cogworker.domain.layout import refusal
+from cogworker.exceptions import EnqueueError, LayoutError
 
 
 class Client:
@@ -61,6 +63,7 @@ class Client:
             self.redis, status_ttl=config.retention.status_ttl, replication=target.replication
         )
         self._redis_clock = clock or RedisClock(self.redis)
+        self._layout_checked = False
 
     def enqueue(
         self,
@@ -170,6 +173,7 @@ class Client:
         queued or running.  Reads the schedule the workers keep in Redis (testing modes
         included)."""
         try:
+            self._check_layout()
             return run_now(PeriodicStore(self.redis), self.config, name, self._clock())
         except redis.RedisError as error:
             failure = enqueue_failure(self.config, error, ())
@@ -221,6 +225,7 @@ class Client:
         now = self._clock()
         batch = PushBatch.of(jobs, now, self.config)
         try:
+            self._check_layout()
             if batch.is_one_plain_push():
                 self.store.push(*batch.only_push())
                 return [True] * len(jobs)
@@ -233,6 +238,17 @@ class Client:
                 raise
             raise failure from error
         return batch.pushed(replies)
+
+    def _check_layout(self) -> None:
+        """At the first write, refuse a Redis holding another key layout than this code's
+        (`LayoutError`, naming the cure); a fresh Redis is given this code's number.  One
+        round trip, once per client."""
+        if self._layout_checked:
+            return
+        problem = refusal(LayoutStore(self.redis).admit())
+        if problem is not None:
+            raise LayoutError(problem)
+        self._layout_checked = True
 
 
 _default: Client | None = None

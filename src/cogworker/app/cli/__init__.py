@@ -1,6 +1,6 @@
 """The `cogworker` command: `work` runs a worker process, `serve` the dashboard, and the
 inspecting commands (`stats`, `ps`, `jobs`, `retry`, `quiet`...) read and act on Redis
-through the dashboard's store.
+through the dashboard's store; `migrate` brings the keys of an older layout to this one's.
 
 Each command's module is imported only when that command runs: a worker never
 loads the dashboard's modules (and Litestar with them).
@@ -32,6 +32,7 @@ COMMANDS = {
     "quiet": "signals:quiet",
     "resume": "signals:resume",
     "stop": "signals:stop",
+    "migrate": "migrate:migrate",
 }
 
 

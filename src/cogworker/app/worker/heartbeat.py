@@ -45,7 +45,8 @@ class Heartbeat:
         return presence_ttl(self.config.orphan_threshold)
 
     def beat(self) -> None:
-        """One beat: write presence, then act on the signals that were waiting."""
+        """One beat: write presence and register the queues served (the first beat is the
+        process's registration), then act on the signals that were waiting."""
         signals = self.registry.beat(
             self.state.identity,
             self._fields(),
@@ -55,6 +56,7 @@ class Heartbeat:
             held_locks=self.state.held_locks(),
             lock_ttl=self.config.periodic_lock_ttl,
             beat_gap=self.config.beat_gap,
+            queues=self.config.queue_plan.names,
         )
         if self.state.healthy_since is None:
             self.state.healthy_since = time.time()

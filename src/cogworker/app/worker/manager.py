@@ -30,6 +30,7 @@ from cogworker.adapters.jobs.handover import HandoverStore
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.jobs.settle import SettleStore
+from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry, cancelled_jid
 from cogworker.adapters.redis_clock import RedisClock
@@ -54,6 +55,7 @@ from cogworker.app.worker.slots import FetchSlots
 from cogworker.app.worker.state import WorkerState
 from cogworker.app.worker.stopping import SETTING_EXIT, StopControl
 from cogworker.app.worker.watchdog import Watchdog
+from cogworker.domain.layout import refusal
 from cogworker.exceptions import JobCancelledError
 
 #: A blocking fetch returns within BLOCK_SECONDS, any other call within the socket timeout.
@@ -340,13 +342,15 @@ class Manager:
 
     def _register(self) -> bool:
         """Register, waiting out a Redis that is away; a lasting refusal (the credentials,
-        an ACL permission, the database index) stops the process: no wait would help.
+        an ACL permission, the database index) or a key layout other than this code's
+        stops the process: no wait would help.
 
         Raises SystemExit(SETTING_EXIT) on such a refusal.
         """
         backoff = Backoff("registering with Redis", self.logger, maximum=5.0)
         while not self._stop_requested.is_set():
             try:
+                self._check_layout()
                 self.heartbeat.beat()
                 return True
             except redis.RedisError as error:
@@ -361,6 +365,14 @@ class Manager:
                     raise SystemExit(SETTING_EXIT) from None
                 self._stop_requested.wait(backoff.failed(error))
         return False
+
+    def _check_layout(self) -> None:
+        """Go on only if Redis holds this code's key layout (a fresh Redis is given it):
+        on an older one this process would miss the keys it looks for."""
+        problem = refusal(LayoutStore(self.redis).admit())
+        if problem is not None:
+            self.logger.error("%s; stopping", problem, extra={"reason": "layout"})
+            raise SystemExit(SETTING_EXIT)
 
     def _check_fixed_keys(self) -> None:
         try:

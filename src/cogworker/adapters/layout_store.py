@@ -1,0 +1,143 @@
+"""The key layout on one Redis: its number, the keys an older layout left, and the moves
+`cogworker migrate` makes (the steps and the decisions are `domain.layout`'s).
+
+Every read here is a single-key command and every write one key or one
+script (`lua/move_key.lua`, `lua/raise_layout.lua`), so a migration cut
+short at any point leaves each key under its old name or its new one, and
+a run again finishes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import attrs
+import redis
+import redis.asyncio
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.replies import as_bytes
+from cogworker.adapters.scripts import LuaScript
+from cogworker.domain import layout
+from cogworker.domain.layout import Fresh, Ready, Rename, Step, Verdict
+
+MOVE_KEY = LuaScript("move_key")
+RAISE_LAYOUT = LuaScript("raise_layout")
+
+
+@attrs.frozen(kw_only=True)
+class KeyReport:
+    """One rename as a dry run shows it: the old key's type ("none": nothing to move) and
+    entry count (1 for a string), and where it goes."""
+
+    old: str
+    new: str
+    kind: str
+    entries: int
+
+
+@attrs.define
+class LayoutStore:
+    """The layout number and the layout steps' keys on one Redis."""
+
+    client: redis.Redis
+
+    def stored(self) -> int | None:
+        """The layout number Redis holds; None if it holds none."""
+        return layout_number(self.client.get(keys.LAYOUT))
+
+    def found(self, names: Sequence[str]) -> frozenset[str]:
+        """Those of `names` that exist (an EXISTS each, in one round trip)."""
+        pipe = self.client.pipeline(transaction=False)
+        for name in names:
+            pipe.exists(name)
+        return frozenset(name for name, n in zip(names, pipe.execute(), strict=True) if n)
+
+    def verdict(self, steps: tuple[Step, ...] = layout.STEPS) -> Verdict:
+        """What a process of this code does on this Redis (`domain.layout.verdict`): the
+        number and the old keys read in one round trip (an EXISTS each: single-key)."""
+        names = layout.old_names(steps)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.get(keys.LAYOUT)
+        for name in names:
+            pipe.exists(name)
+        raw, *found = pipe.execute()
+        return _verdict(raw, names, found, steps)
+
+    def admit(self, steps: tuple[Step, ...] = layout.STEPS) -> Verdict:
+        """The verdict, once a fresh Redis has this code's number written (SET NX: of
+        several processes starting at once, one writes it; the others read it again)."""
+        verdict = self.verdict(steps)
+        if isinstance(verdict, Fresh):
+            if self.client.set(keys.LAYOUT, verdict.number, nx=True):
+                return Ready()
+            return self.verdict(steps)
+        return verdict
+
+    def report(self, renames: Iterable[Rename]) -> list[KeyReport]:
+        """What moving `renames` would move, read and not written."""
+        return [self._report(rename) for rename in renames]
+
+    def _report(self, rename: Rename) -> KeyReport:
+        kind = as_bytes(self.client.type(rename.old)).decode()
+        entries = self._entries(rename.old, kind)
+        return KeyReport(old=rename.old, new=rename.new, kind=kind, entries=entries)
+
+    def _entries(self, name: str, kind: str) -> int:
+        """How many entries the key `name` of type `kind` holds (a string: 1, none: 0)."""
+        if kind == "none":
+            return 0
+        sizes = {
+            "hash": self.client.hlen,
+            "list": self.client.llen,
+            "set": self.client.scard,
+            "zset": self.client.zcard,
+        }
+        size = sizes.get(kind)
+        return 1 if size is None else int(size(name))
+
+    def move(self, rename: Rename) -> str:
+        """Move one key to its new name (see `lua/move_key.lua`): "absent", "renamed" or
+        "merged"."""
+        return as_bytes(MOVE_KEY(self.client, (rename.old, rename.new), ())).decode()
+
+    def applied(self, step: Step) -> int:
+        """Note `step` as applied (the number only goes up); the number stored now."""
+        return int(RAISE_LAYOUT(self.client, (keys.LAYOUT,), (step.number,)))
+
+
+async def admit_async(
+    client: redis.asyncio.Redis, steps: tuple[Step, ...] = layout.STEPS
+) -> Verdict:
+    """`LayoutStore.admit` for an asyncio client."""
+    names = layout.old_names(steps)
+    pipe = client.pipeline(transaction=False)
+    pipe.get(keys.LAYOUT)
+    for name in names:
+        pipe.exists(name)
+    raw, *found = await pipe.execute()
+    verdict = _verdict(raw, names, found, steps)
+    if isinstance(verdict, Fresh):
+        if await client.set(keys.LAYOUT, verdict.number, nx=True):
+            return Ready()
+        return await admit_async(client, steps)
+    return verdict
+
+
+def layout_number(raw: bytes | str | None) -> int | None:
+    """The layout number as stored (None: none); ValueError naming the key if it is no
+    number."""
+    if raw is None:
+        return None
+    text = as_bytes(raw).decode(errors="replace")
+    if not text.isdigit():
+        raise ValueError(f"{keys.LAYOUT} holds {text!r}, not a layout number")
+    return int(text)
+
+
+def _verdict(
+    raw: bytes | None, names: Sequence[str], exists: Sequence[int], steps: tuple[Step, ...]
+) -> Verdict:
+    """The verdict on what one round trip read: the number, and EXISTS of each old name."""
+    found = {name for name, count in zip(names, exists, strict=True) if count}
+    return layout.verdict(layout_number(raw), found, steps)

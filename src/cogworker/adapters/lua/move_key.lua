@@ -1,0 +1,34 @@
+-- move_key: one key of an older layout moved whole to its name in the next
+-- (`cogworker migrate`), so it is under one name or the other at every
+-- moment, never both, never neither.  Found under both names (a process of
+-- the older release wrote the old one after a migration), it is merged into
+-- the new one, whose content wins: a hash gains the fields it lacks, a
+-- string keeps its value; then the old key goes.
+--
+-- shape: KEYS 2, ARGV 0
+-- KEYS[1] the key's old name   KEYS[2] its new name
+--
+-- Returns "absent" (no old key: moved already, or never written), "renamed"
+-- or "merged".
+local kind = redis.call("TYPE", KEYS[1]).ok
+if kind == "none" then
+  return "absent"
+end
+local there = redis.call("TYPE", KEYS[2]).ok
+if there == "none" then
+  redis.call("RENAME", KEYS[1], KEYS[2])
+  return "renamed"
+end
+-- Checked before the first write: Lua doesn't roll back.
+if there ~= kind or (kind ~= "hash" and kind ~= "string") then
+  error({err = "ERR cogworker: can't merge " .. KEYS[1] .. " (" .. kind .. ") into "
+    .. KEYS[2] .. " (" .. there .. ")"})
+end
+if kind == "hash" then
+  local fields = redis.call("HGETALL", KEYS[1])
+  for i = 1, #fields, 2 do
+    redis.call("HSETNX", KEYS[2], fields[i], fields[i + 1])
+  end
+end
+redis.call("DEL", KEYS[1])
+return "merged"

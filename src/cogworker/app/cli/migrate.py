@@ -1,0 +1,115 @@
+"""`cogworker migrate [--dry-run]`: bring the keys of an older layout to this code's.
+
+The steps are `domain.layout.STEPS`; `cogworker:layout` says how many a
+Redis has had.  The missing ones apply in order (`domain.layout.plan`),
+each key moved by one script (`adapters.layout_store`), the number raised
+after each step: a run cut short anywhere is finished by running it again,
+and a run on a Redis already migrated moves nothing but the old keys an
+older release wrote again since.  Workers of either release must be stopped
+first: an older one would go on writing the old keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from cogworker.adapters.layout_store import KeyReport, LayoutStore
+from cogworker.adapters.process_registry import ProcessRegistry
+from cogworker.app.cli.output import answer, table
+from cogworker.app.cli.session import Session, inspecting
+from cogworker.domain import layout
+from cogworker.domain.layout import Planned, Step
+
+#: The columns of a migration's answer, one row per key.
+HEADERS = ("STEP", "OLD KEY", "TYPE", "ENTRIES", "NEW KEY", "DONE")
+
+
+@click.command()
+@click.option("--dry-run", is_flag=True, help="Print what would move; write nothing.")
+@inspecting
+def migrate(session: Session, dry_run: bool) -> bool:
+    """Move the keys of an older cogworker layout to this release's (stop the workers first)."""
+    store = LayoutStore(session.redis)
+    stored = store.stored()
+    latest = layout.current()
+    if stored is not None and stored > latest:
+        click.echo(f"cogworker: {layout.Newer(stored=stored, current=latest).problem}", err=True)
+        return False
+    found = store.found(layout.old_names(layout.STEPS))
+    planned = layout.plan(stored or 0, found)
+    if not dry_run and planned and not _workers_stopped(session):
+        return False
+    rows = [(each.step, report) for each in planned for report in store.report(each.renames)]
+    moved = [] if dry_run else _apply(store, planned)
+    after = stored if dry_run else store.stored()
+    answer(
+        session.as_json,
+        _document(stored, after, dry_run, rows, moved),
+        _text(stored, after, dry_run, rows, moved),
+    )
+    return True
+
+
+def _workers_stopped(session: Session) -> bool:
+    """Whether no worker beats any more (within the orphan threshold); if one does, say so."""
+    beats, now = ProcessRegistry(session.redis).beats()
+    running = layout.still_beating(beats, now, session.config.orphan_threshold)
+    if running:
+        click.echo(
+            f"cogworker: stop the workers first: {len(running)} still beating "
+            f"({', '.join(running)})",
+            err=True,
+        )
+    return not running
+
+
+def _apply(store: LayoutStore, planned: Sequence[Planned]) -> list[str]:
+    """Apply the plan in order, each step's keys moved and then the step noted; each key's
+    result."""
+    results = []
+    for each in planned:
+        results += [store.move(rename) for rename in each.renames]
+        store.applied(each.step)
+    return results
+
+
+def _document(
+    before: int | None,
+    after: int | None,
+    dry_run: bool,
+    rows: Sequence[tuple[Step, KeyReport]],
+    moved: Sequence[str],
+) -> dict[str, Any]:
+    keys = [
+        {"step": step.number, "old": report.old, "new": report.new, "type": report.kind,
+         "entries": report.entries, **({"done": moved[index]} if moved else {})}
+        for index, (step, report) in enumerate(rows)
+    ]  # fmt: skip
+    return {"layout": before, "current": layout.current(), "after": after, "dry_run": dry_run,
+            "keys": keys}  # fmt: skip
+
+
+def _text(
+    before: int | None,
+    after: int | None,
+    dry_run: bool,
+    rows: Sequence[tuple[Step, KeyReport]],
+    moved: Sequence[str],
+) -> str:
+    """The rows under `HEADERS` (DONE: "would move" in a dry run), then what the layout is."""
+    if not rows and before == after:
+        return f"layout {after}: up to date, nothing to move"
+    done = moved or ["would move" if report.kind != "none" else "absent" for _, report in rows]
+    cells = [
+        (step.number, report.old, report.kind, report.entries, report.new, result)
+        for (step, report), result in zip(rows, done, strict=True)
+    ]
+    summary = (
+        f"dry run: layout {before or 0} would become {layout.current()}; nothing written"
+        if dry_run
+        else f"layout {before or 0} -> {after}"
+    )
+    return f"{table(HEADERS, cells)}\n{summary}"

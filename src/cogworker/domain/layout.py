@@ -1,0 +1,166 @@
+"""The key layout's steps, and what a process does given the layout number Redis holds.
+
+The move to a layout Redis Cluster can run (docs/redis-cluster.md) lands
+step by step; each step that renames keys is one entry of `STEPS`, and
+`cogworker:layout` holds how many of them a Redis has had applied (missing:
+none, or a Redis cogworker never wrote to).  A process of this code reads
+it at start and asks `verdict`; `cogworker migrate` applies the `pending`
+steps in order and raises the number after each.  Everything here is data
+and decisions: the keys are read and moved by `adapters.layout_store`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+import attrs
+
+#: The command that applies the missing steps, as refusals name it.
+MIGRATE = "cogworker migrate"
+
+
+@attrs.frozen(kw_only=True)
+class Rename:
+    """One key moved whole from its name in the previous layout to its name in the next."""
+
+    old: str
+    new: str
+
+
+@attrs.frozen(kw_only=True)
+class Step:
+    """One layout step: its number (the layout a Redis holds once it is applied), what it
+    changes in words, and the keys it renames."""
+
+    number: int
+    summary: str
+    renames: tuple[Rename, ...]
+
+
+#: Every step, in the order they apply; a step's number is its place (1, 2, ...).
+STEPS: tuple[Step, ...] = (
+    Step(
+        number=1,
+        summary="the periodic schedule and its epoch under the {periodic} hash tag",
+        renames=(
+            Rename(old="cogworker:periodic:schedule", new="cogworker:{periodic}:schedule"),
+            Rename(old="cogworker:periodic:epoch", new="cogworker:{periodic}:epoch"),
+        ),
+    ),
+)
+
+
+def current(steps: tuple[Step, ...] = STEPS) -> int:
+    """The layout this code reads and writes: the number of its last step (0: none)."""
+    return steps[-1].number if steps else 0
+
+
+def pending(stored: int, steps: tuple[Step, ...] = STEPS) -> tuple[Step, ...]:
+    """The steps a Redis holding layout `stored` still needs, in order."""
+    return tuple(step for step in steps if step.number > stored)
+
+
+@attrs.frozen(kw_only=True)
+class Planned:
+    """A step as a migration applies it: the keys it moves (then the number is raised to
+    the step's, which never lowers it)."""
+
+    step: Step
+    renames: tuple[Rename, ...]
+
+
+def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -> list[Planned]:
+    """What a migration from layout `stored` does, in order: every rename of each pending
+    step; of the steps applied already, the renames whose old key is `found` again (a
+    process of an older release wrote it after the migration), so a run moves those too."""
+    planned = []
+    for step in steps:
+        pending_step = step.number > stored
+        renames = tuple(r for r in step.renames if pending_step or r.old in found)
+        if pending_step or renames:
+            planned.append(Planned(step=step, renames=renames))
+    return planned
+
+
+def old_names(steps: tuple[Step, ...]) -> tuple[str, ...]:
+    """The keys `steps` move away from: any of them found means they weren't applied."""
+    return tuple(rename.old for step in steps for rename in step.renames)
+
+
+@attrs.frozen(kw_only=True)
+class Ready:
+    """Redis holds this code's layout: go."""
+
+
+@attrs.frozen(kw_only=True)
+class Fresh:
+    """No layout number, and none of the keys the steps move: a Redis holding no data of an
+    older layout.  Write `number` (only if still missing, SET NX) and go."""
+
+    number: int
+
+
+@attrs.frozen(kw_only=True)
+class Outdated:
+    """Redis holds an older layout than this code's: refuse until the steps are applied."""
+
+    stored: int
+    current: int
+
+    @property
+    def problem(self) -> str:
+        """The refusal, naming the command that cures it."""
+        return (
+            f"this Redis holds cogworker keys of layout {self.stored}, this code uses layout "
+            f"{self.current}: stop the workers and run `{MIGRATE}` (`--dry-run` shows what "
+            "it would move)"
+        )
+
+
+@attrs.frozen(kw_only=True)
+class Newer:
+    """Redis holds a newer layout than this code's (a newer release migrated it): refuse,
+    rather than write keys where the newer code no longer looks."""
+
+    stored: int
+    current: int
+
+    @property
+    def problem(self) -> str:
+        """The refusal, naming the cure."""
+        return (
+            f"this Redis holds cogworker keys of layout {self.stored}, newer than this code's "
+            f"layout {self.current}: upgrade cogworker"
+        )
+
+
+Verdict = Ready | Fresh | Outdated | Newer
+
+
+def verdict(stored: int | None, found: Collection[str], steps: tuple[Step, ...] = STEPS) -> Verdict:
+    """What a process does on a Redis holding layout `stored` (None: missing), where
+    `found` are the keys of `old_names(steps)` that exist."""
+    latest = current(steps)
+    if stored is None:
+        if any(name in found for name in old_names(steps)):
+            return Outdated(stored=0, current=latest)
+        return Fresh(number=latest)
+    if stored < latest:
+        return Outdated(stored=stored, current=latest)
+    if stored > latest:
+        return Newer(stored=stored, current=latest)
+    return Ready()
+
+
+def refusal(verdict: Verdict) -> str | None:
+    """Why a process of this code must not go on with this verdict; None: it may."""
+    return verdict.problem if isinstance(verdict, Outdated | Newer) else None
+
+
+def still_beating(beats: Mapping[str, float | None], now: float, threshold: float) -> list[str]:
+    """The processes (sorted) whose latest beat is younger than `threshold` seconds at
+    `now`: workers still running, which a migration must wait for (they would go on
+    writing keys where their code looks).  None: no beat found (the process is gone)."""
+    return sorted(
+        identity for identity, beat in beats.items() if beat is not None and now - beat < threshold
+    )

@@ -1,0 +1,107 @@
+"""The layout's keys on a real Redis: a key moves whole, once, and merges rather than
+overwrites; the number only goes up; a fresh Redis is given this code's number."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.layout_store import KeyReport, LayoutStore
+from cogworker.domain.layout import Fresh, Outdated, Ready, Rename, Step
+
+HASH = Rename(old="cogworker:old:hash", new="cogworker:{new}:hash")
+TEXT = Rename(old="cogworker:old:text", new="cogworker:{new}:text")
+STEPS = (Step(number=1, summary="two keys renamed", renames=(HASH, TEXT)),)
+
+
+def test_a_key_is_renamed_whole_then_found_absent(rc: redis.Redis) -> None:
+    """A hash moves with every field and its TTL; a second move finds nothing to do."""
+    rc.hset(HASH.old, mapping={"a": "1", "b": "2"})
+    rc.expire(HASH.old, 600)
+    store = LayoutStore(rc)
+
+    assert store.move(HASH) == "renamed"
+    assert store.move(HASH) == "absent"
+
+    assert not rc.exists(HASH.old)
+    assert rc.hgetall(HASH.new) == {b"a": b"1", b"b": b"2"}
+    assert 0 < rc.ttl(HASH.new) <= 600
+
+
+def test_a_key_under_both_names_is_merged_the_new_content_winning(rc: redis.Redis) -> None:
+    """An old key written again after a move: the new hash gains only the fields it lacks,
+    the new string keeps its value, and the old keys go."""
+    rc.hset(HASH.old, mapping={"a": "old", "b": "old"})
+    rc.hset(HASH.new, mapping={"a": "new"})
+    rc.set(TEXT.old, "old")
+    rc.set(TEXT.new, "new")
+    store = LayoutStore(rc)
+
+    assert [store.move(HASH), store.move(TEXT)] == ["merged", "merged"]
+
+    assert rc.hgetall(HASH.new) == {b"a": b"new", b"b": b"old"}
+    assert rc.get(TEXT.new) == b"new"
+    assert not rc.exists(HASH.old, TEXT.old)
+
+
+def test_a_merge_of_two_types_is_refused_with_nothing_written(rc: redis.Redis) -> None:
+    """A hash can't merge into a string: the move fails, naming both keys, and writes nothing."""
+    rc.hset(HASH.old, "a", "1")
+    rc.set(HASH.new, "x")
+
+    with pytest.raises(redis.ResponseError, match="can't merge"):
+        LayoutStore(rc).move(HASH)
+
+    assert rc.hgetall(HASH.old) == {b"a": b"1"}
+    assert rc.get(HASH.new) == b"x"
+
+
+def test_the_layout_number_only_goes_up(rc: redis.Redis) -> None:
+    """Noting step 2 then step 1 (a slower migration side by side) leaves 2."""
+    store = LayoutStore(rc)
+    two = Step(number=2, summary="", renames=())
+
+    assert store.applied(two) == 2
+    assert store.applied(STEPS[0]) == 2
+    assert store.stored() == 2
+
+
+def test_a_fresh_redis_is_given_the_codes_number(rc: redis.Redis) -> None:
+    """Nothing of the old layout: the verdict is fresh, and admitting writes the number."""
+    rc.set("cogworker:{new}:text", "written by this code")
+    store = LayoutStore(rc)
+
+    assert store.verdict(STEPS) == Fresh(number=1)
+    assert store.admit(STEPS) == Ready()
+    assert rc.get(keys.LAYOUT) == b"1"
+
+
+def test_a_redis_with_old_keys_and_no_number_is_refused_and_left_alone(rc: redis.Redis) -> None:
+    """One old key is enough to refuse; no number is written (migrate writes it)."""
+    rc.set(TEXT.old, "an epoch")
+
+    assert LayoutStore(rc).admit(STEPS) == Outdated(stored=0, current=1)
+    assert not rc.exists(keys.LAYOUT)
+
+
+def test_a_layout_number_that_is_no_number_is_named(rc: redis.Redis) -> None:
+    """A damaged number is an error naming the key, never read as a layout."""
+    rc.set(keys.LAYOUT, "two")
+
+    with pytest.raises(ValueError, match=keys.LAYOUT):
+        LayoutStore(rc).stored()
+
+
+def test_a_report_reads_each_old_key_and_writes_nothing(rc: redis.Redis) -> None:
+    """A dry run's report: the old key's type and entries (a string is one), or none."""
+    rc.hset(HASH.old, mapping={"a": "1", "b": "2"})
+    before = rc.dbsize()
+
+    reports = LayoutStore(rc).report([HASH, TEXT])
+
+    assert reports == [
+        KeyReport(old=HASH.old, new=HASH.new, kind="hash", entries=2),
+        KeyReport(old=TEXT.old, new=TEXT.new, kind="none", entries=0),
+    ]
+    assert rc.dbsize() == before

@@ -1,0 +1,111 @@
+"""The key layout's decisions: what a process does given the layout number Redis holds and
+the old keys found, which steps a migration applies, and whom it waits for."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cogworker.domain import layout
+from cogworker.domain.layout import Fresh, Newer, Outdated, Ready, Step
+from tests.domain.strategies import clock_times, layout_steps
+
+numbers = st.integers(min_value=0, max_value=8)
+
+
+@given(steps=layout_steps(), data=st.data())
+def test_without_a_number_only_old_keys_make_a_redis_outdated(
+    steps: tuple[Step, ...], data: st.DataObject
+) -> None:
+    """No number stored: a Redis holding any key a step moves away from is refused as layout
+    0; one holding none of them is fresh and gets this code's number."""
+    olds = layout.old_names(steps)
+    found = data.draw(st.sets(st.sampled_from(olds)) if olds else st.just(set[str]()))
+    unrelated = {"cogworker:queues", *(rename.new for step in steps for rename in step.renames)}
+
+    decided = layout.verdict(None, found | unrelated, steps)
+
+    if found:
+        assert decided == Outdated(stored=0, current=layout.current(steps))
+    else:
+        assert decided == Fresh(number=layout.current(steps))
+
+
+@given(steps=layout_steps(), stored=numbers)
+def test_a_stored_number_is_compared_with_the_codes(steps: tuple[Step, ...], stored: int) -> None:
+    """A stored number equal to the code's is ready, lower outdated, higher newer; the keys
+    found no longer matter."""
+    latest = layout.current(steps)
+
+    decided = layout.verdict(stored, layout.old_names(steps), steps)
+
+    if stored == latest:
+        assert decided == Ready()
+    elif stored < latest:
+        assert decided == Outdated(stored=stored, current=latest)
+    else:
+        assert decided == Newer(stored=stored, current=latest)
+
+
+@given(steps=layout_steps(), stored=numbers)
+def test_pending_steps_are_those_after_the_stored_number_in_order(
+    steps: tuple[Step, ...], stored: int
+) -> None:
+    """A migration from `stored` applies every later step once, in order, and none before."""
+    numbers_left = [step.number for step in layout.pending(stored, steps)]
+    assert numbers_left == list(range(stored + 1, layout.current(steps) + 1))
+
+
+@given(steps=layout_steps(), stored=numbers, data=st.data())
+def test_a_plan_moves_every_key_of_pending_steps_and_the_old_keys_found_again(
+    steps: tuple[Step, ...], stored: int, data: st.DataObject
+) -> None:
+    """In step order: a pending step with all its renames; an applied one only with the
+    renames whose old key is found again, and only if there is one."""
+    olds = layout.old_names(steps)
+    found = data.draw(st.sets(st.sampled_from(olds)) if olds else st.just(set[str]()))
+
+    planned = layout.plan(stored, found, steps)
+
+    assert [each.step.number for each in planned] == sorted({e.step.number for e in planned})
+    by_number = {each.step.number: each for each in planned}
+    for step in steps:
+        if step.number > stored:
+            assert by_number[step.number].renames == step.renames
+        else:
+            again = tuple(rename for rename in step.renames if rename.old in found)
+            assert by_number.get(step.number) == (
+                layout.Planned(step=step, renames=again) if again else None
+            )
+
+
+def test_the_steps_are_numbered_by_their_place_and_rename_each_key_once() -> None:
+    """The code's own steps: numbered 1, 2, ..., no key renamed twice, none to a name a
+    step moves away from."""
+    assert [step.number for step in layout.STEPS] == list(range(1, len(layout.STEPS) + 1))
+    olds = layout.old_names(layout.STEPS)
+    news = [rename.new for step in layout.STEPS for rename in step.renames]
+    assert len(set(olds)) == len(olds)
+    assert not set(olds) & set(news)
+
+
+def test_the_refusals_name_their_cure() -> None:
+    """An outdated Redis names the command that migrates it; a newer one, an upgrade."""
+    assert "`cogworker migrate`" in Outdated(stored=0, current=1).problem
+    assert "upgrade cogworker" in Newer(stored=2, current=1).problem
+
+
+@given(
+    beats=st.dictionaries(st.text(max_size=8), st.none() | clock_times),
+    now=clock_times,
+    threshold=st.floats(min_value=0.1, max_value=600),
+)
+def test_still_beating_are_the_processes_with_a_beat_younger_than_the_threshold(
+    beats: dict[str, float | None], now: float, threshold: float
+) -> None:
+    """A migration waits for exactly the processes that beat within the threshold."""
+    running = layout.still_beating(beats, now, threshold)
+
+    assert running == sorted(running)
+    for identity, beat in beats.items():
+        assert (identity in running) == (beat is not None and now - beat < threshold)

@@ -1,0 +1,92 @@
+"""A Redis as the release before layout step 1 left it, and every key of a Redis as a value,
+to compare a migration's before and after (tests/periodic/test_migrate.py)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import redis
+
+import cogworker
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.jobs.fetch import Fetched
+from cogworker.adapters.jobs.outcome import OutcomeKind, OutcomeRecord
+from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.adapters.periodic_store import encode_entry
+from cogworker.app.periodic_runs import scheduled_entry
+from tests.app.jobs import Record, RecordHeavy
+from tests.periodic.jobs import hourly, merging
+from tests.tracking.jobs import TrackedUnique
+
+#: Where that release kept the periodic schedule and its epoch (written out here, not
+#: taken from the code under test: they are what an existing deployment holds).
+OLD_SCHEDULE = "cogworker:periodic:schedule"
+OLD_EPOCH = "cogworker:periodic:epoch"
+#: A process that died with a job in progress.
+GONE = "host:1:gone"
+NOW = 1_800_000_000.0
+
+#: One key as a value: its type, its content, and whether it expires.
+KeyValue = tuple[str, Any, bool]
+
+
+def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
+    """Queued (two queues), scheduled, retrying, dead, unique and tracked jobs, counters, a
+    dead process's job in progress, and the periodic state under its layout-0 names."""
+    client = cogworker.Client(cogworker.Config(redis_url=redis_url))
+    try:
+        client.enqueue(Record, "queued")
+        client.enqueue(RecordHeavy, "on another queue")
+        client.enqueue_in(3600, Record, "later")
+        client.enqueue(TrackedUnique, "locked and tracked")
+    finally:
+        client.close()
+    _settle(rc, "retry", "j-retry")
+    _settle(rc, "dead", "j-dead")
+    rc.lpush(keys.in_progress(GONE), _payload("j-running"))
+    # The release before step 1 wrote no layout number.
+    rc.delete(keys.LAYOUT)
+    rc.hset(OLD_SCHEDULE, hourly.name, encode_entry(scheduled_entry(hourly, merging, NOW)))
+    rc.hset(OLD_SCHEDULE, "damaged", "{not json")
+    rc.set(OLD_EPOCH, "epoch-token")
+    rc.set(keys.periodic_running(hourly.name), "j-periodic", px=600_000)
+
+
+def _payload(jid: str) -> str:
+    return json.dumps({"class": "tests.app.jobs.Record", "args": [jid], "jid": jid,
+                       "queue": "default", "retry": True})  # fmt: skip
+
+
+def _settle(rc: redis.Redis, kind: OutcomeKind, jid: str) -> None:
+    """A fetched job settled as a retry or a dead job, with its counters and attempts."""
+    raw = _payload(jid)
+    rc.lpush(keys.in_progress(GONE), raw)
+    outcome = OutcomeRecord(
+        kind=kind, jid=jid, class_name="tests.app.jobs.Record",
+        score=NOW, payload=raw, attempt='{"error": "boom"}',
+    )  # fmt: skip
+    order = SettleOrder(fetched=Fetched(queue="default", raw=raw.encode()), outcome=outcome)
+    SettleStore(rc).settle(GONE, order, NOW)
+
+
+def contents(rc: redis.Redis) -> dict[str, KeyValue]:
+    """Every key of the Redis: its type, its content, whether it expires."""
+    return {key.decode(): _value(rc, key) for key in rc.scan_iter(count=1000)}
+
+
+def _value(rc: redis.Redis, key: bytes) -> KeyValue:
+    kind = rc.type(key).decode()
+    read = {
+        "string": rc.get,
+        "hash": rc.hgetall,
+        "list": lambda name: rc.lrange(name, 0, -1),
+        "set": lambda name: sorted(rc.smembers(name)),
+        "zset": lambda name: rc.zrange(name, 0, -1, withscores=True),
+    }
+    return kind, read[kind](key), rc.pttl(key) > 0
+
+
+def renamed(before: dict[str, KeyValue], moves: dict[str, str]) -> dict[str, KeyValue]:
+    """`before` with each key of `moves` under its new name."""
+    return {moves.get(key, key): value for key, value in before.items()}
