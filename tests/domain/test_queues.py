@@ -90,6 +90,33 @@ def test_a_heavier_queue_is_never_starving_a_light_one() -> None:
     assert any(fetch_order(plan, rng)[0] == "light" for _ in range(5_000))
 
 
+@given(distinct_names(), st.data(), seeds)
+def test_strict_order_skips_paused_queues(names: list[str], data: st.DataObject, seed: int) -> None:
+    """Strict order over paused queues: the configured order with the paused ones left out."""
+    paused = frozenset(data.draw(st.sets(st.sampled_from(names))))
+    order = fetch_order(plan_of(names), random.Random(seed), paused)
+    assert order == tuple(name for name in names if name not in paused)
+
+
+@given(weighted_plans(), st.data(), seeds)
+def test_weighted_order_visits_each_unpaused_queue_once(
+    plan: QueuePlan, data: st.DataObject, seed: int
+) -> None:
+    """A weighted order over paused queues visits every other queue exactly once."""
+    paused = frozenset(data.draw(st.sets(st.sampled_from(plan.names))))
+    order = fetch_order(plan, random.Random(seed), paused)
+    assert sorted(order) == sorted(set(plan.names) - paused)
+
+
+def test_pausing_the_heavy_queue_keeps_the_others_weighted() -> None:
+    """With the heavy queue paused, the equally weighted others still take turns first:
+    the plan stays weighted, it doesn't turn strict and starve the later queue."""
+    plan = plan_of(["heavy,5", "a,1", "b,1"])
+    rng = random.Random(11)  # seeded: the same draws every run
+    firsts = {fetch_order(plan, rng, frozenset({"heavy"}))[0] for _ in range(200)}
+    assert firsts == {"a", "b"}
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [("default", ("default", 1)), ("critical,5", ("critical", 5)), (" low ,2", ("low", 2))],

@@ -105,15 +105,20 @@ def _checked(entry: tuple[str, int]) -> tuple[str, int]:
     return name, weight
 
 
-def fetch_order(plan: QueuePlan, rng: RandomSource) -> tuple[str, ...]:
-    """The order to look at the queues in for one fetch.
+def fetch_order(
+    plan: QueuePlan, rng: RandomSource, paused: frozenset[str] = frozenset()
+) -> tuple[str, ...]:
+    """The order to look at the queues in for one fetch, leaving out the `paused` ones.
 
     Weighted: each place is drawn among the queues left, with chances
-    proportional to their weights (sampling without replacement).
+    proportional to their weights (sampling without replacement).  Whether
+    the order is strict is the whole plan's property, not what is left of
+    it: pausing the heavy queue of a weighted plan doesn't make the others
+    strict, which would starve the later ones.
     """
     if plan.strict:
-        return plan.names
-    left = list(plan.entries)
+        return tuple(name for name in plan.names if name not in paused)
+    left = [entry for entry in plan.entries if entry[0] not in paused]
     order: list[str] = []
     while left:
         point = rng.random() * sum(weight for _, weight in left)
