@@ -12,6 +12,9 @@ SCHEDULE = PREFIX + "schedule"
 RETRY = PREFIX + "retry"
 DEAD = PREFIX + "dead"
 PROCESSES = PREFIX + "processes"
+#: The paused queues' names: a global set, written only by single-key SADD/SREM
+#: (`adapters/queue_pause.py`) and read by every fetcher once per fetch.
+PAUSED = PREFIX + "paused"
 UNSETTLED = PREFIX + "unsettled"
 REPEAT_ORPHANS = PREFIX + "repeat_orphans"
 #: Jobs handed back unfinished at too many stops, waiting to be filed in dead.

@@ -6,6 +6,13 @@ jobs waiting for a thread.  One queue is
 waited on with a blocking move (a job starts the moment it is pushed);
 several are looked at in one script, with a short growing pause while all
 are empty.
+
+Paused queues (`client.pause`) are left out of the order.  Each fetch's
+reply says which queues were paused once its move was done, so a job taken
+from a queue paused meanwhile, even by a wait that began before the pause,
+goes back instead of running: no job of a paused queue starts after
+`pause` returns.  With every queue paused, the fetcher only reads the
+paused set, once per idle pause (at most `fetch_idle_max_interval` apart).
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from returns.pipeline import is_successful
 from cogworker.adapters import key_guard
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.connection import BLOCK_SECONDS
-from cogworker.adapters.jobs.fetch import Fetched, FetchStore
+from cogworker.adapters.jobs.fetch import Fetched, FetchStore, Turn
 from cogworker.app.config import Config
 from cogworker.app.worker.backoff import Backoff
 from cogworker.app.worker.slots import FetchSlots
@@ -54,6 +61,8 @@ class Fetcher:
     _broken: frozenset[str] = frozenset()
     _checked_at: float = 0.0
     _idle_pause: float = 0.0
+    #: The watched queues paused as the last fetch found them (the order of the next).
+    _paused: frozenset[str] = frozenset()
     _strays_possible: bool = False
 
     def check_queues(self) -> None:
@@ -138,25 +147,59 @@ class Fetcher:
             self._requeue_strays()
         if self._broken and time.monotonic() - self._checked_at > RECHECK_SECONDS:
             self.check_queues()
-        order = fetch_order(self._usable, self.rng)
-        if not order:
+        if not self._usable.entries:
             self.state.stopping.wait(RECHECK_SECONDS / 10)
             return []
+        order = fetch_order(self._usable, self.rng, self._paused)
+        if not order:  # every queue paused: look again after the idle pause
+            self._paused = self.store.paused(self.plan.names)
+            self._pause_while_idle()
+            return []
+        turn = self._take(order, wanted)
+        self._paused = turn.paused
+        if any(job.queue in turn.paused for job in turn.jobs):
+            return self._put_back_paused(turn.jobs, turn.paused)
+        return turn.jobs
+
+    def _take(self, order: tuple[str, ...], wanted: int) -> Turn:
+        """One fetch: a script over the queues in `order`, else a blocking wait on the one
+        queue (or any queue, basic fetch); with which queues were paused once it was done."""
+        watching, identity = self.plan.names, self.state.identity
         if self.config.fetch == "basic":
-            popped = self.store.pop(order, wanted)
-            if popped:
+            popped = self.store.pop(order, wanted, watching)
+            if popped.jobs:
                 return popped
-            waited = self.store.pop_basic(order, BLOCK_SECONDS)
-            return [waited] if waited else []
-        fetched = self.store.fetch(self.state.identity, order, wanted)
-        if fetched:
+            return self.store.pop_basic(order, BLOCK_SECONDS, watching)
+        fetched = self.store.fetch(identity, order, wanted, watching)
+        if fetched.jobs:
             self._idle_pause = 0.0
             return fetched
         if len(order) == 1:
-            waited = self.store.fetch_blocking(self.state.identity, order[0], BLOCK_SECONDS)
-            return [waited] if waited else []
+            return self.store.fetch_blocking(identity, order[0], BLOCK_SECONDS, watching)
         self._pause_while_idle()
-        return []
+        return fetched
+
+    def _put_back_paused(self, jobs: list[Fetched], paused: frozenset[str]) -> list[Fetched]:
+        """The jobs whose queue isn't paused; the others go back to the front of their queue.
+
+        A take that raced a pause (a blocking wait that began before it, or an
+        order planned from the last fetch's answer) brings jobs that must not
+        start.  They never ran: back where they were, the newest first so the
+        oldest is at the front again.  A failure here leaves them on the
+        in-progress list, where `_requeue_strays` finds them (the loop marks
+        strays possible on any error).
+        """
+        for job in reversed(jobs):
+            if job.queue not in paused:
+                continue
+            if self.config.fetch == "basic":
+                self.store.push_back(job)
+            else:
+                self.store.requeue_one(self.state.identity, job)
+            self.logger.debug(
+                "a job taken as its queue was paused went back", extra={"queue": job.queue}
+            )
+        return [job for job in jobs if job.queue not in paused]
 
     def _pause_while_idle(self) -> None:
         self._idle_pause = min(
