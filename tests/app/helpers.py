@@ -152,3 +152,20 @@ def wait_for_beats_over(
         seconds + 10.0,
         message=lambda: f"{identity} stopped beating; log:\n{worker.log_tail()}",
     )
+
+
+def pause_reads(rc: redis.Redis) -> int:
+    """How many reads of the paused set Redis has served: one per fetch, from any worker."""
+    stats = rc.info("commandstats").get("cmdstat_smismember")
+    return int(stats["calls"]) if stats else 0
+
+
+def wait_for_fetches(rc: redis.Redis, count: int, worker: CogworkerProcess) -> None:
+    """Wait until the workers have done `count` more fetches from now (each reads the
+    paused set once): a job they could take by then, they have taken."""
+    start = pause_reads(rc)
+    wait_until(
+        lambda: pause_reads(rc) >= start + count,
+        15.0,
+        message=lambda: f"the worker stopped fetching; log:\n{worker.log_tail()}",
+    )

@@ -18,27 +18,12 @@ from tests.app.helpers import (
     queue_payloads,
     runs,
     start_times,
+    wait_for_fetches,
     wait_for_processes,
     with_async_client,
 )
 from tests.app.jobs import Record, RecordHeavy, RecordLight
 from tests.support.processes import CogworkerProcess, wait_until
-
-
-def pause_reads(rc: redis.Redis) -> int:
-    """How many reads of the paused set Redis has served (one per fetch, from any worker)."""
-    stats = rc.info("commandstats").get("cmdstat_smismember")
-    return int(stats["calls"]) if stats else 0
-
-
-def wait_for_fetches(rc: redis.Redis, count: int, worker: CogworkerProcess) -> None:
-    """Wait until the workers have done `count` more fetches from now."""
-    start = pause_reads(rc)
-    wait_until(
-        lambda: pause_reads(rc) >= start + count,
-        10.0,
-        message=lambda: f"the worker stopped fetching; log:\n{worker.log_tail()}",
-    )
 
 
 def wait_until_all_ran_once(rc: redis.Redis, jids: list[str], worker: CogworkerProcess) -> None:

@@ -99,12 +99,19 @@ class QueueLoad:
     size: int | None
     latency: float | None
     problem: str | None = None
+    #: Whether workers are told not to take its jobs (`Client.pause`).
+    paused: bool = False
 
 
 def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
-    """Every known queue with its size and latency, by name (a name that isn't UTF-8 is
-    listed escaped, with its problem)."""
-    registered = sorted(as_bytes(name) for name in client.smembers(keys.QUEUES))
+    """Every known queue (registered or paused) with its size, latency and pause, by name (a
+    name that isn't UTF-8 is listed escaped, with its problem)."""
+    pipe = client.pipeline(transaction=False)
+    pipe.smembers(keys.QUEUES)
+    pipe.smembers(keys.PAUSED)
+    registered_set, paused_set = pipe.execute()
+    paused = {as_bytes(name) for name in paused_set}
+    registered = sorted({as_bytes(name) for name in registered_set} | paused)
     names = [name.decode() for name in registered if _is_utf8(name)]
     pipe = client.pipeline(transaction=False)
     for name in names:
@@ -112,12 +119,13 @@ def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
         pipe.lindex(keys.queue(name), -1)
     found = replies(pipe)
     loads = [
-        _load(name, size, oldest, now)
+        attrs.evolve(_load(name, size, oldest, now), paused=name.encode() in paused)
         for name, size, oldest in zip(names, found[::2], found[1::2], strict=True)
     ]
     unreadable = [
         QueueLoad(name=name.decode("utf-8", "backslashreplace"), size=None, latency=None,
-                  problem="its name isn't UTF-8 text, which cogworker never writes")
+                  problem="its name isn't UTF-8 text, which cogworker never writes",
+                  paused=name in paused)
         for name in registered
         if not _is_utf8(name)
     ]  # fmt: skip

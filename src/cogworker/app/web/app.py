@@ -65,6 +65,8 @@ ROUTES = [
     queues.clear_confirm,
     queues.clear,
     queues.delete,
+    queues.pause,
+    queues.resume,
     sets.set_page,
     sets.act,
     sets.bulk_confirm,
