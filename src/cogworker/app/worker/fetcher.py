@@ -185,9 +185,9 @@ class Fetcher:
         A take that raced a pause (a blocking wait that began before it, or an
         order planned from the last fetch's answer) brings jobs that must not
         start.  They never ran: back where they were, the newest first so the
-        oldest is at the front again.  A failure here leaves them on the
-        in-progress list, where `_requeue_strays` finds them (the loop marks
-        strays possible on any error).
+        oldest is at the front again.  If Redis fails here, reliable fetch
+        leaves them on the in-progress list, where `_requeue_strays` finds
+        them (the loop marks strays possible when Redis fails).
         """
         for job in reversed(jobs):
             if job.queue not in paused:
