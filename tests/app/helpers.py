@@ -155,14 +155,15 @@ def wait_for_beats_over(
 
 
 def pause_reads(rc: redis.Redis) -> int:
-    """How many reads of the paused set Redis has served: one per fetch, from any worker."""
-    stats = rc.info("commandstats").get("cmdstat_smismember")
+    """How many reads of pause flags Redis has served (`EXISTS`, in the fetch scripts or
+    after a blocking wait): one per queue a fetch looks at, from any worker."""
+    stats = rc.info("commandstats").get("cmdstat_exists")
     return int(stats["calls"]) if stats else 0
 
 
 def wait_for_fetches(rc: redis.Redis, count: int, worker: CogworkerProcess) -> None:
-    """Wait until the workers have done `count` more fetches from now (each reads the
-    paused set once): a job they could take by then, they have taken."""
+    """Wait until the workers have read `count` more pause flags from now (at least one per
+    fetch): a job they could take by then, they have taken."""
     start = pause_reads(rc)
     wait_until(
         lambda: pause_reads(rc) >= start + count,

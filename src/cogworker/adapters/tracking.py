@@ -105,28 +105,33 @@ class QueueLoad:
 
 def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
     """Every known queue (registered or paused) with its size, latency and pause, by name (a
-    name that isn't UTF-8 is listed escaped, with its problem)."""
+    name that isn't UTF-8 is listed escaped, with its problem).  A name in the pause index
+    whose flag is gone (`adapters/queue_pause.py`) is neither paused nor, unregistered,
+    listed."""
     pipe = client.pipeline(transaction=False)
     pipe.smembers(keys.QUEUES)
     pipe.smembers(keys.PAUSED)
-    registered_set, paused_set = pipe.execute()
-    paused = {as_bytes(name) for name in paused_set}
-    registered = sorted({as_bytes(name) for name in registered_set} | paused)
-    names = [name.decode() for name in registered if _is_utf8(name)]
+    registered_set, listed_set = pipe.execute()
+    registered = {as_bytes(name) for name in registered_set}
+    known = sorted(registered | {as_bytes(name) for name in listed_set})
+    names = [name.decode() for name in known if _is_utf8(name)]
     pipe = client.pipeline(transaction=False)
     for name in names:
         pipe.llen(keys.queue(name))
         pipe.lindex(keys.queue(name), -1)
+        pipe.exists(keys.queue_paused(name))
     found = replies(pipe)
     loads = [
-        attrs.evolve(_load(name, size, oldest, now), paused=name.encode() in paused)
-        for name, size, oldest in zip(names, found[::2], found[1::2], strict=True)
+        attrs.evolve(_load(name, size, oldest, now), paused=bool(flag))
+        for name, size, oldest, flag in zip(
+            names, found[::3], found[1::3], found[2::3], strict=True
+        )
+        if flag or name.encode() in registered
     ]
     unreadable = [
         QueueLoad(name=name.decode("utf-8", "backslashreplace"), size=None, latency=None,
-                  problem="its name isn't UTF-8 text, which cogworker never writes",
-                  paused=name in paused)
-        for name in registered
+                  problem="its name isn't UTF-8 text, which cogworker never writes")
+        for name in sorted(registered)
         if not _is_utf8(name)
     ]  # fmt: skip
     return sorted([*loads, *unreadable], key=lambda load: load.name)

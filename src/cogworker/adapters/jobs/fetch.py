@@ -22,58 +22,71 @@ class Fetched:
     raw: bytes
 
 
-def _fetched(queues: Sequence[str], reply: list[Any]) -> list[Fetched]:
-    """A fetch script's flat reply (queue position, payload, ...) as Fetched jobs."""
-    return [
+_RUNNING: frozenset[str] = frozenset()
+
+
+def _turn(queues: Sequence[str], reply: list[Any]) -> Turn:
+    """A fetch script's reply (the paused queues' positions, then queue position, payload,
+    ...) as a Turn."""
+    flagged = reply[0]
+    paused = frozenset(queues[int(i) - 1] for i in flagged) if flagged else _RUNNING
+    jobs = [
         Fetched(queue=queues[int(reply[i]) - 1], raw=as_bytes(reply[i + 1]))
-        for i in range(0, len(reply), 2)
+        for i in range(1, len(reply), 2)
     ]
+    return Turn(jobs=jobs, paused=paused)
 
 
 @attrs.frozen(kw_only=True)
 class Turn:
-    """What one fetch brought: the jobs taken, and which of the watched queues were paused
-    just after the take (read in the same round trip, after the move)."""
+    """What one fetch brought: the jobs taken, and which of the queues it looked at were
+    paused (`adapters/queue_pause.py`).  The fetch scripts read each queue's flag in the
+    same step as its take, and take nothing from a paused queue; a blocking wait reads the
+    flag of the queues it waited on just after the wait, in the same round trip."""
 
     jobs: list[Fetched]
     paused: frozenset[str]
+
+
+def _queue_keys(queues: Sequence[str]) -> list[str]:
+    """Each queue's list, then its pause flag: the pairs the fetch scripts take."""
+    return [key for name in queues for key in (keys.queue(name), keys.queue_paused(name))]
 
 
 @attrs.define
 class FetchStore:
     """Fetches on one Redis.
 
-    Every fetch sends, after its move and in the same pipeline, one
-    `SMISMEMBER` of the paused set (`adapters/queue_pause.py`) for the
-    queues it is told to watch.  Redis runs a connection's commands in
-    order, and a blocked one holds back those behind it, so the answer
-    says which queues were paused once the move was done, even when the
-    move waited: a job taken from a queue paused by then is one to put
-    back, not run.  It costs no round trip.
+    A queue's pause is a flag key in its slot (`keys.queue_paused`).  The
+    fetch scripts get each queue's flag next to the queue, skip a paused
+    queue and say which were paused in their reply: the hot path stays one
+    `EVALSHA`, and a job is never moved from a queue paused at that moment.
+    The blocking waits (the idle paths) can't look at a flag, so the same
+    round trip reads it after them: Redis runs a connection's commands in
+    order, and a blocked one holds back those behind it, so the answer says
+    whether the queue was paused once the move was done (a job taken then
+    is one to put back, not run).  For `BLMOVE` both keys and the flag are
+    in the queue's slot: on a cluster the read goes to the same node.
     """
 
     client: redis.Redis
 
-    def fetch(
-        self, identity: str, queues: Sequence[str], count: int, watching: Sequence[str] = ()
-    ) -> Turn:
-        """Take up to `count` jobs into `identity`'s in-progress list, queues in the order given."""
-        pipe = self.client.pipeline(transaction=False)
-        scripts.FETCH.queue(pipe, (keys.in_progress(identity), *map(keys.queue, queues)), (count,))
-        reply, paused = self._run(pipe, watching)
-        return Turn(jobs=_fetched(queues, reply), paused=paused)
+    def fetch(self, identity: str, queues: Sequence[str], count: int) -> Turn:
+        """Take up to `count` jobs into `identity`'s in-progress list, queues in the order given
+        (the paused ones left alone)."""
+        reply = scripts.FETCH(
+            self.client, (keys.in_progress(identity), *_queue_keys(queues)), (count,)
+        )
+        return _turn(queues, reply)
 
-    def pop(self, queues: Sequence[str], count: int, watching: Sequence[str] = ()) -> Turn:
-        """Basic fetch: pop up to `count` jobs outright, queues in the order given."""
-        pipe = self.client.pipeline(transaction=False)
-        scripts.POP.queue(pipe, [keys.queue(q) for q in queues], (count,))
-        reply, paused = self._run(pipe, watching)
-        return Turn(jobs=_fetched(queues, reply), paused=paused)
+    def pop(self, queues: Sequence[str], count: int) -> Turn:
+        """Basic fetch: pop up to `count` jobs outright, queues in the order given (the paused
+        ones left alone)."""
+        return _turn(queues, scripts.POP(self.client, _queue_keys(queues), (count,)))
 
-    def fetch_blocking(
-        self, identity: str, queue: str, timeout: float, watching: Sequence[str] = ()
-    ) -> Turn:
-        """Wait up to `timeout` seconds for a job on `queue`, taken into the in-progress list."""
+    def fetch_blocking(self, identity: str, queue: str, timeout: float) -> Turn:
+        """Wait up to `timeout` seconds for a job on `queue`, taken into the in-progress list;
+        then whether `queue` is paused."""
         pipe = self.client.pipeline(transaction=False)
         # The same ends as the fetch script: the oldest job (queues are LPUSHed), onto
         # the list's left.  redis-py's defaults (LEFT to RIGHT) would take the newest.
@@ -84,38 +97,25 @@ class FetchStore:
             src="RIGHT",
             dest="LEFT",
         )
-        raw, paused = self._run(pipe, watching)
+        pipe.exists(keys.queue_paused(queue))
+        raw, flag = pipe.execute()
         jobs = [] if raw is None else [Fetched(queue=queue, raw=as_bytes(raw))]
-        return Turn(jobs=jobs, paused=paused)
+        return Turn(jobs=jobs, paused=frozenset([queue]) if flag else _RUNNING)
 
-    def pop_basic(
-        self, queues: Sequence[str], timeout: float, watching: Sequence[str] = ()
-    ) -> Turn:
-        """Basic fetch: pop a job outright (lost if this process dies before it ends)."""
+    def pop_basic(self, queues: Sequence[str], timeout: float) -> Turn:
+        """Basic fetch: pop a job outright (lost if this process dies before it ends); then
+        which of `queues` are paused."""
         pipe = self.client.pipeline(transaction=False)
         pipe.brpop([keys.queue(name) for name in queues], timeout)
-        reply, paused = self._run(pipe, watching)
+        for name in queues:
+            pipe.exists(keys.queue_paused(name))
+        reply, *flags = pipe.execute()
+        paused = frozenset(name for name, flag in zip(queues, flags, strict=True) if flag)
         if reply is None:
             return Turn(jobs=[], paused=paused)
         key, raw = reply
         name = as_bytes(key).decode()[len(keys.QUEUE_PREFIX) :]
         return Turn(jobs=[Fetched(queue=name, raw=as_bytes(raw))], paused=paused)
-
-    def paused(self, watching: Sequence[str]) -> frozenset[str]:
-        """Which of the `watching` queues are paused now."""
-        _, paused = self._run(self.client.pipeline(transaction=False), watching)
-        return paused
-
-    def _run(
-        self, pipe: redis.client.Pipeline, watching: Sequence[str]
-    ) -> tuple[Any, frozenset[str]]:
-        """`pipe`'s one reply (if it holds a command), then which of `watching` are paused."""
-        if watching:
-            pipe.smismember(keys.PAUSED, list(watching))
-        replies = scripts.run_pipeline(self.client, pipe)
-        flags = replies.pop() if watching else []
-        paused = frozenset(name for name, flag in zip(watching, flags, strict=True) if flag)
-        return (replies[0] if replies else None), paused
 
     def in_progress(self, identity: str) -> list[bytes]:
         """The payloads on `identity`'s in-progress list."""

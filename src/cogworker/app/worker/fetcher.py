@@ -7,12 +7,16 @@ waited on with a blocking move (a job starts the moment it is pushed);
 several are looked at in one script, with a short growing pause while all
 are empty.
 
-Paused queues (`client.pause`) are left out of the order.  Each fetch's
-reply says which queues were paused once its move was done, so a job taken
-from a queue paused meanwhile, even by a wait that began before the pause,
-goes back instead of running: no job of a paused queue starts after
-`pause` returns.  With every queue paused, the fetcher only reads the
-paused set, once per idle pause (at most `fetch_idle_max_interval` apart).
+Paused queues (`client.pause`) stay in the order: the fetch script skips
+them and its reply says which were paused, so a fetch costs one `EVALSHA`
+with or without pauses, and the fetcher learns of a pause or a resume from
+the reply it gets anyway.  A blocking wait is only ever made on queues that
+reply found running; a job it takes from a queue paused meanwhile (a wait
+that began before the pause) goes back instead of running: no job of a
+paused queue starts after `pause` returns.  With every queue paused, the
+fetcher runs the script once per idle pause (at most
+`fetch_idle_max_interval` apart), never a blocking wait: it would take a
+job at once only to put it back.
 """
 
 from __future__ import annotations
@@ -61,8 +65,6 @@ class Fetcher:
     _broken: frozenset[str] = frozenset()
     _checked_at: float = 0.0
     _idle_pause: float = 0.0
-    #: The watched queues paused as the last fetch found them (the order of the next).
-    _paused: frozenset[str] = frozenset()
     _strays_possible: bool = False
 
     def check_queues(self) -> None:
@@ -150,44 +152,37 @@ class Fetcher:
         if not self._usable.entries:
             self.state.stopping.wait(RECHECK_SECONDS / 10)
             return []
-        order = fetch_order(self._usable, self.rng, self._paused)
-        if not order:  # every queue paused: look again after the idle pause
-            self._paused = self.store.paused(self.plan.names)
-            self._pause_while_idle()
-            return []
+        order = fetch_order(self._usable, self.rng)
         turn = self._take(order, wanted)
-        self._paused = turn.paused
-        if any(job.queue in turn.paused for job in turn.jobs):
+        if turn.paused and any(job.queue in turn.paused for job in turn.jobs):
             return self._put_back_paused(turn.jobs, turn.paused)
         return turn.jobs
 
     def _take(self, order: tuple[str, ...], wanted: int) -> Turn:
         """One fetch: a script over the queues in `order`, else a blocking wait on the one
-        queue (or any queue, basic fetch); with which queues were paused once it was done."""
-        watching, identity = self.plan.names, self.state.identity
-        if self.config.fetch == "basic":
-            popped = self.store.pop(order, wanted, watching)
-            if popped.jobs:
-                return popped
-            return self.store.pop_basic(order, BLOCK_SECONDS, watching)
-        fetched = self.store.fetch(identity, order, wanted, watching)
-        if fetched.jobs:
+        running queue (basic fetch: on the running queues), else the idle pause."""
+        identity, basic = self.state.identity, self.config.fetch == "basic"
+        turn = self.store.pop(order, wanted) if basic else self.store.fetch(identity, order, wanted)
+        if turn.jobs:
             self._idle_pause = 0.0
-            return fetched
-        if len(order) == 1:
-            return self.store.fetch_blocking(identity, order[0], BLOCK_SECONDS, watching)
-        self._pause_while_idle()
-        return fetched
+            return turn
+        running = [name for name in order if name not in turn.paused] if turn.paused else order
+        if basic and running:
+            return self.store.pop_basic(running, BLOCK_SECONDS)
+        if len(running) == 1:
+            return self.store.fetch_blocking(identity, running[0], BLOCK_SECONDS)
+        self._pause_while_idle()  # several queues all empty, or every queue paused
+        return turn
 
     def _put_back_paused(self, jobs: list[Fetched], paused: frozenset[str]) -> list[Fetched]:
         """The jobs whose queue isn't paused; the others go back to the front of their queue.
 
-        A take that raced a pause (a blocking wait that began before it, or an
-        order planned from the last fetch's answer) brings jobs that must not
-        start.  They never ran: back where they were, the newest first so the
-        oldest is at the front again.  If Redis fails here, reliable fetch
-        leaves them on the in-progress list, where `_requeue_strays` finds
-        them (the loop marks strays possible when Redis fails).
+        A blocking wait that began before a pause brings a job that must not
+        start (the fetch scripts never take from a paused queue).  It never
+        ran: back where it was, the newest first so the oldest is at the
+        front again.  If Redis fails here, reliable fetch leaves it on the
+        in-progress list, where `_requeue_strays` finds it (the loop marks
+        strays possible when Redis fails).
         """
         for job in reversed(jobs):
             if job.queue not in paused:
