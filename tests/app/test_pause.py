@@ -123,3 +123,39 @@ def test_the_async_client_pauses_and_resumes(
 
     assert with_async_client(client_config, read_then_resume) == ({"b"}, True, False)
     assert client.paused_queues() == frozenset()
+
+
+#: What a fetcher spinning on a paused queue would send: a wait that returns a job at once
+#: (BLMOVE, BRPOP), a move (LMOVE, RPOP, in the fetch scripts too), a put-back (RPUSH).
+SPIN_COMMANDS = ("blmove", "brpop", "lmove", "rpop", "rpush")
+
+
+def command_calls(rc: redis.Redis) -> dict[str, int]:
+    """How many times Redis has run each command, scripts' own calls included."""
+    stats = rc.info("commandstats")
+    return {name.removeprefix("cmdstat_"): int(stat["calls"]) for name, stat in stats.items()}
+
+
+@pytest.mark.parametrize("app", ["tests.app.jobs:fast_config", "tests.app.jobs:basic_config"])
+def test_a_worker_whose_only_queue_is_paused_with_jobs_waiting_does_not_spin(
+    rc: redis.Redis, client: cogworker.Client, workers: Workers, app: str
+) -> None:
+    """Its one queue paused and holding jobs: over ten fetches the worker only reads the
+    flag (the fetch script); it never waits on the queue (which would hand it a job at
+    once) nor moves a job to put it back (reliable and basic fetch)."""
+    client.pause("default")
+    jids = [jid for jid in client.enqueue_many(Record, [[n] for n in range(3)]) if jid]
+    worker = workers.start(app, concurrency=1)
+    [identity] = wait_for_processes(rc, 1, worker)
+    wait_for_fetches(rc, 1, worker)
+
+    before = command_calls(rc)
+    wait_for_fetches(rc, 10, worker)
+    after = command_calls(rc)
+
+    spins = {name: after.get(name, 0) - before.get(name, 0) for name in SPIN_COMMANDS}
+    assert spins == dict.fromkeys(SPIN_COMMANDS, 0)
+    assert [job["jid"] for job in reversed(queue_payloads(rc, "default"))] == jids
+    assert rc.llen(keys.in_progress(identity)) == 0
+    client.resume("default")
+    wait_until_all_ran_once(rc, jids, worker)
