@@ -108,7 +108,12 @@ CALLS = {
         lambda rc: rc.zadd(keys.RETRY, {ENTRY: 1}),
     ),
     "push": Call(scripts.PUSH, (keys.queue("default"),), (ENTRY,)),
-    "pop": Call(scripts.POP, (keys.queue("default"),), ("2",), _on_list(keys.queue("default"))),
+    "pop": Call(
+        scripts.POP,
+        (keys.queue("default"), keys.queue_paused("default")),
+        ("2",),
+        _on_list(keys.queue("default")),
+    ),
     "requeue_one": Call(
         scripts.REQUEUE_ONE,
         (LIST, keys.queue("default")),
@@ -142,7 +147,10 @@ CALLS = {
         lambda rc: (rc.zadd(keys.RETRY, {ENTRY: 1}), rc.set("lk", "j1")),
     ),
     "fetch": Call(
-        scripts.FETCH, (LIST, keys.queue("default")), ("2",), _on_list(keys.queue("default"))
+        scripts.FETCH,
+        (LIST, keys.queue("default"), keys.queue_paused("default")),
+        ("2",),
+        _on_list(keys.queue("default")),
     ),
 }  # fmt: skip
 

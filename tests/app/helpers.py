@@ -152,3 +152,21 @@ def wait_for_beats_over(
         seconds + 10.0,
         message=lambda: f"{identity} stopped beating; log:\n{worker.log_tail()}",
     )
+
+
+def pause_reads(rc: redis.Redis) -> int:
+    """How many reads of pause flags Redis has served (`EXISTS`, in the fetch scripts or
+    after a blocking wait): one per queue a fetch looks at, from any worker."""
+    stats = rc.info("commandstats").get("cmdstat_exists")
+    return int(stats["calls"]) if stats else 0
+
+
+def wait_for_fetches(rc: redis.Redis, count: int, worker: CogworkerProcess) -> None:
+    """Wait until the workers have read `count` more pause flags from now (at least one per
+    fetch): a job they could take by then, they have taken."""
+    start = pause_reads(rc)
+    wait_until(
+        lambda: pause_reads(rc) >= start + count,
+        15.0,
+        message=lambda: f"the worker stopped fetching; log:\n{worker.log_tail()}",
+    )

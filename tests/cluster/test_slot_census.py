@@ -18,7 +18,7 @@ import pytest
 import redis
 from redis.exceptions import ClusterCrossSlotError
 
-from cogworker.adapters import liveness, tracking
+from cogworker.adapters import liveness, queue_pause, tracking
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_queues import QueueStore
 from cogworker.adapters.dashboard_removal import Removal
@@ -146,6 +146,12 @@ def _clear_queue(rc: redis.Redis) -> None:
     QueueStore(rc).delete("default", [Removal(entry=_raw(), jid=JID)], clearing=True)
 
 
+def _pause_and_resume(rc: redis.Redis) -> None:
+    queue_pause.pause(rc, ["default", "critical"])
+    queue_pause.paused(rc)
+    queue_pause.resume(rc, ["default"])
+
+
 OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
     "push": lambda rc: EnqueueStore(rc).push("default", [_raw().decode()]),
     "schedule": lambda rc: EnqueueStore(rc).push_all({}, [(NOW, _raw().decode())]),
@@ -184,6 +190,8 @@ OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
     "count totals": tracking.totals,
     "count days": lambda rc: tracking.daily_counts(rc, "processed", NOW, 7),
     "clear a queue": _clear_queue,
+    "pause and resume a queue": _pause_and_resume,
+    "list the paused queues": queue_pause.paused,
     "read the dashboard's counts": lambda rc: DashboardStore.on(rc, Retention()).counts(),
 }
 

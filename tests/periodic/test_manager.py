@@ -89,6 +89,20 @@ def test_two_processes_on_the_same_tick_enqueue_it_once(rc: redis.Redis) -> None
     assert stored(rc)["last_jid"] == job["jid"]
 
 
+def test_a_tick_lands_on_a_paused_queue(rc: redis.Redis, redis_url: str) -> None:
+    """A pause stops workers taking from the queue, not the schedule putting runs on it."""
+    pauser = cogworker.Client(cogworker.Config(redis_url=redis_url))
+    pauser.pause("default")
+    pauser.close()
+    clock = Clock(T - 0.5)
+    ticking = manager(rc, clock)
+    assert ticking.load()
+    clock.now = T + 0.01
+    ticking.tend()
+    [job] = queued(rc)
+    assert job["periodic"] == "tick"
+
+
 def test_client_middleware_sees_the_run_and_may_stop_it(rc: redis.Redis) -> None:
     """A client middleware can add to the payload; one that stops the push leaves the tick
     handled with no run, not tried again."""

@@ -158,6 +158,39 @@ def test_clear_a_queue_after_a_confirmation_with_the_count(
     assert not raw.sismember("cogworker:queues", "parked")
 
 
+def test_pause_then_resume_a_queue_shows_and_stores_the_pause(
+    web: Web, enqueuer: cogworker.Client, raw: redis.Redis
+) -> None:
+    """Pause (with the CSRF token only) marks the queue paused on Queues and Overview, its
+    jobs untouched; pausing twice changes nothing; Resume takes the mark away."""
+    enqueuer.enqueue(jobs.Parked, 1)
+    assert "cw-paused" not in web.get("/queues").text
+    assert web.client.post("/queue/pause", data={"name": "parked"}).status_code == 403  # no token
+    assert enqueuer.paused_queues() == frozenset()
+    page = web.act("/queue/pause", {"name": "parked"})
+    assert "Paused 1 queue." in page.text
+    assert 'action="/queue/resume"' in page.text
+    assert "cw-paused" in page.text
+    assert "cw-paused" in web.get("/").text
+    assert enqueuer.paused_queues() == {"parked"}
+    assert raw.llen("cogworker:queue:parked") == 1
+    assert "Paused 0 queues." in web.act("/queue/pause", {"name": "parked"}).text
+    resumed = web.act("/queue/resume", {"name": "parked"})
+    assert "Resumed 1 queue." in resumed.text
+    assert "cw-paused" not in resumed.text
+    assert enqueuer.paused_queues() == frozenset()
+
+
+def test_a_paused_queue_with_no_jobs_is_listed_so_it_can_be_resumed(
+    web: Web, enqueuer: cogworker.Client
+) -> None:
+    """A queue paused before any job was pushed onto it still shows, with its Resume button."""
+    enqueuer.pause("later")
+    page = web.get("/queues").text
+    assert "cw-paused" in page
+    assert 'value="later"' in page
+
+
 def test_delete_one_job_from_a_queue(
     web: Web, enqueuer: cogworker.Client, raw: redis.Redis
 ) -> None:
@@ -218,6 +251,8 @@ def test_read_only_shows_no_buttons_and_refuses_every_action(
             ("/scheduled/bulk/cancel", {"action": "delete"}),
             ("/queue/clear", {"name": "web"}),
             ("/queue/delete", {"name": "web", "key": jid}),
+            ("/queue/pause", {"name": "web"}),
+            ("/queue/resume", {"name": "web"}),
             ("/workers/signal", {"identity": "x", "signal": "stop"}),
             ("/workers/signal-all", {"signal": "stop"}),
             ("/periodic/enqueue", {"name": "x"}),
@@ -225,3 +260,4 @@ def test_read_only_shows_no_buttons_and_refuses_every_action(
             response = client.post(path, data={"_csrf_token": token, **data})
             assert response.status_code == 403, path
     assert raw.zcard("cogworker:schedule") == 1
+    assert not raw.exists("cogworker:paused")

@@ -13,7 +13,7 @@ import cogworker
 from cogworker.adapters import redis_keys as keys
 from cogworker.app.web import bulk
 from cogworker.domain import memory
-from tests.app.helpers import Workers, process_hash, wait_for_processes
+from tests.app.helpers import Workers, process_hash, wait_for_fetches, wait_for_processes
 from tests.support.processes import wait_until
 from tests.web import jobs
 from tests.web.browser import Tab
@@ -126,6 +126,30 @@ def test_quiet_then_resume_round_trips_on_a_real_worker(
     page.get_by_role("button", name="Resume").click()
     wait_until(lambda: process_hash(raw, identity).get("quiet") == "false", message=worker.log_tail)
     expect(page.get_by_role("button", name="Quiet", exact=True)).to_be_visible(timeout=10_000)
+
+
+def test_pause_then_resume_a_queue_a_real_worker_serves(
+    tab: Tab, workers: Workers, enqueuer: cogworker.Client, raw: redis.Redis
+) -> None:
+    """Pause on the Queues page: the badge shows and the worker leaves the queue's jobs;
+    Resume: they run."""
+    worker = workers.start(WEB_APP)
+    wait_for_processes(raw, 1, worker)
+    enqueuer.enqueue(jobs.Done, "first")
+    wait_until(lambda: raw.scard("done") == 1, message=worker.log_tail)
+    page = tab.go("/queues")
+    row = page.get_by_role("row").filter(has_text="web")
+    row.get_by_role("button", name="Pause").click()
+    expect(page.locator(".cw-notice")).to_have_text("Paused 1 queue.")
+    expect(page.locator(".cw-paused")).to_be_visible()
+    held = [str(enqueuer.enqueue(jobs.Done, n)) for n in range(3)]
+    wait_for_fetches(raw, 3, worker)
+    assert raw.scard("done") == 1
+    assert raw.llen("cogworker:queue:web") == len(held)
+    row.get_by_role("button", name="Resume").click()
+    expect(page.locator(".cw-notice")).to_have_text("Resumed 1 queue.")
+    expect(page.locator(".cw-paused")).to_have_count(0)
+    wait_until(lambda: raw.scard("done") == 4, message=worker.log_tail)
 
 
 def test_bulk_retry_of_selected_dead_jobs(

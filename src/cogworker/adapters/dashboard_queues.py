@@ -1,5 +1,5 @@
-"""The dashboard's reads and actions on the queues: sizes and latency, pages of jobs, and
-deleting jobs (one, or a whole queue's, batch by batch)."""
+"""The dashboard's reads and actions on the queues: sizes and latency, pages of jobs,
+deleting jobs (one, or a whole queue's, batch by batch), pausing and resuming."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import attrs
 import redis
 
+from cogworker.adapters import queue_pause, tracking
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import tracking
 from cogworker.adapters.dashboard_removal import Removal, remove
 from cogworker.adapters.flagged_reads import refusal, replies
 from cogworker.adapters.replies import as_bytes
@@ -39,13 +39,23 @@ class QueueStore:
     client: redis.Redis
 
     def names(self) -> list[str]:
-        """Every registered queue, by name (one that isn't UTF-8 escaped: no key has that name)."""
-        registered = self.client.smembers(keys.QUEUES)
-        return sorted(as_bytes(name).decode("utf-8", "backslashreplace") for name in registered)
+        """Every registered or paused queue, by name (one that isn't UTF-8 escaped: no key has
+        that name)."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.smembers(keys.QUEUES)
+        pipe.smembers(keys.PAUSED)
+        registered, paused = pipe.execute()
+        return sorted(queue_pause.names_of(registered) | queue_pause.names_of(paused))
 
     def loads(self, now: float) -> list[tracking.QueueLoad]:
         """Every registered queue with its size and latency, by name."""
         return tracking.queues(self.client, now)
+
+    def set_paused(self, queue: str, *, paused: bool) -> bool:
+        """Pause a queue, or let it run again (`adapters.queue_pause`); whether it changed."""
+        change = queue_pause.pause if paused else queue_pause.resume
+        (changed,) = change(self.client, [queue])
+        return changed
 
     def page(self, queue: str, offset: int, count: int) -> QueuePage:
         """A queue's size and `count` jobs from `offset`, the next one to run first."""

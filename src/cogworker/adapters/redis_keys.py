@@ -12,6 +12,10 @@ SCHEDULE = PREFIX + "schedule"
 RETRY = PREFIX + "retry"
 DEAD = PREFIX + "dead"
 PROCESSES = PREFIX + "processes"
+#: The index of paused queues' names: a global set, written by single-key SADD/SREM
+#: next to each queue's flag (`queue_paused`), for listing them; the flag is the truth
+#: (`adapters/queue_pause.py`).  No fetch reads it.
+PAUSED = PREFIX + "paused"
 UNSETTLED = PREFIX + "unsettled"
 REPEAT_ORPHANS = PREFIX + "repeat_orphans"
 #: Jobs handed back unfinished at too many stops, waiting to be filed in dead.
@@ -37,6 +41,15 @@ SORTED_SETS = {"schedule": SCHEDULE, "retry": RETRY, "dead": DEAD}
 def queue(name: str) -> str:
     """The list holding a queue's jobs (pushed on the left, taken from the right)."""
     return QUEUE_PREFIX + name
+
+
+def queue_paused(name: str) -> str:
+    """A queue's pause flag: a string key that exists while the queue is paused.
+
+    Named in the layout of docs/redis-cluster.md (the queue's slot, hash tag
+    `{q:NAME}`) from the start: the fetch script reads it next to the queue.
+    """
+    return f"{PREFIX}{{q:{name}}}:paused"
 
 
 def process(identity: str) -> str:

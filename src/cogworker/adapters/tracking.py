@@ -99,26 +99,39 @@ class QueueLoad:
     size: int | None
     latency: float | None
     problem: str | None = None
+    #: Whether workers are told not to take its jobs (`Client.pause`).
+    paused: bool = False
 
 
 def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
-    """Every known queue with its size and latency, by name (a name that isn't UTF-8 is
-    listed escaped, with its problem)."""
-    registered = sorted(as_bytes(name) for name in client.smembers(keys.QUEUES))
-    names = [name.decode() for name in registered if _is_utf8(name)]
+    """Every known queue (registered or paused) with its size, latency and pause, by name (a
+    name that isn't UTF-8 is listed escaped, with its problem).  A name in the pause index
+    whose flag is gone (`adapters/queue_pause.py`) is neither paused nor, unregistered,
+    listed."""
+    pipe = client.pipeline(transaction=False)
+    pipe.smembers(keys.QUEUES)
+    pipe.smembers(keys.PAUSED)
+    registered_set, listed_set = pipe.execute()
+    registered = {as_bytes(name) for name in registered_set}
+    known = sorted(registered | {as_bytes(name) for name in listed_set})
+    names = [name.decode() for name in known if _is_utf8(name)]
     pipe = client.pipeline(transaction=False)
     for name in names:
         pipe.llen(keys.queue(name))
         pipe.lindex(keys.queue(name), -1)
+        pipe.exists(keys.queue_paused(name))
     found = replies(pipe)
     loads = [
-        _load(name, size, oldest, now)
-        for name, size, oldest in zip(names, found[::2], found[1::2], strict=True)
+        attrs.evolve(_load(name, size, oldest, now), paused=bool(flag))
+        for name, size, oldest, flag in zip(
+            names, found[::3], found[1::3], found[2::3], strict=True
+        )
+        if flag or name.encode() in registered
     ]
     unreadable = [
         QueueLoad(name=name.decode("utf-8", "backslashreplace"), size=None, latency=None,
                   problem="its name isn't UTF-8 text, which cogworker never writes")
-        for name in registered
+        for name in sorted(registered)
         if not _is_utf8(name)
     ]  # fmt: skip
     return sorted([*loads, *unreadable], key=lambda load: load.name)

@@ -13,15 +13,15 @@ import datetime as dt
 import threading
 import time
 import weakref
-from collections.abc import AsyncGenerator, Iterable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Iterable, Sequence
 from types import TracebackType
-from typing import Self
+from typing import Self, TypeVar
 
 import attrs
 import redis
 import redis.asyncio
 
-from cogworker.adapters import tracking
+from cogworker.adapters import queue_pause, tracking
 from cogworker.adapters.connection import connect, connect_async
 from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import AsyncEnqueueStore
@@ -46,7 +46,10 @@ from cogworker.app.push_batch import PushBatch
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 from cogworker.domain.layout import refusal
+from cogworker.domain.queues import checked_name
 from cogworker.exceptions import EnqueueError, LayoutError
+
+T = TypeVar("T")
 
 
 class AsyncClient:
@@ -173,10 +176,35 @@ class AsyncClient:
 
     async def status(self, jid: str) -> str | None:
         """A tracked job's status, or None (see `Client.status`)."""
+        return await self._call("can't read a status", tracking.status_async(self.redis, jid))
+
+    async def pause(self, queue: str) -> bool:
+        """Pause `queue` for every worker (see `Client.pause`); True if it was running."""
+        name = checked_name(queue)
+        paused = queue_pause.pause_async(self.redis, [name])
+        (changed,) = await self._call(f"can't pause queue {name!r}", paused)
+        return changed
+
+    async def resume(self, queue: str) -> bool:
+        """Let workers take jobs from `queue` again (see `Client.resume`); True if it was
+        paused."""
+        name = checked_name(queue)
+        resumed = queue_pause.resume_async(self.redis, [name])
+        (changed,) = await self._call(f"can't resume queue {name!r}", resumed)
+        return changed
+
+    async def paused_queues(self) -> frozenset[str]:
+        """The names of the paused queues."""
+        return await self._call(
+            "can't read the paused queues", queue_pause.paused_async(self.redis)
+        )
+
+    async def _call(self, doing: str, call: Awaitable[T]) -> T:
+        """`await call`, a Redis failure raised as the error saying what it stopped."""
         try:
-            return await tracking.status_async(self.redis, jid)
+            return await call
         except redis.RedisError as error:
-            failure = read_failure(self.config, "can't read a status", error)
+            failure = read_failure(self.config, doing, error)
             if failure is None:
                 raise
             raise failure from error

@@ -6,10 +6,11 @@ import datetime as dt
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 import redis
 
-from cogworker.adapters import tracking
+from cogworker.adapters import queue_pause, tracking
 from cogworker.adapters.connection import connect
 from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import EnqueueStore
@@ -36,7 +37,10 @@ from cogworker.app.push_batch import PushBatch
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 from cogworker.domain.layout import refusal
+from cogworker.domain.queues import checked_name
 from cogworker.exceptions import EnqueueError, LayoutError
+
+T = TypeVar("T")
 
 
 class Client:
@@ -194,10 +198,37 @@ class Client:
     def status(self, jid: str) -> str | None:
         """A tracked job's status (queued, working, retrying, complete, failed, dead,
         discarded), or None if it isn't tracked or has expired."""
+        return self._call("can't read a status", lambda: tracking.status(self.redis, jid))
+
+    def pause(self, queue: str) -> bool:
+        """Pause `queue` for every worker: none takes a job from it once this returns (jobs
+        already taken finish); enqueues and periodic ticks still land on it.  True if it
+        was running until now.  A name that can't be a queue's is a ValueError."""
+        name = checked_name(queue)
+        (changed,) = self._call(
+            f"can't pause queue {name!r}", lambda: queue_pause.pause(self.redis, [name])
+        )
+        return changed
+
+    def resume(self, queue: str) -> bool:
+        """Let workers take jobs from `queue` again, from their next fetch; True if it was
+        paused until now."""
+        name = checked_name(queue)
+        (changed,) = self._call(
+            f"can't resume queue {name!r}", lambda: queue_pause.resume(self.redis, [name])
+        )
+        return changed
+
+    def paused_queues(self) -> frozenset[str]:
+        """The names of the paused queues."""
+        return self._call("can't read the paused queues", lambda: queue_pause.paused(self.redis))
+
+    def _call(self, doing: str, call: Callable[[], T]) -> T:
+        """`call()`, a Redis failure raised as the error saying what it stopped (`doing`)."""
         try:
-            return tracking.status(self.redis, jid)
+            return call()
         except redis.RedisError as error:
-            failure = read_failure(self.config, "can't read a status", error)
+            failure = read_failure(self.config, doing, error)
             if failure is None:
                 raise
             raise failure from error

@@ -22,51 +22,100 @@ class Fetched:
     raw: bytes
 
 
-def _fetched(queues: Sequence[str], reply: list[Any]) -> list[Fetched]:
-    """A fetch script's flat reply (queue position, payload, ...) as Fetched jobs."""
-    return [
+_RUNNING: frozenset[str] = frozenset()
+
+
+def _turn(queues: Sequence[str], reply: list[Any]) -> Turn:
+    """A fetch script's reply (the paused queues' positions, then queue position, payload,
+    ...) as a Turn."""
+    flagged = reply[0]
+    paused = frozenset(queues[int(i) - 1] for i in flagged) if flagged else _RUNNING
+    jobs = [
         Fetched(queue=queues[int(reply[i]) - 1], raw=as_bytes(reply[i + 1]))
-        for i in range(0, len(reply), 2)
+        for i in range(1, len(reply), 2)
     ]
+    return Turn(jobs=jobs, paused=paused)
+
+
+@attrs.frozen(kw_only=True)
+class Turn:
+    """What one fetch brought: the jobs taken, and which of the queues it looked at were
+    paused (`adapters/queue_pause.py`).  The fetch scripts read each queue's flag in the
+    same step as its take, and take nothing from a paused queue; a blocking wait reads the
+    flag of the queues it waited on just after the wait, in the same round trip."""
+
+    jobs: list[Fetched]
+    paused: frozenset[str]
+
+
+def _queue_keys(queues: Sequence[str]) -> list[str]:
+    """Each queue's list, then its pause flag: the pairs the fetch scripts take."""
+    return [key for name in queues for key in (keys.queue(name), keys.queue_paused(name))]
 
 
 @attrs.define
 class FetchStore:
-    """Fetches on one Redis."""
+    """Fetches on one Redis.
+
+    A queue's pause is a flag key in its slot (`keys.queue_paused`).  The
+    fetch scripts get each queue's flag next to the queue, skip a paused
+    queue and say which were paused in their reply: the hot path stays one
+    `EVALSHA`, and a job is never moved from a queue paused at that moment.
+    The blocking waits (the idle paths) can't look at a flag, so the same
+    round trip reads it after them: Redis runs a connection's commands in
+    order, and a blocked one holds back those behind it, so the answer says
+    whether the queue was paused once the move was done (a job taken then
+    is one to put back, not run).  For `BLMOVE` both keys and the flag are
+    in the queue's slot: on a cluster the read goes to the same node.
+    """
 
     client: redis.Redis
 
-    def fetch(self, identity: str, queues: Sequence[str], count: int) -> list[Fetched]:
-        """Take up to `count` jobs into `identity`'s in-progress list, queues in the order given."""
+    def fetch(self, identity: str, queues: Sequence[str], count: int) -> Turn:
+        """Take up to `count` jobs into `identity`'s in-progress list, queues in the order given
+        (the paused ones left alone)."""
         reply = scripts.FETCH(
-            self.client, (keys.in_progress(identity), *map(keys.queue, queues)), (count,)
+            self.client, (keys.in_progress(identity), *_queue_keys(queues)), (count,)
         )
-        return _fetched(queues, reply)
+        return _turn(queues, reply)
 
-    def pop(self, queues: Sequence[str], count: int) -> list[Fetched]:
-        """Basic fetch: pop up to `count` jobs outright, queues in the order given."""
-        return _fetched(queues, scripts.POP(self.client, [keys.queue(q) for q in queues], (count,)))
+    def pop(self, queues: Sequence[str], count: int) -> Turn:
+        """Basic fetch: pop up to `count` jobs outright, queues in the order given (the paused
+        ones left alone)."""
+        return _turn(queues, scripts.POP(self.client, _queue_keys(queues), (count,)))
 
-    def fetch_blocking(self, identity: str, queue: str, timeout: float) -> Fetched | None:
-        """Wait up to `timeout` seconds for a job on `queue`, taken into the in-progress list."""
+    def fetch_blocking(self, identity: str, queue: str, timeout: float) -> Turn:
+        """Wait up to `timeout` seconds for a job on `queue`, taken into the in-progress list;
+        then whether `queue` is paused."""
+        pipe = self.client.pipeline(transaction=False)
         # The same ends as the fetch script: the oldest job (queues are LPUSHed), onto
         # the list's left.  redis-py's defaults (LEFT to RIGHT) would take the newest.
-        raw = self.client.blmove(
+        pipe.blmove(
             keys.queue(queue),
             keys.in_progress(identity),
             max(1, round(timeout)),
             src="RIGHT",
             dest="LEFT",
         )
-        return None if raw is None else Fetched(queue=queue, raw=as_bytes(raw))
+        pipe.exists(keys.queue_paused(queue))
+        raw, flag = pipe.execute()
+        jobs = [] if raw is None else [Fetched(queue=queue, raw=as_bytes(raw))]
+        return Turn(jobs=jobs, paused=frozenset([queue]) if flag else _RUNNING)
 
-    def pop_basic(self, queues: Sequence[str], timeout: float) -> Fetched | None:
-        """Basic fetch: pop a job outright (lost if this process dies before it ends)."""
-        reply = self.client.brpop([keys.queue(name) for name in queues], timeout)
+    def pop_basic(self, queues: Sequence[str], timeout: float) -> Turn:
+        """Basic fetch: pop a job outright (lost if this process dies before it ends); then
+        which of `queues` are paused."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.brpop([keys.queue(name) for name in queues], timeout)
+        for name in queues:
+            pipe.exists(keys.queue_paused(name))
+        reply, *flags = pipe.execute()
+        paused = frozenset(name for name, flag in zip(queues, flags, strict=True) if flag)
         if reply is None:
-            return None
+            return Turn(jobs=[], paused=paused)
         key, raw = reply
-        return Fetched(queue=as_bytes(key).decode()[len(keys.QUEUE_PREFIX) :], raw=as_bytes(raw))
+        name = as_bytes(key).decode()[len(keys.QUEUE_PREFIX) :]
+        return Turn(jobs=[Fetched(queue=name, raw=as_bytes(raw))], paused=paused)
 
     def in_progress(self, identity: str) -> list[bytes]:
         """The payloads on `identity`'s in-progress list."""
@@ -80,3 +129,10 @@ class FetchStore:
         )
         pipe.sadd(keys.QUEUES, job.queue)  # after the job is back (see move_due.lua)
         return bool(scripts.run_pipeline(self.client, pipe)[0])
+
+    def push_back(self, job: Fetched) -> None:
+        """Basic fetch: put a popped job back at the front of its queue."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.rpush(keys.queue(job.queue), job.raw)
+        pipe.sadd(keys.QUEUES, job.queue)  # after the job is back, as requeue_one
+        pipe.execute()

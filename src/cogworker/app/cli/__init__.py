@@ -29,6 +29,8 @@ COMMANDS = {
     "delete": "act:delete",
     "cancel": "act:cancel",
     "enqueue": "act:enqueue",
+    "pause": "pausing:pause",
+    "unpause": "pausing:unpause",
     "quiet": "signals:quiet",
     "resume": "signals:resume",
     "stop": "signals:stop",

@@ -38,11 +38,16 @@ def stats(session: Session) -> bool:
 @click.command()
 @inspecting
 def queues(session: Session) -> bool:
-    """Every queue with its size and latency (how long its oldest job has waited)."""
+    """Every queue with its size, latency (how long its oldest job has waited) and whether
+    it is paused."""
     loads = session.store.queues.loads(session.store.now())
     warn([f"queue {load.name}: {load.problem}" for load in loads if load.problem])
-    rows = [(load.name, load.size, span(load.latency)) for load in loads]
-    answer(session.as_json, unstructured(loads), table(("QUEUE", "SIZE", "LATENCY"), rows))
+    rows = [
+        (load.name, load.size, span(load.latency), "paused" if load.paused else "")
+        for load in loads
+    ]
+    headers = ("QUEUE", "SIZE", "LATENCY", "STATE")
+    answer(session.as_json, unstructured(loads), table(headers, rows))
     return True
 
 

@@ -66,6 +66,8 @@ ROUTES = [
     queues.clear_confirm,
     queues.clear,
     queues.delete,
+    queues.pause,
+    queues.resume,
     sets.set_page,
     sets.act,
     bulk.bulk_page,

@@ -20,6 +20,8 @@ ACTIONS = {
     "quiet": ("Asked to quiet", "process"),
     "resume": ("Asked to resume", "process"),
     "stop": ("Asked to stop", "process"),
+    "pause": ("Paused", "queue"),
+    "unpause": ("Resumed", "queue"),
     "none": ("Selected", "job"),
 }
 #: Why "Enqueue now" enqueued nothing, by the key that says so.
@@ -39,7 +41,7 @@ KEYS = ("done", "n", "gone", "skipped", "cancelled", *_REFUSALS)
 _LIMIT = 10_000_000
 
 
-_PLURALS = {"job": "jobs", "process": "processes", "entry": "entries"}
+_PLURALS = {"job": "jobs", "process": "processes", "entry": "entries", "queue": "queues"}
 
 
 def _plural(count: int, noun: str) -> str:

@@ -6,6 +6,17 @@ jobs waiting for a thread.  One queue is
 waited on with a blocking move (a job starts the moment it is pushed);
 several are looked at in one script, with a short growing pause while all
 are empty.
+
+Paused queues (`client.pause`) stay in the order: the fetch script skips
+them and its reply says which were paused, so a fetch costs one `EVALSHA`
+with or without pauses, and the fetcher learns of a pause or a resume from
+the reply it gets anyway.  A blocking wait is only ever made on queues that
+reply found running; a job it takes from a queue paused meanwhile (a wait
+that began before the pause) goes back instead of running: no job of a
+paused queue starts after `pause` returns.  With every queue paused, the
+fetcher runs the script once per idle pause (at most
+`fetch_idle_max_interval` apart), never a blocking wait: it would take a
+job at once only to put it back.
 """
 
 from __future__ import annotations
@@ -22,7 +33,7 @@ from returns.pipeline import is_successful
 from cogworker.adapters import key_guard
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.connection import BLOCK_SECONDS
-from cogworker.adapters.jobs.fetch import Fetched, FetchStore
+from cogworker.adapters.jobs.fetch import Fetched, FetchStore, Turn
 from cogworker.app.config import Config
 from cogworker.app.worker.backoff import Backoff
 from cogworker.app.worker.slots import FetchSlots
@@ -138,25 +149,52 @@ class Fetcher:
             self._requeue_strays()
         if self._broken and time.monotonic() - self._checked_at > RECHECK_SECONDS:
             self.check_queues()
-        order = fetch_order(self._usable, self.rng)
-        if not order:
+        if not self._usable.entries:
             self.state.stopping.wait(RECHECK_SECONDS / 10)
             return []
-        if self.config.fetch == "basic":
-            popped = self.store.pop(order, wanted)
-            if popped:
-                return popped
-            waited = self.store.pop_basic(order, BLOCK_SECONDS)
-            return [waited] if waited else []
-        fetched = self.store.fetch(self.state.identity, order, wanted)
-        if fetched:
+        order = fetch_order(self._usable, self.rng)
+        turn = self._take(order, wanted)
+        if turn.paused and any(job.queue in turn.paused for job in turn.jobs):
+            return self._put_back_paused(turn.jobs, turn.paused)
+        return turn.jobs
+
+    def _take(self, order: tuple[str, ...], wanted: int) -> Turn:
+        """One fetch: a script over the queues in `order`, else a blocking wait on the one
+        running queue (basic fetch: on the running queues), else the idle pause."""
+        identity, basic = self.state.identity, self.config.fetch == "basic"
+        turn = self.store.pop(order, wanted) if basic else self.store.fetch(identity, order, wanted)
+        if turn.jobs:
             self._idle_pause = 0.0
-            return fetched
-        if len(order) == 1:
-            waited = self.store.fetch_blocking(self.state.identity, order[0], BLOCK_SECONDS)
-            return [waited] if waited else []
-        self._pause_while_idle()
-        return []
+            return turn
+        running = [name for name in order if name not in turn.paused] if turn.paused else order
+        if basic and running:
+            return self.store.pop_basic(running, BLOCK_SECONDS)
+        if len(running) == 1:
+            return self.store.fetch_blocking(identity, running[0], BLOCK_SECONDS)
+        self._pause_while_idle()  # several queues all empty, or every queue paused
+        return turn
+
+    def _put_back_paused(self, jobs: list[Fetched], paused: frozenset[str]) -> list[Fetched]:
+        """The jobs whose queue isn't paused; the others go back to the front of their queue.
+
+        A blocking wait that began before a pause brings a job that must not
+        start (the fetch scripts never take from a paused queue).  It never
+        ran: back where it was, the newest first so the oldest is at the
+        front again.  If Redis fails here, reliable fetch leaves it on the
+        in-progress list, where `_requeue_strays` finds it (the loop marks
+        strays possible when Redis fails).
+        """
+        for job in reversed(jobs):
+            if job.queue not in paused:
+                continue
+            if self.config.fetch == "basic":
+                self.store.push_back(job)
+            else:
+                self.store.requeue_one(self.state.identity, job)
+            self.logger.debug(
+                "a job taken as its queue was paused went back", extra={"queue": job.queue}
+            )
+        return [job for job in jobs if job.queue not in paused]
 
     def _pause_while_idle(self) -> None:
         self._idle_pause = min(

@@ -54,7 +54,9 @@ def overview(request: Request[Any, Any, Any]) -> Template:
     counts = store.counts()
     chart, unreadable = _chart(store, now, PERIODS[period])
     loads = store.queues.loads(now)
-    busiest = sorted(loads, key=lambda load: -(load.size or 0))[:OVERVIEW_QUEUES]
+    # A paused queue is listed however small: a pause left on by mistake stops its jobs.
+    busiest = sorted(loads, key=lambda load: (not load.paused, -(load.size or 0)))
+    busiest = busiest[:OVERVIEW_QUEUES]
     return render(
         request,
         "overview",

@@ -1,4 +1,5 @@
-"""Queues: each queue's size and latency, its jobs, deleting one, clearing it (confirmed)."""
+"""Queues: each queue's size, latency and pause, its jobs, deleting one, clearing it
+(confirmed), pausing and resuming it."""
 
 from __future__ import annotations
 
@@ -90,3 +91,25 @@ def delete(request: Request[Any, Any, Any], data: Form) -> Redirect:
     return back(
         dash, "/queue", name=queue_ref(name), done="delete", n=int(deleted), gone=int(not deleted)
     )
+
+
+@post("/queue/pause", name="queue-pause")
+@threaded
+def pause(request: Request[Any, Any, Any], data: Form) -> Redirect:
+    """Pause a queue: no worker takes its jobs from its next fetch on (`Client.pause`)."""
+    return _set_paused(request, data, paused=True)
+
+
+@post("/queue/resume", name="queue-resume")
+@threaded
+def resume(request: Request[Any, Any, Any], data: Form) -> Redirect:
+    """Let the workers take a paused queue's jobs again (`Client.resume`)."""
+    return _set_paused(request, data, paused=False)
+
+
+def _set_paused(request: Request[Any, Any, Any], data: Form, *, paused: bool) -> Redirect:
+    dash = writable(request)
+    queues = dash.store.queues
+    name = named_queue(queues, params.text(params.form_values(data), "name", limit=500))
+    changed = queues.set_paused(name, paused=paused) if name else False
+    return back(dash, "/queues", done="pause" if paused else "unpause", n=int(changed))
