@@ -47,7 +47,7 @@ def test_a_run_counts_in_the_bucket_whose_bounds_hold_it(micros: int) -> None:
 )
 def test_a_sample_is_the_run_time_in_whole_microseconds(duration: float, micros: int) -> None:
     """A duration is rounded to microseconds; one that can't be a run time counts as 0."""
-    assert RunSample.of(duration, failed=False).micros == micros
+    assert RunSample.of("q", duration, failed=False).micros == micros
 
 
 @given(st.lists(run_samples, max_size=30))

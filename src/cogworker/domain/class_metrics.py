@@ -39,16 +39,19 @@ def lower_bound(bucket: int) -> int:
 
 @attrs.frozen(kw_only=True)
 class RunSample:
-    """What one run adds to its class's figures."""
+    """What one run adds to its class's figures on the queue it ran from (a class's
+    figures are kept per queue and merged on reading)."""
 
+    queue: str = ""
     micros: int
     failed: bool
 
     @classmethod
-    def of(cls, duration: float, *, failed: bool) -> RunSample:
-        """A run that took `duration` seconds (a clock that stepped back counts as 0)."""
+    def of(cls, queue: str, duration: float, *, failed: bool) -> RunSample:
+        """A run from `queue` that took `duration` seconds (a clock that stepped back
+        counts as 0)."""
         micros = round(duration * 1_000_000) if math.isfinite(duration) else 0
-        return cls(micros=max(micros, 0), failed=failed)
+        return cls(queue=queue, micros=max(micros, 0), failed=failed)
 
     @property
     def bucket(self) -> int:

@@ -4,6 +4,11 @@ was on, and only if it was still there (see settle.lua and ack_many.lua).
 With `replication` asking for replicas, each write ends with a WAIT; one
 that reached too few is told to `shortfalls` (the outcome stands on the
 primary: a failover that loses it runs the job again, never zero times).
+
+The same scripts add each run to its class's metrics in its queue's slot
+(`adapters.class_metrics` reads them); the queue joins the registry of
+parts in the same pipeline, ahead of the scripts, at most once a
+`REGISTER_EVERY` per store.
 """
 
 from __future__ import annotations
@@ -21,11 +26,15 @@ from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.jobs.status_marks import queue_mark
 from cogworker.adapters.replication import Replication, ShortfallLog
+from cogworker.domain.class_metrics import RunSample, hour_of, minute_of
 from cogworker.domain.stats import day_of
 
 ScriptArgs = tuple[bytes | str | int | float, ...]
 #: The counter of an end that isn't a success or a failure (a failure counts in `failed`).
 _COUNTERS = {"cancel": "cancelled", "expire": "expired"}
+#: Seconds between two registrations of a queue's part by one store: the registry, lost
+#: with Redis's data, is whole again within this.
+REGISTER_EVERY = 60.0
 
 
 @attrs.frozen(kw_only=True)
@@ -45,6 +54,8 @@ class SettleStore:
     #: The replicas every outcome waits for, and where a shortfall is told.
     replication: Replication = attrs.field(factory=Replication)
     shortfalls: ShortfallLog | None = None
+    #: When this store last registered each queue's part.
+    _registered: dict[str, float] = attrs.field(factory=dict, init=False)
 
     def settle(self, identity: str | None, order: SettleOrder, now: float) -> bool:
         """Write a run's outcome; False if the job was no longer `identity`'s (nothing written).
@@ -69,6 +80,7 @@ class SettleStore:
         `working`: tracked jobs that started (jid: when), marked working first.
         """
         pipe = self.client.pipeline(transaction=False)
+        parts = self._queue_parts(pipe, [order.outcome.sample for order in orders], now)
         marks = working or {}
         for jid, started_at in marks.items():
             queue_mark(pipe, jid, "working", started_at, self.retention.status_ttl)
@@ -85,8 +97,9 @@ class SettleStore:
                 holder, order.fetched.raw, identity is not None, order.outcome, now
             )
             scripts.SETTLE.queue(pipe, *call)
-        # The marks' replies (an HSET's and an EXPIRE's each) come first.
-        replies = iter(self._run(pipe)[2 * len(marks) :])
+        # The parts' SADD and the marks' replies (an HSET's and an EXPIRE's each) come first.
+        replies = iter(self._run(pipe)[bool(parts) + 2 * len(marks) :])
+        self._registered.update(dict.fromkeys(parts, now))
         written = [False] * len(orders)
         for i, flag in zip(plain, next(replies) if plain else (), strict=True):
             written[i] = bool(flag)
@@ -99,12 +112,33 @@ class SettleStore:
     ) -> bool:
         """Write `outcome` for `entry` of the list `holder` (checked only when `owned`)."""
         call = self._settle_call(holder, entry, owned, outcome, now)
-        if not self.replication.replicas:
+        if not (self.replication.replicas or self._unregistered([outcome.sample], now)):
             return bool(scripts.SETTLE(self.client, *call))
         pipe = self.client.pipeline(transaction=False)
+        parts = self._queue_parts(pipe, [outcome.sample], now)
         scripts.SETTLE.queue(pipe, *call)
-        (reply,) = self._run(pipe)
+        *_, reply = self._run(pipe)
+        self._registered.update(dict.fromkeys(parts, now))
         return bool(reply)
+
+    def _unregistered(self, samples: Sequence[RunSample | None], now: float) -> list[str]:
+        """The queues of `samples` this store hasn't registered for REGISTER_EVERY."""
+        queues = {sample.queue for sample in samples if sample is not None}
+        return sorted(
+            queue
+            for queue in queues
+            if now - self._registered.get(queue, -REGISTER_EVERY) >= REGISTER_EVERY
+        )
+
+    def _queue_parts(
+        self, pipe: redis.client.Pipeline, samples: Sequence[RunSample | None], now: float
+    ) -> list[str]:
+        """Queue the registration of the queues `samples` write parts on, when due (before
+        the scripts: a reader then never misses a part); the queues registered."""
+        due = self._unregistered(samples, now)
+        if due:
+            pipe.sadd(keys.PARTS, *due)
+        return due
 
     def _run(self, pipe: redis.client.Pipeline) -> list[Any]:
         """Run `pipe` followed by the WAIT for replicas, if any; the writes' replies."""
@@ -124,19 +158,24 @@ class SettleStore:
     ) -> None:
         day, kept = day_of(now), self.retention
         ack_keys: list[str] = [holder, keys.stat("processed"), keys.stat("processed", day)]
-        ack_args: list[bytes | str | int] = [
+        ack_args: list[bytes | str | int | float] = [
             "1" if owned else "0",
             DAY_COUNTER_TTL,
             kept.history_per_class,
             int(kept.history_ttl),
+            now,
+            int(kept.metrics_ttl),
         ]
         for ack in acks:
+            outcome = ack.outcome
             ack_keys += (
-                keys.orphanings(ack.outcome.jid),
-                keys.handbacks(ack.outcome.jid),
-                keys.class_history(ack.outcome.class_name),
+                keys.orphanings(outcome.jid),
+                keys.handbacks(outcome.jid),
+                keys.class_history(outcome.class_name),
+                *metrics_keys(outcome.class_name, outcome.sample, now),
             )
-            ack_args += (ack.fetched.raw, ack.outcome.history)
+            ack_args += (ack.fetched.raw, outcome.history, outcome.class_name)
+            ack_args += metrics_args(outcome.sample)[:2]
         scripts.ACK_MANY.queue(pipe, ack_keys, ack_args)
 
     def _settle_call(
@@ -159,6 +198,7 @@ class SettleStore:
             outcome.unique_lock or keys.NO_LOCK,
             outcome.running_lock or keys.NO_LOCK,
             keys.handbacks(outcome.jid),
+            *metrics_keys(outcome.class_name, outcome.sample, now),
         )
         settle_args = (
             entry, "1" if owned else "0", outcome.kind, outcome.score, outcome.payload,
@@ -169,5 +209,28 @@ class SettleStore:
             outcome.jid, outcome.unique_action, int(outcome.lock_ttl * 1000),
             "release" if outcome.running_lock else "",
             "1" if outcome.history_per_job else "0",
+            outcome.class_name, *metrics_args(outcome.sample), int(kept.metrics_ttl),
         )  # fmt: skip
         return settle_keys, settle_args
+
+
+def metrics_keys(class_name: str, sample: RunSample | None, now: float) -> tuple[str, ...]:
+    """Where a run's figures go at `now`: its class's minute, hour and total hashes on its
+    queue, and the queue's registry of classes (placeholders when it isn't counted)."""
+    if sample is None:
+        return (keys.NO_LOCK,) * 4
+    queue = sample.queue
+    return (
+        keys.metrics_minute(queue, class_name, minute_of(now)),
+        keys.metrics_hour(queue, class_name, hour_of(now)),
+        keys.metrics_total(queue, class_name),
+        keys.metrics_classes(queue),
+    )
+
+
+def metrics_args(sample: RunSample | None) -> tuple[str | int, str | int, str]:
+    """A run's figures as the scripts take them: its time (microseconds), its bucket and
+    "1" if it failed; "" for the first two when it isn't counted."""
+    if sample is None:
+        return "", "", "0"
+    return sample.micros, sample.bucket, "1" if sample.failed else "0"

@@ -1,0 +1,71 @@
+-- _tallies: per-class metrics (domain/class_metrics.py) that the settling
+-- scripts (settle, ack_many) add their runs to; scripts.py puts this file in
+-- front of them.  A run counts in its class's minute, hour and total hashes,
+-- all in its queue's slot: fields r (runs), f (failures), t (execution time,
+-- microseconds) and one per histogram bucket, named by its index.  Its class
+-- is scored by the run's time in its queue's registry of classes.
+--
+-- A script collects its runs with `tally_run`, then `write_tallies` writes
+-- each hash once: one HINCRBY per field and one EXPIRE per hash, however
+-- many runs the call holds.  The shell names every key (they come in KEYS).
+
+local tallied, tallied_order = {}, {}
+local registries, registries_order = {}, {}
+
+local function tally_field(key, field, n)
+  local fields = tallied[key]
+  if not fields then
+    fields = {}
+    tallied[key] = fields
+    tallied_order[#tallied_order + 1] = key
+  end
+  fields[field] = (fields[field] or 0) + n
+end
+
+-- One run of `class`: its minute, hour and total hashes, its queue's registry
+-- of classes, its time (microseconds), its bucket, and "1" if it failed.
+local function tally_run(minute, hour, total, registry, class, micros, bucket, failed)
+  for _, key in ipairs({minute, hour, total}) do
+    tally_field(key, "r", 1)
+    tally_field(key, "t", tonumber(micros))
+    tally_field(key, bucket, 1)
+    if failed == "1" then
+      tally_field(key, "f", 1)
+    end
+  end
+  local classes = registries[registry]
+  if not classes then
+    classes = {}
+    registries[registry] = classes
+    registries_order[#registries_order + 1] = registry
+  end
+  classes[class] = true
+end
+
+-- Write what was collected at `now`: a hash expires `ttl` seconds after the
+-- last run added to it, and a class leaves its registry `ttl` after its last run.
+local function write_tallies(now, ttl)
+  for _, key in ipairs(tallied_order) do
+    -- In any order: additions commute.
+    for field, n in pairs(tallied[key]) do
+      redis.call("HINCRBY", key, field, n)
+    end
+    redis.call("EXPIRE", key, ttl)
+  end
+  for _, registry in ipairs(registries_order) do
+    for class in pairs(registries[registry]) do
+      redis.call("ZADD", registry, now, class)
+    end
+    redis.call("ZREMRANGEBYSCORE", registry, "-inf", "(" .. (tonumber(now) - tonumber(ttl)))
+    redis.call("EXPIRE", registry, ttl)
+  end
+end
+
+-- The checks of a run's figures at ARGV[i] (its time, or "" when the run isn't
+-- counted) and ARGV[i + 1] (its bucket).
+local function need_run_figures(i)
+  if ARGV[i] ~= "" then
+    need_int(i, 0, MOST)
+    need_int(i + 1, 0, MOST)
+  end
+end
