@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import redis
 from redis.crc import key_slot
 
@@ -76,9 +77,12 @@ def test_a_repeated_batch_counts_nothing_twice(rc: redis.Redis) -> None:
 
 
 def test_every_metrics_key_lives_in_its_queues_slot_and_expires(rc: redis.Redis) -> None:
-    """The hashes and the registry carry the queue's hash tag and the retention's TTL."""
+    """An ack and a retry: the hashes and the registry carry the queue's hash tag, and
+    the retention's TTL."""
     store = SettleStore(rc, Retention(metrics_ttl=3600))
     store.settle_many(IDENTITY, [_held(rc, "j1", "a{b}", 1_000)], NOW)
+    failed = _held(rc, "j2", "a{b}", 1_000, kind="retry")
+    store.settle(IDENTITY, failed, NOW)
     written = sorted(key.decode() for key in rc.scan_iter("cogworker:{q:*"))
     assert written == sorted(
         [
@@ -90,8 +94,24 @@ def test_every_metrics_key_lives_in_its_queues_slot_and_expires(rc: redis.Redis)
     )
     # The slot the cluster layout gives the queue's own keys (docs/redis-cluster.md).
     assert {key_slot(key.encode()) for key in written} == {key_slot(b"cogworker:{q:a{b}}:queue")}
-    assert all(0 < rc.ttl(key) <= 3600 for key in written)
+    assert all(3500 < rc.ttl(key) <= 3600 for key in written)
     assert rc.smembers(keys.PARTS) == {b"a{b}"}
+
+
+def test_classes_run_one_after_another_all_stay_registered(rc: redis.Redis) -> None:
+    """An ack, a retry, a death of three classes, each its own call: all three are read."""
+    store = SettleStore(rc)
+    kinds: tuple[OutcomeKind, ...] = ("ack", "retry", "dead")
+    for n, kind in enumerate(kinds):
+        order = _held(rc, f"j{n}", "default", 1_000, kind=kind)
+        renamed = attrs.evolve(order, outcome=attrs.evolve(order.outcome, class_name=f"app.C{n}"))
+        store.settle_many(IDENTITY, [renamed], NOW + n)
+    tallies = ClassMetricsStore(rc).totals().tallies
+    assert {name: (t.runs, t.failures) for name, t in tallies.items()} == {
+        "app.C0": (1, 0),
+        "app.C1": (1, 1),
+        "app.C2": (1, 1),
+    }
 
 
 def test_a_class_that_stopped_running_leaves_the_registry(rc: redis.Redis) -> None:

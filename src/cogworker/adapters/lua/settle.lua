@@ -124,8 +124,7 @@ if ARGV[16] ~= "" then
   redis.call("EXPIRE", KEYS[11], ARGV[17])
 end
 if ARGV[25] ~= "" then
-  local failed = kind == "ack" and "0" or "1"
-  tally_run(KEYS[15], KEYS[16], KEYS[17], KEYS[18], ARGV[24], ARGV[25], ARGV[26], failed)
-  write_tallies(ARGV[18], ARGV[27])
+  tally_run(KEYS[15], KEYS[16], KEYS[17], KEYS[18], ARGV[24], ARGV[25], ARGV[26], ARGV[27])
+  write_tallies(ARGV[18], ARGV[28])
 end
 return 1
