@@ -129,6 +129,34 @@ def test_a_class_that_stopped_running_leaves_the_registry(rc: redis.Redis) -> No
     assert ClassMetricsStore(rc).classes() == {"default": ("app.Other",)}
 
 
+def test_a_class_is_refreshed_once_a_minute_per_store(rc: redis.Redis) -> None:
+    """A class's registry score and total TTL are renewed by a store's first run of it in
+    a minute, not by every run: hot-path commands cost."""
+    store = SettleStore(rc, Retention(metrics_ttl=3600))
+    total, registry = keys.metrics_total("default", CLASS), keys.metrics_classes("default")
+    store.settle_many(IDENTITY, [_held(rc, "j1", "default", 1_000)], NOW)
+    rc.expire(total, 100)
+    store.settle_many(IDENTITY, [_held(rc, "j2", "default", 1_000)], NOW + 30)
+    assert rc.zscore(registry, CLASS) == NOW
+    assert rc.ttl(total) <= 100
+    store.settle(IDENTITY, _held(rc, "j3", "default", 1_000, kind="retry"), NOW + 61)
+    assert rc.zscore(registry, CLASS) == NOW + 61
+    assert rc.ttl(total) > 3500
+    assert ClassMetricsStore(rc).totals().tallies[CLASS].runs == 3
+
+
+def test_a_minute_gets_its_ttl_when_created(rc: redis.Redis) -> None:
+    """Later runs of the same minute add to its hash without renewing its TTL."""
+    store = SettleStore(rc, Retention(metrics_ttl=3600))
+    minute = keys.metrics_minute("default", CLASS, minute_of(NOW))
+    store.settle_many(IDENTITY, [_held(rc, "j1", "default", 1_000)], NOW)
+    assert 3500 < rc.ttl(minute) <= 3600
+    rc.expire(minute, 100)
+    store.settle_many(IDENTITY, [_held(rc, "j2", "default", 1_000)], NOW + 1)
+    assert rc.ttl(minute) <= 100
+    assert rc.hget(minute, "r") == b"2"
+
+
 def test_a_run_without_a_sample_writes_no_metrics(rc: redis.Redis) -> None:
     """Metrics off (or a job that never ran): the settlement writes no metrics key."""
     order = _held(rc, "j1", "default", 1_000)

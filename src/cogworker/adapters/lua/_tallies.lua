@@ -6,10 +6,14 @@
 -- is scored by the run's time in its queue's registry of classes.
 --
 -- A script collects its runs with `tally_run`, then `write_tallies` writes
--- each hash once: one HINCRBY per field and one EXPIRE per hash, however
--- many runs the call holds.  The shell names every key (they come in KEYS).
+-- each hash once: one HINCRBY per field, however many runs the call holds.
+-- A minute's or an hour's hash gets its TTL when created; the total hash's
+-- TTL and the class's registry entry are refreshed only when the shell asks
+-- (once a minute per process and class): commands on the ack's hot path cost.
+-- The shell names every key (they come in KEYS).
 
 local tallied, tallied_order = {}, {}
+local refreshed, refreshed_order = {}, {}
 local registries, registries_order = {}, {}
 
 local function tally_field(key, field, n)
@@ -23,8 +27,9 @@ local function tally_field(key, field, n)
 end
 
 -- One run of `class`: its minute, hour and total hashes, its queue's registry
--- of classes, its time (microseconds), its bucket, and "1" if it failed.
-local function tally_run(minute, hour, total, registry, class, micros, bucket, failed)
+-- of classes, its time (microseconds), its bucket, "1" if it failed, and "1"
+-- to refresh its total's TTL and its registry entry.
+local function tally_run(minute, hour, total, registry, class, micros, bucket, failed, refresh)
   for _, key in ipairs({minute, hour, total}) do
     tally_field(key, "r", 1)
     tally_field(key, "t", tonumber(micros))
@@ -33,6 +38,11 @@ local function tally_run(minute, hour, total, registry, class, micros, bucket, f
       tally_field(key, "f", 1)
     end
   end
+  if refresh ~= "1" or refreshed[total] then
+    return
+  end
+  refreshed[total] = true
+  refreshed_order[#refreshed_order + 1] = total
   local classes = registries[registry]
   if not classes then
     classes = {}
@@ -42,15 +52,25 @@ local function tally_run(minute, hour, total, registry, class, micros, bucket, f
   classes[class] = true
 end
 
--- Write what was collected at `now`: a hash expires `ttl` seconds after the
--- last run added to it, and a class leaves its registry `ttl` after its last run.
+-- Write what was collected at `now`: a minute's or an hour's hash expires
+-- `ttl` seconds after its first run, a total hash and a class's registry
+-- entry `ttl` after their last refresh.
 local function write_tallies(now, ttl)
   for _, key in ipairs(tallied_order) do
-    -- In any order: additions commute.
-    for field, n in pairs(tallied[key]) do
-      redis.call("HINCRBY", key, field, n)
+    local fields = tallied[key]
+    -- Its runs' count is what this call added: the call created it.
+    if redis.call("HINCRBY", key, "r", fields.r) == fields.r then
+      redis.call("EXPIRE", key, ttl)
     end
-    redis.call("EXPIRE", key, ttl)
+    -- In any order: additions commute.
+    for field, n in pairs(fields) do
+      if field ~= "r" then
+        redis.call("HINCRBY", key, field, n)
+      end
+    end
+  end
+  for _, total in ipairs(refreshed_order) do
+    redis.call("EXPIRE", total, ttl)
   end
   for _, registry in ipairs(registries_order) do
     for class in pairs(registries[registry]) do
@@ -62,10 +82,11 @@ local function write_tallies(now, ttl)
 end
 
 -- The checks of a run's figures at ARGV[i] (its time, or "" when the run isn't
--- counted) and ARGV[i + 1] (its bucket).
+-- counted), ARGV[i + 1] (its bucket) and ARGV[i + 2] (refresh: "1" or "0").
 local function need_run_figures(i)
   if ARGV[i] ~= "" then
     need_int(i, 0, MOST)
     need_int(i + 1, 0, MOST)
+    need_choice(i + 2, "0", "1")
   end
 end

@@ -5,7 +5,7 @@
 -- The counters, the class lists and the class metrics (see _tallies.lua) are
 -- written once per call, not per job.
 --
--- shape: KEYS 3 + 7n, ARGV 6 + 5n
+-- shape: KEYS 3 + 7n, ARGV 6 + 6n
 -- uses: _tallies
 -- KEYS[1]  the list holding the entries
 -- KEYS[2]  processed, in total    KEYS[3]  processed, today
@@ -17,9 +17,10 @@
 -- ARGV[2]  TTL of a day's counter
 -- ARGV[3]  history kept per class   ARGV[4]  history TTL
 -- ARGV[5]  now                      ARGV[6]  metrics TTL
--- ARGV[7], ARGV[8], ... ARGV[11]  per entry: the entry on KEYS[1], its history
+-- ARGV[7], ARGV[8], ... ARGV[12]  per entry: the entry on KEYS[1], its history
 --          record (or ""), its class, its run time in microseconds (or "": not
---          counted in the metrics) and its histogram bucket
+--          counted in the metrics), its histogram bucket, and "1" to refresh its
+--          class's total and registry entry (see _tallies.lua), else "0"
 --
 -- Returns per entry 1, or 0 if it was no longer on the list.
 need_choice(1, "0", "1")
@@ -28,22 +29,22 @@ need_int(3, 1, MOST)
 need_int(4, 0, LONGEST_SECONDS)
 need_number(5)
 need_int(6, 1, LONGEST_SECONDS)
-need_groups(7, 5)
-for i = 7, #ARGV, 5 do
+need_groups(7, 6)
+for i = 7, #ARGV, 6 do
   need_text(i)
   need_text(i + 1)
   need_text(i + 2)
   need_run_figures(i + 3)
 end
-if #KEYS ~= 3 + 7 * (#ARGV - 6) / 5 then
-  error({err = "ERR cogworker: " .. #KEYS .. " keys for " .. (#ARGV - 6) / 5 .. " entries"})
+if #KEYS ~= 3 + 7 * (#ARGV - 6) / 6 then
+  error({err = "ERR cogworker: " .. #KEYS .. " keys for " .. (#ARGV - 6) / 6 .. " entries"})
 end
 
 local written = {}
 local acked = 0
 local histories, seen = {}, {}
-for i = 7, #ARGV, 5 do
-  local k = 4 + 7 * (i - 7) / 5
+for i = 7, #ARGV, 6 do
+  local k = 4 + 7 * (i - 7) / 6
   local orphanings, handbacks, history = KEYS[k], KEYS[k + 1], KEYS[k + 2]
   if ARGV[1] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[i]) == 0 then
     written[#written + 1] = 0
@@ -60,7 +61,7 @@ for i = 7, #ARGV, 5 do
     end
     if ARGV[i + 3] ~= "" then
       tally_run(KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], ARGV[i + 2], ARGV[i + 3],
-        ARGV[i + 4], "0")
+        ARGV[i + 4], "0", ARGV[i + 5])
     end
   end
 end

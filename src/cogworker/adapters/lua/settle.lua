@@ -5,7 +5,7 @@
 -- The list is this process's in-progress list (a run just ended), or the
 -- unsettled list (a settlement a stopped process handed over).
 --
--- shape: KEYS 18, ARGV 28
+-- shape: KEYS 18, ARGV 29
 -- uses: _tallies
 -- KEYS[1]  the list holding the entry
 -- KEYS[2]  the target sorted set (retry or dead; unused for ack and discard)
@@ -36,8 +36,9 @@
 -- ARGV[23] "1" to keep the history record in the job's own list too (else the class's only)
 -- ARGV[24] the job's class
 -- ARGV[25] the run's time in microseconds, or "" (no run to count in the metrics)
--- ARGV[26] its histogram bucket   ARGV[27] "1" if it failed, else "0"
--- ARGV[28] metrics TTL
+-- ARGV[26] its histogram bucket
+-- ARGV[27] "1" to refresh its class's total and registry entry (see _tallies.lua), else "0"
+-- ARGV[28] "1" if it failed, else "0"   ARGV[29] metrics TTL
 --
 -- Returns 1, or 0 if the entry was no longer on the list.
 need_text(1)
@@ -65,8 +66,8 @@ need_choice(22, "release", "")
 need_choice(23, "0", "1")
 need_text(24)
 need_run_figures(25)
-need_choice(27, "0", "1")
-need_int(28, 1, LONGEST_SECONDS)
+need_choice(28, "0", "1")
+need_int(29, 1, LONGEST_SECONDS)
 
 if ARGV[2] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
   return 0
@@ -124,7 +125,8 @@ if ARGV[16] ~= "" then
   redis.call("EXPIRE", KEYS[11], ARGV[17])
 end
 if ARGV[25] ~= "" then
-  tally_run(KEYS[15], KEYS[16], KEYS[17], KEYS[18], ARGV[24], ARGV[25], ARGV[26], ARGV[27])
-  write_tallies(ARGV[18], ARGV[28])
+  tally_run(KEYS[15], KEYS[16], KEYS[17], KEYS[18], ARGV[24], ARGV[25], ARGV[26], ARGV[28],
+    ARGV[27])
+  write_tallies(ARGV[18], ARGV[29])
 end
 return 1
