@@ -154,7 +154,7 @@ def test_a_minute_gets_its_ttl_when_created(rc: redis.Redis) -> None:
     rc.expire(minute, 100)
     store.settle_many(IDENTITY, [_held(rc, "j2", "default", 1_000)], NOW + 1)
     assert rc.ttl(minute) <= 100
-    assert rc.hget(minute, "r") == b"2"
+    assert rc.hget(minute, "t") == b"2000"
 
 
 def test_a_run_without_a_sample_writes_no_metrics(rc: redis.Redis) -> None:
@@ -172,7 +172,7 @@ def test_a_run_without_a_sample_writes_no_metrics(rc: redis.Redis) -> None:
 def test_a_hash_that_holds_something_else_is_named_and_left_out(rc: redis.Redis) -> None:
     """A damaged tally hash doesn't blank the reading: it is left out, with a sentence."""
     SettleStore(rc).settle_many(IDENTITY, [_held(rc, "j1", "default", 1_000)], NOW)
-    rc.hset(keys.metrics_total("default", CLASS), "r", "many")
+    rc.hset(keys.metrics_total("default", CLASS), "t", "many")
     reading = ClassMetricsStore(rc).totals()
     assert reading.tallies == {}
     total = keys.metrics_total("default", CLASS)

@@ -137,7 +137,7 @@ def test_a_key_of_the_wrong_type_leaves_its_sample_out_and_is_counted(
                                                "args": [], "created_at": 1.0}))  # fmt: skip
     raw.sadd(keys.PARTS, "fine")
     raw.zadd(keys.metrics_classes("fine"), {"x.Y": 1.0})
-    raw.hset(keys.metrics_total("fine", "x.Y"), mapping={"r": "1", "t": "-5"})
+    raw.hset(keys.metrics_total("fine", "x.Y"), mapping={"0": "1", "t": "-5"})
     samples = scraped(web.get("/metrics").text)
     assert ("cogworker_processed_total", ()) not in samples
     assert ("cogworker_queue_jobs", (("queue", "broken"),)) not in samples

@@ -58,7 +58,7 @@ def _seed_classes(raw: redis.Redis, queues: int, classes: int) -> None:
         pipe.sadd(keys.PARTS, queue)
         pipe.zadd(keys.metrics_classes(queue), {name: 1.7e9})
         pipe.hset(keys.metrics_total(queue, name),
-                  mapping={"r": 30, "f": 2, "t": 4_500_000, "5": 10, "9": 15, "14": 5})  # fmt: skip
+                  mapping={"f": 2, "t": 4_500_000, "5": 10, "9": 15, "14": 5})  # fmt: skip
     pipe.execute()
 
 

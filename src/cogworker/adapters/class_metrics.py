@@ -4,8 +4,8 @@ settling scripts write (lua/_tallies.lua), for `/metrics` and the dashboard.
 For a queue Q and a class C, in Q's slot (`redis_keys.metrics_*`):
 
 * `cogworker:{q:Q}:metrics:C:m:MINUTE`, `...:C:h:HOUR` and `...:C:total`: tally
-  hashes with fields `r` (runs), `f` (failures), `t` (execution time,
-  microseconds) and one per histogram bucket, named by its index;
+  hashes with fields `t` (execution time, microseconds), `f` (failures) and
+  one per histogram bucket, named by its index (their sum: the runs);
 * `cogworker:{q:Q}:metrics:classes`: the classes run on Q, by last run.
 
 `cogworker:parts` lists the queues to read.  Every read is three pipelined
@@ -27,12 +27,12 @@ from cogworker.adapters.replies import as_bytes
 from cogworker.domain.class_metrics import BUCKETS, NO_RUNS, Tally, last_hours
 
 Group = TypeVar("Group", bound=Hashable)
-_COUNTERS = {b"r": "runs", b"f": "failures", b"t": "micros"}
+_COUNTERS = {b"f": "failures", b"t": "micros"}
 
 
 def tally_of(fields: Mapping[bytes, bytes]) -> Tally | None:
     """The tally a hash holds (empty: no runs), or None if it isn't one."""
-    figures = {"runs": 0, "failures": 0, "micros": 0}
+    figures = {"failures": 0, "micros": 0}
     counts = [0] * BUCKETS
     for field, value in fields.items():
         if not value.isdigit():
@@ -43,7 +43,7 @@ def tally_of(fields: Mapping[bytes, bytes]) -> Tally | None:
             counts[int(field)] = int(value)
         else:
             return None
-    return Tally(**figures, counts=tuple(counts))
+    return Tally(runs=sum(counts), **figures, counts=tuple(counts))
 
 
 @attrs.frozen

@@ -1,8 +1,9 @@
 -- _tallies: per-class metrics (domain/class_metrics.py) that the settling
 -- scripts (settle, ack_many) add their runs to; scripts.py puts this file in
 -- front of them.  A run counts in its class's minute, hour and total hashes,
--- all in its queue's slot: fields r (runs), f (failures), t (execution time,
--- microseconds) and one per histogram bucket, named by its index.  Its class
+-- all in its queue's slot: fields t (execution time, microseconds), f
+-- (failures) and one per histogram bucket, named by its index, counting its
+-- runs (their sum is the runs: no field of its own to write).  Its class
 -- is scored by the run's time in its queue's registry of classes.
 --
 -- A script collects its runs with `tally_run`, then `write_tallies` writes
@@ -31,7 +32,6 @@ end
 -- to refresh its total's TTL and its registry entry.
 local function tally_run(minute, hour, total, registry, class, micros, bucket, failed, refresh)
   for _, key in ipairs({minute, hour, total}) do
-    tally_field(key, "r", 1)
     tally_field(key, "t", tonumber(micros))
     tally_field(key, bucket, 1)
     if failed == "1" then
@@ -58,13 +58,14 @@ end
 local function write_tallies(now, ttl)
   for _, key in ipairs(tallied_order) do
     local fields = tallied[key]
-    -- Its runs' count is what this call added: the call created it.
-    if redis.call("HINCRBY", key, "r", fields.r) == fields.r then
+    -- Its time is what this call added: the call created it (or every run so far
+    -- took 0 us, and the TTL is set again: harmless).
+    if redis.call("HINCRBY", key, "t", fields.t) == fields.t then
       redis.call("EXPIRE", key, ttl)
     end
     -- In any order: additions commute.
     for field, n in pairs(fields) do
-      if field ~= "r" then
+      if field ~= "t" then
         redis.call("HINCRBY", key, field, n)
       end
     end
