@@ -43,6 +43,9 @@ VARIANTS = {
     "p2c50": (2, 50, "reliable", 0),
     "p1c20": (1, 20, "reliable", 0),  # one process: is the second process worth it?
 }
+#: Variants without per-class metrics (`Config(metrics=False)`): the cost of the metrics.
+NO_METRICS = "nometrics"
+VARIANTS.update({f"{name}{NO_METRICS}": VARIANTS[name] for name in ("p2c10", "p2c20pf40")})
 
 
 def _config(variant: str, url: str | None = None) -> cogworker.Config:
@@ -54,6 +57,7 @@ def _config(variant: str, url: str | None = None) -> cogworker.Config:
         queues=(QUEUE,),
         fetch=fetch,
         log_level="WARNING",
+        metrics=not variant.endswith(NO_METRICS),
     )
 
 
@@ -90,7 +94,7 @@ def describe(variant: str) -> str:
     return (
         f"{p} x `cogworker work cogworker_bench:{_attr(variant)}` "
         f"(Config(concurrency={c}, prefetch={prefetch}, queues=('{QUEUE}',), fetch='{fetch}', "
-        "log_level='WARNING'), "
+        f"log_level='WARNING'{', metrics=False' if variant.endswith(NO_METRICS) else ''}), "
         f"other settings default; {c} processor threads + fetcher, heartbeat, poller, reconciler)"
     )
 

@@ -50,6 +50,10 @@ SETTLE_KEYS = (
     "lk",
     "rl",
     "hb",
+    "mm",
+    "mh",
+    "mt",
+    "mc",
 )
 CALLS = {
     "settle": Call(
@@ -57,13 +61,13 @@ CALLS = {
         SETTLE_KEYS,
         (ENTRY, "1", "retry", "1700000000.5", ENTRY, "86400", "1690000000", "10", "{}", "5",
          "600", "{}", "5", "5", "600", "retrying", "600", "1700000000", "j1", "extend", "60000",
-         "release", "1"),
+         "release", "1", "a.B", "1200", "1", "1", "1", "259200"),
         lambda rc: (rc.lpush(LIST, ENTRY), rc.set("lk", "j1")),
     ),
     "ack_many": Call(
         scripts.ACK_MANY,
-        (LIST, "s1", "s2", "o", "hb", "ch"),
-        ("1", "86400", "5", "600", ENTRY, "{}"),
+        (LIST, "s1", "s2", "o", "hb", "ch", "mm", "mh", "mt", "mc"),
+        ("1", "86400", "5", "600", "1700000000.5", "259200", ENTRY, "{}", "a.B", "1200", "1", "1"),
         _on_list(LIST),
     ),
     "requeue": Call(
@@ -162,7 +166,7 @@ def test_every_script_is_probed() -> None:
     """Each Lua script (but the shared checks) has a call here, or only reads."""
     lua = resources.files("cogworker.adapters").joinpath("lua")
     names = {f.name.removesuffix(".lua") for f in lua.iterdir() if f.name.endswith(".lua")}
-    assert names - {"_checks"} == set(CALLS) | READ_ONLY
+    assert names - {"_checks", "_tallies"} == set(CALLS) | READ_ONLY
 
 
 extreme_values = st.one_of(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import attrs
 from hypothesis import strategies as st
 
+from cogworker.domain.class_metrics import BOUNDS, RunSample, Tally
 from cogworker.domain.failure import (
     DISCARD,
     KILL,
@@ -240,3 +241,18 @@ def layout_steps(draw: st.DrawFn) -> tuple[Step, ...]:
         )
         for index, size in enumerate(sizes)
     )
+
+
+#: Run times from none to past the last bucket bound, in microseconds.
+run_micros = st.one_of(
+    st.integers(min_value=0, max_value=10**10),
+    st.sampled_from(BOUNDS).flatmap(lambda bound: st.sampled_from([bound - 1, bound, bound + 1])),
+)
+run_samples: st.SearchStrategy[RunSample] = st.builds(
+    RunSample, micros=run_micros, failed=st.booleans()
+)
+#: Runs with the time they ended, over a few hours.
+timed_runs = st.lists(
+    st.tuples(st.floats(min_value=1.7e9, max_value=1.7e9 + 5 * 3600), run_samples), max_size=40
+)
+tallies: st.SearchStrategy[Tally] = st.lists(run_samples, max_size=20).map(Tally.of)

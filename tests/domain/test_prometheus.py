@@ -10,7 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 
-from cogworker.domain.prometheus import Family, Sample, exposition, number_text
+from cogworker.domain.class_metrics import BOUNDS, Tally
+from cogworker.domain.prometheus import (
+    Family,
+    Sample,
+    exposition,
+    histogram_samples,
+    number_text,
+)
+from tests.domain.strategies import tallies
 
 #: Any text a queue or host name could hold (surrogates can't be written as UTF-8).
 texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
@@ -77,3 +85,30 @@ def test_a_bad_label_name_is_refused_by_name(label: str) -> None:
     """A label name the format can't carry (or reserves) is a ValueError naming it."""
     with pytest.raises(ValueError, match=f"'{label}' is not a Prometheus label name"):
         Sample(value=1, labels=((label, "x"),))
+
+
+@given(tallies, texts)
+def test_a_tally_reads_back_as_a_prometheus_histogram(tally: Tally, class_name: str) -> None:
+    """Prometheus's parser reads a histogram family whose buckets are the tally's cumulative
+    counts at every other bound, end with `+Inf` at the count, and whose sum is the tally's
+    time in seconds."""
+    labels = (("class", class_name),)
+    family = Family(name="cw_run_seconds", kind="histogram", help="Run times.",
+                    samples=tuple(histogram_samples(tally, labels)))  # fmt: skip
+    (parsed,) = text_string_to_metric_families(exposition([family]))
+    assert parsed.type == "histogram"
+    buckets = [(s.labels["le"], s.value) for s in parsed.samples if s.name.endswith("_bucket")]
+    assert [float(le) for le, _ in buckets] == [*(b / 1e6 for b in BOUNDS[::2]), math.inf]
+    cumulative = tally.cumulative()
+    assert [count for _, count in buckets] == [*cumulative[:-1:2], cumulative[-1]]
+    sums = {s.name: s.value for s in parsed.samples if not s.name.endswith("_bucket")}
+    assert sums == {"cw_run_seconds_sum": tally.seconds, "cw_run_seconds_count": tally.runs}
+    assert all(s.labels["class"] == class_name for s in parsed.samples)
+
+
+def test_only_a_histogram_has_suffixed_samples() -> None:
+    """A counter with a `_bucket` sample, or a histogram with a plain one, can't be made."""
+    with pytest.raises(ValueError, match="suffix"):
+        Family(name="cw_x", kind="counter", help="x", samples=(Sample(value=1, suffix="_sum"),))
+    with pytest.raises(ValueError, match="suffix"):
+        Family(name="cw_x", kind="histogram", help="x", samples=(Sample(value=1),))

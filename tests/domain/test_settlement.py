@@ -8,6 +8,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from cogworker.domain import settlement
+from cogworker.domain.class_metrics import RunSample
 from cogworker.domain.deadlines import TimedOut
 from cogworker.domain.failure import (
     DISCARD,
@@ -53,6 +54,7 @@ keepings = st.builds(
     track_all=st.booleans(),
     history=st.booleans(),
     unique_lock_ttl=st.floats(min_value=1, max_value=1e6),
+    metrics=st.booleans(),
 )
 jitters = st.floats(min_value=0, max_value=29.999, allow_nan=False)
 ends: st.SearchStrategy[settlement.RunEnd] = st.one_of(
@@ -419,3 +421,19 @@ def test_a_timed_out_run_is_an_ordinary_failure_marked_timed_out(
     assert (timed.effects.attempt.timed_out, timed.effects.history.timed_out) == (how, how)
     assert plain.effects.attempt is not None
     assert plain.effects.attempt.timed_out is None
+
+
+@given(job_records(), ends, keepings, jitters)
+def test_every_run_that_ends_adds_a_sample_to_its_class_metrics(
+    record: JobRecord, end: settlement.RunEnd, keeping: Keeping, jitter: float
+) -> None:
+    """A run's settlement carries its run time, failed unless it succeeded; none when the
+    configuration keeps no metrics."""
+    settled = settlement.settle(run_of(record), end, keeping, now=NOW, jitter=jitter)
+    expected = RunSample(queue="q", micros=1_000_000, failed=not isinstance(settled, Ack))
+    assert settled.effects.sample == (expected if keeping.metrics else None)
+
+
+def test_a_job_dropped_before_it_ran_adds_no_sample() -> None:
+    """An expired job that never started is no run of its class."""
+    assert settlement.expire(job(True, 0), KEEP_ALL, now=NOW).effects.sample is None

@@ -78,6 +78,11 @@ def test_metrics_after_a_drain_are_exact(
                ("identity", identity))  # fmt: skip
     latency = samples.pop(("cogworker_queue_latency_seconds", (("queue", "heavy"),)))
     assert before - oldest_heavy <= latency <= after - oldest_heavy
+    assert _class_series(samples) == {
+        "tests.app.jobs.Count": (7, 0),
+        "tests.app.jobs.NoRetryFalse": (3, 3),
+        "tests.app.jobs.AlwaysFails": (2, 2),
+    }
     assert samples == {
         ("cogworker_processed_total", ()): 12,
         ("cogworker_failed_total", ()): 5,
@@ -94,20 +99,51 @@ def test_metrics_after_a_drain_are_exact(
     }
 
 
+def _class_series(samples: Scrape) -> dict[str, tuple[float, float]]:
+    """Take the per-class families out of `samples`: each class's runs and failures, once
+    its histogram is checked to be whole (cumulative, `+Inf` and `_count` at the runs, a
+    sum for the time of a run or more)."""
+    classes: dict[str, tuple[float, float]] = {}
+    for (name, labels), runs in list(samples.items()):
+        if name != "cogworker_job_runs_total":
+            continue
+        by_class = dict(labels)["class"]
+        failures = samples.pop(("cogworker_job_failures_total", labels))
+        del samples[(name, labels)]
+        seconds = "cogworker_job_execution_seconds"
+        assert samples.pop((f"{seconds}_count", labels)) == runs
+        assert samples.pop((f"{seconds}_sum", labels)) > 0
+        buckets = sorted(
+            (float(dict(bucket_labels)["le"]), samples.pop((bucket_name, bucket_labels)))
+            for bucket_name, bucket_labels in list(samples)
+            if bucket_name == f"{seconds}_bucket" and dict(bucket_labels)["class"] == by_class
+        )
+        counts = [count for _, count in buckets]
+        assert counts == sorted(counts)
+        assert buckets[-1] == (float("inf"), runs)
+        classes[by_class] = (runs, failures)
+    return classes
+
+
 def test_a_key_of_the_wrong_type_leaves_its_sample_out_and_is_counted(
     web: Web, raw: redis.Redis
 ) -> None:
-    """A counter holding text and a queue key holding a string: the rest of the scrape stands."""
+    """A counter holding text, a queue key holding a string and a class's metrics holding a
+    negative time: the rest of the scrape stands."""
     raw.set(keys.stat("processed"), "abc")
     raw.sadd(keys.QUEUES, "broken", "fine")
     raw.set(keys.queue("broken"), "not a list")
     raw.lpush(keys.queue("fine"), json.dumps({"class": "x.Y", "queue": "fine", "jid": "j1",
                                                "args": [], "created_at": 1.0}))  # fmt: skip
+    raw.sadd(keys.PARTS, "fine")
+    raw.zadd(keys.metrics_classes("fine"), {"x.Y": 1.0})
+    raw.hset(keys.metrics_total("fine", "x.Y"), mapping={"0": "1", "t": "-5"})
     samples = scraped(web.get("/metrics").text)
     assert ("cogworker_processed_total", ()) not in samples
     assert ("cogworker_queue_jobs", (("queue", "broken"),)) not in samples
+    assert ("cogworker_job_runs_total", (("class", "x.Y"),)) not in samples
     assert samples[("cogworker_queue_jobs", (("queue", "fine"),))] == 1
-    assert samples[("cogworker_unreadable_keys", ())] == 2
+    assert samples[("cogworker_unreadable_keys", ())] == 3
 
 
 def test_odd_queue_names_are_escaped_not_forged(web: Web, raw: redis.Redis) -> None:

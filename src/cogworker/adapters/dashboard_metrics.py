@@ -1,8 +1,9 @@
 """What a `/metrics` scrape reads, through the dashboard's store: the stat cards' numbers,
-every queue's size and latency, and every process's busy threads and concurrency.
+every queue's size and latency, every process's busy threads and concurrency, and
+every job class's runs, failures and run times (merged over queues).
 
-Seven round trips at most (each read below is one or two pipelines),
-whatever the number of queues and processes.  A key that can't be read
+Ten round trips at most (each read below is one to three pipelines),
+whatever the number of queues, processes and classes.  A key that can't be read
 leaves its figure None and its sentence in `problems`, once per key.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import attrs
 import redis
 
+from cogworker.adapters.class_metrics import ClassTallies
 from cogworker.adapters.dashboard_store import Counts, DashboardStore
 from cogworker.adapters.flagged_reads import count_of
 from cogworker.adapters.tracking import QueueLoad as QueueLoad  # re-exported for the route
@@ -34,6 +36,8 @@ class MetricsReading:
     counts: Counts
     queues: tuple[QueueLoad, ...]
     processes: tuple[ProcessLoad, ...]
+    #: Each class's runs since its figures began (see `ClassMetricsStore.totals`).
+    classes: ClassTallies
     #: The keys that can't be read as cogworker writes them, a sentence each.
     problems: frozenset[str]
 
@@ -44,6 +48,7 @@ def read_metrics(store: DashboardStore) -> MetricsReading:
         counts = store.counts()
         loads = tuple(store.queues.loads(store.now()))
         infos = store.processes.infos()
+        classes = store.class_metrics.totals()
     except (redis.ConnectionError, redis.TimeoutError) as error:
         raise RedisUnavailableError(f"Redis did not answer: {type(error).__name__}") from error
     processes = tuple(
@@ -54,6 +59,6 @@ def read_metrics(store: DashboardStore) -> MetricsReading:
     # A key two reads met (a queue: its size for the totals, then for its own) counts once.
     problems = {*counts.problems, *(load.problem for load in loads if load.problem)}
     problems.update(problem for info in infos for problem in info.problems)
-    return MetricsReading(
-        counts=counts, queues=loads, processes=processes, problems=frozenset(problems)
-    )
+    problems.update(classes.problems)
+    return MetricsReading(counts=counts, queues=loads, processes=processes, classes=classes,
+                          problems=frozenset(problems))  # fmt: skip

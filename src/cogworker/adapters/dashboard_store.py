@@ -17,6 +17,7 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import tracking
+from cogworker.adapters.class_metrics import ClassMetricsStore
 from cogworker.adapters.dashboard_processes import ProcessStore
 from cogworker.adapters.dashboard_queues import QueueStore
 from cogworker.adapters.dashboard_sets import SetStore
@@ -80,6 +81,8 @@ class DashboardStore:
     sets: SetStore
     queues: QueueStore
     processes: ProcessStore
+    #: Per-class metrics, merged over queues (the read API of a Metrics page).
+    class_metrics: ClassMetricsStore
     _client: redis.Redis
     _retention: Retention
 
@@ -90,6 +93,7 @@ class DashboardStore:
             sets=SetStore(client, retention),
             queues=QueueStore(client),
             processes=ProcessStore(client, ProcessRegistry(client)),
+            class_metrics=ClassMetricsStore(client),
             client=client,
             retention=retention,
         )

@@ -2,6 +2,8 @@
 
 Single-instance Redis (or a primary with replicas / Sentinel): some scripts
 derive a job's queue key from its payload, which Redis Cluster forbids.
+Keys added since follow the cluster layout of docs/redis-cluster.md already
+(a queue's keys share its hash tag `{q:NAME}`).
 """
 
 from __future__ import annotations
@@ -31,8 +33,11 @@ STAT_PREFIX = PREFIX + "stat:"
 #: How many layout steps this Redis has had applied (`domain.layout`; missing: none).
 LAYOUT = PREFIX + "layout"
 
-#: A key name never written: a script's placeholder for a lock a job doesn't have.
+#: A key name never written: a script's placeholder for a key a call doesn't touch
+#: (a lock a job doesn't have, the metrics of a run not counted).
 NO_LOCK = PREFIX + "no-lock"
+#: Every queue that ever held a part (per-class metrics, for now): what merged reads go over.
+PARTS = PREFIX + "parts"
 
 #: The sorted sets of jobs waiting for a time, by the name the dashboard uses.
 SORTED_SETS = {"schedule": SCHEDULE, "retry": RETRY, "dead": DEAD}
@@ -110,6 +115,33 @@ def status(jid: str) -> str:
 def stat(name: str, day: str | None = None) -> str:
     """A counter (`processed`, `failed`), in total or for one UTC day (`YYYY-MM-DD`)."""
     return f"{STAT_PREFIX}{name}:{day}" if day else STAT_PREFIX + name
+
+
+# --- per-class metrics (adapters/class_metrics.py), in their queue's slot ---
+
+
+def _metrics(queue: str) -> str:
+    return f"{PREFIX}{{q:{queue}}}:metrics:"
+
+
+def metrics_minute(queue: str, class_name: str, minute: int) -> str:
+    """A class's runs on a queue in one minute (since the epoch): a tally hash."""
+    return f"{_metrics(queue)}{class_name}:m:{minute}"
+
+
+def metrics_hour(queue: str, class_name: str, hour: int) -> str:
+    """A class's runs on a queue in one hour (since the epoch): a tally hash."""
+    return f"{_metrics(queue)}{class_name}:h:{hour}"
+
+
+def metrics_total(queue: str, class_name: str) -> str:
+    """A class's runs on a queue since it last started running there: a tally hash."""
+    return f"{_metrics(queue)}{class_name}:total"
+
+
+def metrics_classes(queue: str) -> str:
+    """The classes that ran on a queue, scored by their last run's time."""
+    return _metrics(queue) + "classes"
 
 
 # --- periodic jobs (adapters/periodic_store.py) ---

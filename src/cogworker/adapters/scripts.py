@@ -16,7 +16,9 @@ callers keep: ``-- shape: KEYS 14, ARGV 23`` (exactly), or
 ``-- shape: KEYS 3 + 3n, ARGV 4 + 2n`` (a fixed part, then any number of
 groups).  A call whose keys or arguments don't fit is refused here, before
 Redis sees it (tests/adapters/test_script_contracts.py checks each header
-against the `KEYS[i]`/`ARGV[i]` its text lists and uses).
+against the `KEYS[i]`/`ARGV[i]` its text lists and uses).  A script calling
+functions of a shared file says so in a line ``-- uses: _tallies``: that
+file goes in front of it, after `_checks.lua`.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ def _source_of(name: str) -> str:
 
 
 _CHECKS = _source_of("_checks")
+#: `-- uses: _a, _b`: the shared files of lua/ a script calls functions of.
+_USES_LINE = re.compile(r"^-- uses: (.+)$", re.M)
 _SHAPE_LINE = re.compile(r"^-- shape: KEYS (\d+)(?: \+ (\d+)n)?, ARGV (\d+)(?: \+ (\d+)n)?$", re.M)
 
 
@@ -86,6 +90,12 @@ class Shape:
         return f"KEYS {self.keys}, ARGV {self.args}"
 
 
+def _preludes(source: str) -> list[str]:
+    """The shared files a script's header says it uses, put in front of it after _checks."""
+    found = _USES_LINE.search(source)
+    return [] if found is None else [name.strip() for name in found.group(1).split(",")]
+
+
 class LuaScript:
     """One script of `lua/NAME.lua`, callable on a client or queued on a pipeline."""
 
@@ -93,7 +103,7 @@ class LuaScript:
         self.name = name
         own = _source_of(name)
         self.shape = Shape.of(name, own)
-        self.source = _CHECKS + own
+        self.source = _CHECKS + "".join(map(_source_of, _preludes(own))) + own
         self.sha = hashlib.sha1(self.source.encode()).hexdigest()
         SCRIPTS_BY_SHA[self.sha] = self
 

@@ -220,6 +220,11 @@ class Config:
     history_per_class: int = attrs.field(default=100, validator=_positive)
     #: A job's history expires this long after its last run.
     history_ttl: float = attrs.field(default=86_400.0, validator=_positive)
+    #: Count every run in its class's metrics: runs, failures, execution time and a histogram
+    #: of run times, per minute and per hour (docs/metrics.md).
+    metrics: bool = True
+    #: Per-class metrics expire this long after their last run.
+    metrics_retention: float = attrs.field(default=72 * 3600.0, validator=_positive)
     client_middleware: tuple[ClientMiddleware, ...] = attrs.field(default=(), converter=tuple)
     server_middleware: tuple[ServerMiddleware, ...] = attrs.field(default=(), converter=tuple)
     death_handlers: tuple[DeathHandler, ...] = attrs.field(default=(), converter=tuple)
@@ -243,7 +248,10 @@ class Config:
     def keeping(self) -> Keeping:
         """What a settlement records and holds (see `domain.settlement.Keeping`)."""
         return Keeping(
-            track_all=self.track_status, history=self.history, unique_lock_ttl=self.unique_lock_ttl
+            track_all=self.track_status,
+            history=self.history,
+            unique_lock_ttl=self.unique_lock_ttl,
+            metrics=self.metrics,
         )
 
     @property
@@ -257,6 +265,7 @@ class Config:
             history_per_class=self.history_per_class,
             history_ttl=self.history_ttl,
             status_ttl=self.status_expiry,
+            metrics_ttl=self.metrics_retention,
         )
 
     @property
@@ -332,6 +341,8 @@ FILE_FIELDS = (
     "history_per_job",
     "history_per_class",
     "history_ttl",
+    "metrics",
+    "metrics_retention",
     "job_modules",
     "log_level",
     "log_format",

@@ -51,6 +51,7 @@ from typing import Literal, TypeAlias, assert_never
 import attrs
 
 from cogworker.domain import failure, limits, status
+from cogworker.domain.class_metrics import RunSample
 from cogworker.domain.deadlines import TimedOut
 from cogworker.domain.job import ErrorRecord, JobRecord, with_failure
 from cogworker.domain.locks import LockEffect, held_locks, lock_effects
@@ -111,6 +112,8 @@ class Keeping:
     history: bool
     #: A unique lock's TTL when the job doesn't carry its own.
     unique_lock_ttl: float
+    #: Add each run to its class's metrics (`domain.class_metrics`).
+    metrics: bool = True
 
 
 @attrs.frozen(kw_only=True)
@@ -125,6 +128,8 @@ class Effects:
     history: RunRecord | None = None
     #: Whether the history record goes into the job's own list too.
     history_per_job: bool = False
+    #: What the run adds to its class's metrics; None when it isn't counted.
+    sample: RunSample | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -308,6 +313,7 @@ def _ack(run: Run, keeping: Keeping) -> Ack:
         status=status.next_status(None, _SUCCEEDED) if tracked else None,
         history=_history(run, "success", None) if keeping.history else None,
         history_per_job=tracked or job.retries_made > 0,
+        sample=_sample(run, keeping, failed=False),
     )
     return Ack(jid=job.jid, class_name=job.class_name, effects=effects)
 
@@ -346,14 +352,16 @@ def _expired_retry(
     record = _attempt(filed, run.ended_at, raised.error, "expired", raised.timed_out)
     effects = _dropped_effects(run.job, "expired", record, keeping, now)
     history = _history(run, "expired", raised.error, raised.timed_out) if keeping.history else None
-    return Expired(job=filed, effects=attrs.evolve(effects, history=history))
+    sample = _sample(run, keeping, failed=True)
+    return Expired(job=filed, effects=attrs.evolve(effects, history=history, sample=sample))
 
 
 def _cancelled(run: Run, error: ErrorRecord, keeping: Keeping, now: float) -> Cancelled:
     record = _attempt(run.job, run.ended_at, error, "cancelled")
     effects = _dropped_effects(run.job, "cancelled", record, keeping, now)
     history = _history(run, "cancelled", error) if keeping.history else None
-    return Cancelled(job=run.job, effects=attrs.evolve(effects, history=history))
+    sample = _sample(run, keeping, failed=True)
+    return Cancelled(job=run.job, effects=attrs.evolve(effects, history=history, sample=sample))
 
 
 def _dropped_effects(
@@ -436,7 +444,16 @@ def _failure_effects(
         attempt=attempt,
         history=_history(run, outcome, raised.error, raised.timed_out) if keeping.history else None,
         history_per_job=True,
+        sample=_sample(run, keeping, failed=True),
     )
+
+
+def _sample(run: Run, keeping: Keeping, *, failed: bool) -> RunSample | None:
+    """What `run` adds to its class's metrics: every run that ended counts, and every
+    end but a success is a failure."""
+    if not keeping.metrics:
+        return None
+    return RunSample.of(run.queue, run.ended_at - run.started_at, failed=failed)
 
 
 def _history(

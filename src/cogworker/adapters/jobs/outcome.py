@@ -12,6 +12,7 @@ from typing import Literal, assert_never
 import attrs
 
 from cogworker.domain import payload, records
+from cogworker.domain.class_metrics import RunSample
 from cogworker.domain.locks import Extend, LockEffect, Release
 from cogworker.domain.settlement import (
     Ack,
@@ -52,6 +53,8 @@ class OutcomeRecord:
     lock_ttl: float = 0.0
     #: Its periodic running lock, when this settlement lets go of it.
     running_lock: str = ""
+    #: What the run adds to its class's metrics; None: nothing (not a run, or not kept).
+    sample: RunSample | None = None
 
     @property
     def is_plain_ack(self) -> bool:
@@ -98,6 +101,7 @@ def _record(
         unique_action=action,
         lock_ttl=ttl,
         running_lock=effects.running_lock.key if effects.running_lock else "",
+        sample=effects.sample,
     )
 
 

@@ -22,6 +22,8 @@ class Retention:
     history_per_class: int = 100
     history_ttl: float = 86_400
     status_ttl: float = 30 * 60
+    #: Per-class metrics last this long after their last run (see adapters.class_metrics).
+    metrics_ttl: float = 72 * 3600
 
     def dead_trim(self, now: float) -> tuple[float, int]:
         """The dead set's trim at `now`: entries scored below the first go, and past the

@@ -4,12 +4,18 @@ was on, and only if it was still there (see settle.lua and ack_many.lua).
 With `replication` asking for replicas, each write ends with a WAIT; one
 that reached too few is told to `shortfalls` (the outcome stands on the
 primary: a failover that loses it runs the job again, never zero times).
+
+The same scripts add each run to its class's metrics in its queue's slot
+(`adapters.class_metrics` reads them).  What needn't be written with every
+run is written at most once a `REGISTER_EVERY` per store: the queue joins
+the registry of parts (in the same pipeline, ahead of the scripts), and
+the scripts refresh a class's total TTL and registry entry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, TypeVar
 
 import attrs
 import redis
@@ -21,11 +27,16 @@ from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.jobs.status_marks import queue_mark
 from cogworker.adapters.replication import Replication, ShortfallLog
+from cogworker.domain.class_metrics import RunSample, hour_of, minute_of
 from cogworker.domain.stats import day_of
 
 ScriptArgs = tuple[bytes | str | int | float, ...]
 #: The counter of an end that isn't a success or a failure (a failure counts in `failed`).
 _COUNTERS = {"cancel": "cancelled", "expire": "expired"}
+#: Seconds between two registrations of a queue's part (or refreshes of a class's lasting
+#: metrics) by one store: a registry lost with Redis's data is whole again within this.
+REGISTER_EVERY = 60.0
+Registered = TypeVar("Registered", str, tuple[str, str])
 
 
 @attrs.frozen(kw_only=True)
@@ -45,6 +56,8 @@ class SettleStore:
     #: The replicas every outcome waits for, and where a shortfall is told.
     replication: Replication = attrs.field(factory=Replication)
     shortfalls: ShortfallLog | None = None
+    #: When this store last registered each queue's part, and refreshed each (queue, class).
+    _registered: dict[str | tuple[str, str], float] = attrs.field(factory=dict, init=False)
 
     def settle(self, identity: str | None, order: SettleOrder, now: float) -> bool:
         """Write a run's outcome; False if the job was no longer `identity`'s (nothing written).
@@ -69,6 +82,8 @@ class SettleStore:
         `working`: tracked jobs that started (jid: when), marked working first.
         """
         pipe = self.client.pipeline(transaction=False)
+        parts = self._queue_parts(pipe, [order.outcome for order in orders], now)
+        refreshes = self._due_classes([order.outcome for order in orders], now)
         marks = working or {}
         for jid, started_at in marks.items():
             queue_mark(pipe, jid, "working", started_at, self.retention.status_ttl)
@@ -78,15 +93,17 @@ class SettleStore:
         for i, order in enumerate(orders):
             (plain if order.outcome.is_plain_ack else others).append(i)
         if plain:
-            self._queue_acks(pipe, holder, identity is not None, [orders[i] for i in plain], now)
+            acks = [orders[i] for i in plain]
+            self._queue_acks(pipe, holder, identity is not None, acks, now, refreshes)
         for i in others:
             order = orders[i]
             call = self._settle_call(
-                holder, order.fetched.raw, identity is not None, order.outcome, now
+                holder, order.fetched.raw, identity is not None, order.outcome, now, refreshes
             )
             scripts.SETTLE.queue(pipe, *call)
-        # The marks' replies (an HSET's and an EXPIRE's each) come first.
-        replies = iter(self._run(pipe)[2 * len(marks) :])
+        # The parts' SADD and the marks' replies (an HSET's and an EXPIRE's each) come first.
+        replies = iter(self._run(pipe)[bool(parts) + 2 * len(marks) :])
+        self._registered.update(dict.fromkeys([*parts, *refreshes], now))
         written = [False] * len(orders)
         for i, flag in zip(plain, next(replies) if plain else (), strict=True):
             written[i] = bool(flag)
@@ -98,13 +115,43 @@ class SettleStore:
         self, holder: str, entry: bytes, owned: bool, outcome: OutcomeRecord, now: float
     ) -> bool:
         """Write `outcome` for `entry` of the list `holder` (checked only when `owned`)."""
-        call = self._settle_call(holder, entry, owned, outcome, now)
-        if not self.replication.replicas:
-            return bool(scripts.SETTLE(self.client, *call))
+        refreshes = self._due_classes([outcome], now)
+        call = self._settle_call(holder, entry, owned, outcome, now, refreshes)
+        if not (self.replication.replicas or self._due_queues([outcome], now)):
+            reply = scripts.SETTLE(self.client, *call)
+            self._registered.update(dict.fromkeys(refreshes, now))
+            return bool(reply)
         pipe = self.client.pipeline(transaction=False)
+        parts = self._queue_parts(pipe, [outcome], now)
         scripts.SETTLE.queue(pipe, *call)
-        (reply,) = self._run(pipe)
+        *_, reply = self._run(pipe)
+        self._registered.update(dict.fromkeys([*parts, *refreshes], now))
         return bool(reply)
+
+    def _due_queues(self, outcomes: Sequence[OutcomeRecord], now: float) -> list[str]:
+        """The queues of `outcomes`' runs whose part is due for a registration."""
+        queues = {outcome.sample.queue for outcome in outcomes if outcome.sample}
+        return self._not_registered(queues, now)
+
+    def _due_classes(self, outcomes: Sequence[OutcomeRecord], now: float) -> list[tuple[str, str]]:
+        """The (queue, class) pairs of `outcomes`' runs due for a refresh."""
+        pairs = {(o.sample.queue, o.class_name) for o in outcomes if o.sample}
+        return self._not_registered(pairs, now)
+
+    def _not_registered(self, items: set[Registered], now: float) -> list[Registered]:
+        """Those of `items` this store hasn't registered for REGISTER_EVERY."""
+        since = now - REGISTER_EVERY
+        return sorted(item for item in items if self._registered.get(item, since) <= since)
+
+    def _queue_parts(
+        self, pipe: redis.client.Pipeline, outcomes: Sequence[OutcomeRecord], now: float
+    ) -> list[str]:
+        """Queue the registration of the queues `outcomes` write parts on, when due (before
+        the scripts: a reader then never misses a part); the queues registered."""
+        due = self._due_queues(outcomes, now)
+        if due:
+            pipe.sadd(keys.PARTS, *due)
+        return due
 
     def _run(self, pipe: redis.client.Pipeline) -> list[Any]:
         """Run `pipe` followed by the WAIT for replicas, if any; the writes' replies."""
@@ -121,26 +168,38 @@ class SettleStore:
         owned: bool,
         acks: Sequence[SettleOrder],
         now: float,
+        refreshes: Collection[tuple[str, str]],
     ) -> None:
         day, kept = day_of(now), self.retention
         ack_keys: list[str] = [holder, keys.stat("processed"), keys.stat("processed", day)]
-        ack_args: list[bytes | str | int] = [
+        ack_args: list[bytes | str | int | float] = [
             "1" if owned else "0",
             DAY_COUNTER_TTL,
             kept.history_per_class,
             int(kept.history_ttl),
+            now,
+            int(kept.metrics_ttl),
         ]
         for ack in acks:
+            outcome = ack.outcome
             ack_keys += (
-                keys.orphanings(ack.outcome.jid),
-                keys.handbacks(ack.outcome.jid),
-                keys.class_history(ack.outcome.class_name),
+                keys.orphanings(outcome.jid),
+                keys.handbacks(outcome.jid),
+                keys.class_history(outcome.class_name),
+                *metrics_keys(outcome.class_name, outcome.sample, now),
             )
-            ack_args += (ack.fetched.raw, ack.outcome.history)
+            ack_args += (ack.fetched.raw, outcome.history, outcome.class_name)
+            ack_args += metrics_args(outcome, refreshes)
         scripts.ACK_MANY.queue(pipe, ack_keys, ack_args)
 
     def _settle_call(
-        self, holder: str, entry: bytes, owned: bool, outcome: OutcomeRecord, now: float
+        self,
+        holder: str,
+        entry: bytes,
+        owned: bool,
+        outcome: OutcomeRecord,
+        now: float,
+        refreshes: Collection[tuple[str, str]],
     ) -> tuple[tuple[str, ...], ScriptArgs]:
         day, kept = day_of(now), self.retention
         counter = _COUNTERS.get(outcome.kind, "failed")
@@ -159,6 +218,7 @@ class SettleStore:
             outcome.unique_lock or keys.NO_LOCK,
             outcome.running_lock or keys.NO_LOCK,
             keys.handbacks(outcome.jid),
+            *metrics_keys(outcome.class_name, outcome.sample, now),
         )
         settle_args = (
             entry, "1" if owned else "0", outcome.kind, outcome.score, outcome.payload,
@@ -169,5 +229,33 @@ class SettleStore:
             outcome.jid, outcome.unique_action, int(outcome.lock_ttl * 1000),
             "release" if outcome.running_lock else "",
             "1" if outcome.history_per_job else "0",
+            outcome.class_name, *metrics_args(outcome, refreshes),
+            "1" if outcome.sample and outcome.sample.failed else "0", int(kept.metrics_ttl),
         )  # fmt: skip
         return settle_keys, settle_args
+
+
+def metrics_keys(class_name: str, sample: RunSample | None, now: float) -> tuple[str, ...]:
+    """Where a run's figures go at `now`: its class's minute, hour and total hashes on its
+    queue, and the queue's registry of classes (placeholders when it isn't counted)."""
+    if sample is None:
+        return (keys.NO_LOCK,) * 4
+    queue = sample.queue
+    return (
+        keys.metrics_minute(queue, class_name, minute_of(now)),
+        keys.metrics_hour(queue, class_name, hour_of(now)),
+        keys.metrics_total(queue, class_name),
+        keys.metrics_classes(queue),
+    )
+
+
+def metrics_args(
+    outcome: OutcomeRecord, refreshes: Collection[tuple[str, str]]
+) -> tuple[str | int, str | int, str]:
+    """A run's figures as the scripts take them: its time (microseconds), its bucket, and
+    "1" if its class's lasting metrics are due for a refresh; "" when it isn't counted."""
+    sample = outcome.sample
+    if sample is None:
+        return "", "", "0"
+    refresh = (sample.queue, outcome.class_name) in refreshes
+    return sample.micros, sample.bucket, "1" if refresh else "0"

@@ -2,38 +2,50 @@
 -- off the list it was on, and only if it was still there (a repeated or
 -- late call writes nothing for it).  Plain: no status tracked, no lock to
 -- let go, history kept in the class's list only; anything else is `settle`.
--- The counters and the class lists are written once per call, not per job.
+-- The counters, the class lists and the class metrics (see _tallies.lua) are
+-- written once per call, not per job.
 --
--- shape: KEYS 3 + 3n, ARGV 4 + 2n
+-- shape: KEYS 3 + 7n, ARGV 6 + 6n
+-- uses: _tallies
 -- KEYS[1]  the list holding the entries
 -- KEYS[2]  processed, in total    KEYS[3]  processed, today
--- KEYS[4], KEYS[5], KEYS[6], ...  per entry: the job's orphanings counter, its
---          hand-backs counter, its class's history list
+-- KEYS[4], KEYS[5], ... KEYS[10]  per entry: the job's orphanings counter, its
+--          hand-backs counter, its class's history list, then its class's metrics
+--          on its queue: the minute's, the hour's and the total hash, and the
+--          queue's registry of classes
 -- ARGV[1]  "1" to require each entry on KEYS[1], "0" for basic fetch (no list)
 -- ARGV[2]  TTL of a day's counter
 -- ARGV[3]  history kept per class   ARGV[4]  history TTL
--- ARGV[5], ARGV[6], ...  per entry: the entry on KEYS[1], its history record (or "")
+-- ARGV[5]  now                      ARGV[6]  metrics TTL
+-- ARGV[7], ARGV[8], ... ARGV[12]  per entry: the entry on KEYS[1], its history
+--          record (or ""), its class, its run time in microseconds (or "": not
+--          counted in the metrics), its histogram bucket, and "1" to refresh its
+--          class's total and registry entry (see _tallies.lua), else "0"
 --
 -- Returns per entry 1, or 0 if it was no longer on the list.
 need_choice(1, "0", "1")
 need_int(2, 0, LONGEST_SECONDS)
 need_int(3, 1, MOST)
 need_int(4, 0, LONGEST_SECONDS)
-need_groups(5, 2)
-for i = 5, #ARGV, 2 do
+need_number(5)
+need_int(6, 1, LONGEST_SECONDS)
+need_groups(7, 6)
+for i = 7, #ARGV, 6 do
   need_text(i)
   need_text(i + 1)
+  need_text(i + 2)
+  need_run_figures(i + 3)
 end
-if #KEYS ~= 3 + 3 * (#ARGV - 4) / 2 then
-  error({err = "ERR cogworker: " .. #KEYS .. " keys for " .. (#ARGV - 4) / 2 .. " entries"})
+if #KEYS ~= 3 + 7 * (#ARGV - 6) / 6 then
+  error({err = "ERR cogworker: " .. #KEYS .. " keys for " .. (#ARGV - 6) / 6 .. " entries"})
 end
 
 local written = {}
 local acked = 0
 local histories, seen = {}, {}
-for i = 5, #ARGV, 2 do
-  local n = (i - 5) / 2
-  local orphanings, handbacks, history = KEYS[4 + 3 * n], KEYS[5 + 3 * n], KEYS[6 + 3 * n]
+for i = 7, #ARGV, 6 do
+  local k = 4 + 7 * (i - 7) / 6
+  local orphanings, handbacks, history = KEYS[k], KEYS[k + 1], KEYS[k + 2]
   if ARGV[1] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[i]) == 0 then
     written[#written + 1] = 0
   else
@@ -46,6 +58,10 @@ for i = 5, #ARGV, 2 do
         seen[history] = true
         histories[#histories + 1] = history
       end
+    end
+    if ARGV[i + 3] ~= "" then
+      tally_run(KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], ARGV[i + 2], ARGV[i + 3],
+        ARGV[i + 4], "0", ARGV[i + 5])
     end
   end
 end
@@ -60,4 +76,5 @@ for _, history in ipairs(histories) do
   redis.call("LTRIM", history, 0, tonumber(ARGV[3]) - 1)
   redis.call("EXPIRE", history, ARGV[4])
 end
+write_tallies(ARGV[5], ARGV[6])
 return written

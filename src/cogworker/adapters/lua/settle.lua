@@ -5,7 +5,8 @@
 -- The list is this process's in-progress list (a run just ended), or the
 -- unsettled list (a settlement a stopped process handed over).
 --
--- shape: KEYS 14, ARGV 23
+-- shape: KEYS 18, ARGV 29
+-- uses: _tallies
 -- KEYS[1]  the list holding the entry
 -- KEYS[2]  the target sorted set (retry or dead; unused for ack and discard)
 -- KEYS[3]  processed, in total    KEYS[4]  processed, today
@@ -16,6 +17,9 @@
 -- KEYS[9]  its history list       KEYS[10] its class's history list
 -- KEYS[11] its status hash
 -- KEYS[12] its unique lock (or any unused name)   KEYS[13] its periodic running lock (likewise)
+-- KEYS[15] its class's metrics on its queue: the minute's hash   KEYS[16] the hour's
+-- KEYS[17] the total hash   KEYS[18] the queue's registry of classes (see _tallies.lua;
+--          any unused names when the run isn't counted)
 -- ARGV[1]  the entry on KEYS[1]
 -- ARGV[2]  "1" to require the entry there, "0" for basic fetch (no list)
 -- ARGV[3]  "ack", "retry", "dead", "discard", "cancel" or "expire"
@@ -30,6 +34,11 @@
 -- ARGV[20] the unique lock: "release", "extend" or ""   ARGV[21] extended TTL, milliseconds
 -- ARGV[22] the running lock: "release" or ""
 -- ARGV[23] "1" to keep the history record in the job's own list too (else the class's only)
+-- ARGV[24] the job's class
+-- ARGV[25] the run's time in microseconds, or "" (no run to count in the metrics)
+-- ARGV[26] its histogram bucket
+-- ARGV[27] "1" to refresh its class's total and registry entry (see _tallies.lua), else "0"
+-- ARGV[28] "1" if it failed, else "0"   ARGV[29] metrics TTL
 --
 -- Returns 1, or 0 if the entry was no longer on the list.
 need_text(1)
@@ -55,6 +64,10 @@ need_choice(20, "release", "extend", "")
 need_int(21, ARGV[20] == "extend" and 1 or 0, LONGEST_MS)
 need_choice(22, "release", "")
 need_choice(23, "0", "1")
+need_text(24)
+need_run_figures(25)
+need_choice(28, "0", "1")
+need_int(29, 1, LONGEST_SECONDS)
 
 if ARGV[2] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
   return 0
@@ -110,5 +123,10 @@ end
 if ARGV[16] ~= "" then
   redis.call("HSET", KEYS[11], "status", ARGV[16], "update_time", ARGV[18])
   redis.call("EXPIRE", KEYS[11], ARGV[17])
+end
+if ARGV[25] ~= "" then
+  tally_run(KEYS[15], KEYS[16], KEYS[17], KEYS[18], ARGV[24], ARGV[25], ARGV[26], ARGV[28],
+    ARGV[27])
+  write_tallies(ARGV[18], ARGV[29])
 end
 return 1

@@ -8,7 +8,7 @@ that can't be read leaves its sample out and counts in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from litestar import Request, get
@@ -17,7 +17,14 @@ from litestar.response import Response
 from cogworker.adapters.dashboard_metrics import ProcessLoad, QueueLoad, read_metrics
 from cogworker.adapters.dashboard_store import Counts, DashboardStore
 from cogworker.app.web.context import dashboard, threaded
-from cogworker.domain.prometheus import MEDIA_TYPE, Family, Sample, exposition
+from cogworker.domain.class_metrics import Tally
+from cogworker.domain.prometheus import (
+    MEDIA_TYPE,
+    Family,
+    Sample,
+    exposition,
+    histogram_samples,
+)
 
 
 @get("/metrics", name="metrics")
@@ -35,6 +42,7 @@ def families(store: DashboardStore) -> tuple[Family, ...]:
         *_totals(reading.counts),
         *_queues(reading.queues),
         *_processes(reading.processes),
+        *_classes(reading.classes.tallies),
         _gauge("cogworker_unreadable_keys", "Keys a scrape found holding something else than "
                "cogworker writes (their samples are left out).",
                [Sample(value=len(reading.problems))]),
@@ -78,6 +86,27 @@ def _processes(processes: Sequence[ProcessLoad]) -> tuple[Family, ...]:
         _gauge("cogworker_process_concurrency", "Jobs a process runs at once, at most.",
                [Sample(value=process.concurrency, labels=labels(process))
                 for process in processes if process.concurrency]),
+    )  # fmt: skip
+
+
+def _classes(tallies: Mapping[str, Tally]) -> tuple[Family, ...]:
+    named = sorted(tallies.items())
+
+    def counter(name: str, help_text: str, value_of: Callable[[Tally], int]) -> Family:
+        samples = tuple(Sample(value=value_of(tally), labels=(("class", class_name),))
+                        for class_name, tally in named)  # fmt: skip
+        return Family(name=name, kind="counter", help=help_text, samples=samples)
+
+    return (
+        counter("cogworker_job_runs", "Runs of a job class, whatever their outcome, since its "
+                "figures began (they expire after metrics_retention without a run).",
+                lambda tally: tally.runs),
+        counter("cogworker_job_failures", "Runs of a job class that failed, since its figures "
+                "began.", lambda tally: tally.failures),
+        Family(name="cogworker_job_execution_seconds", kind="histogram",
+               help="How long runs of a job class took, since its figures began.",
+               samples=tuple(sample for class_name, tally in named
+                             for sample in histogram_samples(tally, (("class", class_name),)))),
     )  # fmt: skip
 
 

@@ -1,0 +1,126 @@
+"""Per-class metrics read back from Redis and merged over queues: the figures the
+settling scripts write (lua/_tallies.lua), for `/metrics` and the dashboard.
+
+For a queue Q and a class C, in Q's slot (`redis_keys.metrics_*`):
+
+* `cogworker:{q:Q}:metrics:C:m:MINUTE`, `...:C:h:HOUR` and `...:C:total`: tally
+  hashes with fields `t` (execution time, microseconds), `f` (failures) and
+  one per histogram bucket, named by its index (their sum: the runs);
+* `cogworker:{q:Q}:metrics:classes`: the classes run on Q, by last run.
+
+`cogworker:parts` lists the queues to read.  Every read is three pipelined
+round trips: the parts, every part's classes, then the hashes asked for.  A
+hash holding something else than a tally is left out and named in the
+reading's `problems`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeVar
+
+import attrs
+import redis
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.replies import as_bytes
+from cogworker.domain.class_metrics import BUCKETS, NO_RUNS, Tally, last_hours
+
+Group = TypeVar("Group", bound=Hashable)
+_COUNTERS = {b"f": "failures", b"t": "micros"}
+
+
+def tally_of(fields: Mapping[bytes, bytes]) -> Tally | None:
+    """The tally a hash holds (empty: no runs), or None if it isn't one."""
+    figures = {"failures": 0, "micros": 0}
+    counts = [0] * BUCKETS
+    for field, value in fields.items():
+        if not value.isdigit():
+            return None
+        if field in _COUNTERS:
+            figures[_COUNTERS[field]] = int(value)
+        elif field.isdigit() and int(field) < BUCKETS:
+            counts[int(field)] = int(value)
+        else:
+            return None
+    return Tally(runs=sum(counts), **figures, counts=tuple(counts))
+
+
+@attrs.frozen
+class ClassTallies:
+    """Tallies by class, merged over the queues the class ran on."""
+
+    tallies: Mapping[str, Tally]
+    #: The hashes that don't hold a tally, a sentence each.
+    problems: frozenset[str] = frozenset()
+
+
+@attrs.define
+class ClassMetricsStore:
+    """Per-class metrics on one Redis."""
+
+    client: redis.Redis
+
+    def classes(self) -> dict[str, tuple[str, ...]]:
+        """The classes run on each queue within the metrics' retention, by queue."""
+        queues = sorted(as_bytes(queue).decode() for queue in self.client.smembers(keys.PARTS))
+        pipe = self.client.pipeline(transaction=False)
+        for queue in queues:
+            pipe.zrange(keys.metrics_classes(queue), 0, -1)
+        replies = pipe.execute()
+        return {
+            queue: tuple(sorted(as_bytes(name).decode() for name in names))
+            for queue, names in zip(queues, replies, strict=True)
+        }
+
+    def totals(self) -> ClassTallies:
+        """Each class's runs since it last started running (its figures expire when it
+        doesn't run for the retention): the counters `/metrics` exports."""
+        wanted = [
+            (keys.metrics_total(queue, name), name)
+            for queue, names in self.classes().items()
+            for name in names
+        ]
+        return ClassTallies(*_merged(self.client, wanted))
+
+    def over_hours(self, now: float, hours: int) -> ClassTallies:
+        """Each class's runs in the last `hours` hours, the current one included."""
+        wanted = [
+            (keys.metrics_hour(queue, name, hour), name)
+            for queue, names in self.classes().items()
+            for name in names
+            for hour in last_hours(now, hours)
+        ]
+        return ClassTallies(*_merged(self.client, wanted))
+
+    def by_minute(self, class_name: str, now: float, hours: int) -> dict[int, Tally]:
+        """One class's runs per minute (since the epoch) over the last `hours` hours, for a
+        chart; minutes without runs are left out."""
+        first = last_hours(now, hours)[0] * 60
+        wanted = [
+            (keys.metrics_minute(queue, class_name, minute), minute)
+            for queue, names in self.classes().items()
+            if class_name in names
+            for minute in range(first, first + 60 * hours)
+        ]
+        tallies, _problems = _merged(self.client, wanted)
+        return tallies
+
+
+def _merged(
+    client: redis.Redis, wanted: Sequence[tuple[str, Group]]
+) -> tuple[dict[Group, Tally], frozenset[str]]:
+    """The hashes `wanted` names, each merged into its group (a class, a minute), and the
+    problems met; hashes gone (expired, never written) count for nothing."""
+    pipe = client.pipeline(transaction=False)
+    for key, _group in wanted:
+        pipe.hgetall(key)
+    merged: dict[Group, Tally] = {}
+    problems: set[str] = set()
+    for (key, group), fields in zip(wanted, pipe.execute(), strict=True):
+        tally = tally_of(fields) if fields else None
+        if fields and tally is None:
+            problems.add(f"{key} holds no per-class metrics")
+        if tally is not None:
+            merged[group] = merged.get(group, NO_RUNS).plus(tally)
+    return merged, frozenset(problems)
