@@ -93,6 +93,8 @@ def test_metrics_after_a_drain_are_exact(
         ("cogworker_queue_jobs", (("queue", "default"),)): 0,
         ("cogworker_queue_jobs", (("queue", "heavy"),)): 4,
         ("cogworker_queue_latency_seconds", (("queue", "default"),)): 0,
+        ("cogworker_queue_paused", (("queue", "default"),)): 0,
+        ("cogworker_queue_paused", (("queue", "heavy"),)): 0,
         ("cogworker_process_busy", process): 0,
         ("cogworker_process_concurrency", process): 5,
         ("cogworker_unreadable_keys", ()): 0,
@@ -153,6 +155,22 @@ def test_odd_queue_names_are_escaped_not_forged(web: Web, raw: redis.Redis) -> N
     samples = scraped(web.get("/metrics").text)
     assert samples[("cogworker_queue_jobs", (("queue", name),))] == 0
     assert samples[("cogworker_dead_jobs", ())] == 0
+
+
+def test_a_paused_queue_reads_1_and_a_running_one_0(
+    web: Web, raw: redis.Redis, config: cogworker.Config
+) -> None:
+    """`cogworker_queue_paused` follows `Client.pause` and `resume`."""
+    raw.sadd(keys.QUEUES, "mail", "reports")
+    client = cogworker.Client(config)
+    client.pause("reports")
+    samples = scraped(web.get("/metrics").text)
+    assert samples[("cogworker_queue_paused", (("queue", "reports"),))] == 1
+    assert samples[("cogworker_queue_paused", (("queue", "mail"),))] == 0
+    client.resume("reports")
+    client.close()
+    samples = scraped(web.get("/metrics").text)
+    assert samples[("cogworker_queue_paused", (("queue", "reports"),))] == 0
 
 
 def test_metrics_ask_for_the_dashboard_auth(config: cogworker.Config) -> None:

@@ -73,6 +73,9 @@ def _queues(loads: Sequence[QueueLoad]) -> tuple[Family, ...]:
         _gauge("cogworker_queue_latency_seconds", "How long a queue's oldest job has waited.",
                [Sample(value=load.latency or 0.0, labels=(("queue", load.name),))
                 for load in readable]),
+        _gauge("cogworker_queue_paused", "1 while a queue is paused (no job of it starts).",
+               [Sample(value=int(load.paused), labels=(("queue", load.name),))
+                for load in readable]),
     )  # fmt: skip
 
 
