@@ -185,6 +185,10 @@ class DashboardStore:
         """A job's runs, newest first (unreadable ones left out)."""
         return tracking.history(self._client, jid)
 
+    def class_history(self, class_name: str) -> list[RunRecord]:
+        """A job class's last runs, newest first (unreadable ones left out)."""
+        return tracking.class_history(self._client, class_name)
+
     # -- the periodic schedule -----------------------------------------------
 
     def schedule(self) -> Schedule:

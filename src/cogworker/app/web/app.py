@@ -35,6 +35,7 @@ from cogworker.app.web.routes import (
     bulk,
     cancel,
     job,
+    job_metrics,
     metrics,
     overview,
     periodic,
@@ -80,6 +81,8 @@ ROUTES = [
     cancel.cancel,
     periodic.periodic,
     periodic.enqueue_now,
+    job_metrics.job_metrics,
+    job_metrics.job_class,
     metrics.metrics,
 ]
 

@@ -65,6 +65,17 @@ def span(seconds: object) -> str:
     return f"{days} d {hours % 24} h"
 
 
+def runtime(seconds: object) -> str:
+    """A run time, as precise as it is short: `0.8 ms`, `42.5 ms`, `1.25 s`, `5 min`."""
+    if not isinstance(seconds, int | float) or not math.isfinite(seconds):
+        return "n/a"
+    if seconds < 1:
+        return f"{seconds * 1_000:.3g} ms"
+    if seconds < 60:
+        return f"{seconds:.3g} s"
+    return span(seconds)
+
+
 def relative(timestamp: object, now: float) -> str:
     """`5 min ago` or `in 3 h 10 min`."""
     if not isinstance(timestamp, int | float) or not math.isfinite(timestamp):
@@ -106,6 +117,7 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "utc": utc,
     "iso": iso,
     "span": span,
+    "runtime": runtime,
     "relative": relative,
     "kib": kib,
     "count": count,

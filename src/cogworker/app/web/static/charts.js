@@ -1,5 +1,6 @@
-// cogworker dashboard: Overview's charts (loaded on Overview only, after app.js
-// and Chart.js).
+// cogworker dashboard: Overview's charts, and the charts a page declares on a canvas
+// (`data-chart`: a type, labels and datasets, as the Metrics pages do). Loaded after
+// app.js and Chart.js by the pages that have charts.
 (function () {
   'use strict';
 
@@ -75,9 +76,24 @@
     chart.update('none');
   }
 
+  // A canvas's own chart: {type, labels, datasets: [{label, color (a CSS variable), data}]}.
+  function drawDeclared() {
+    if (!window.Chart) return;
+    document.querySelectorAll('canvas[data-chart]').forEach(function (canvas) {
+      var spec = JSON.parse(canvas.getAttribute('data-chart'));
+      var chart = chartOn(canvas, spec.type, spec.datasets.map(function (set) {
+        return series(set.label, set.color);
+      }));
+      chart.data.labels = spec.labels;
+      spec.datasets.forEach(function (set, index) { chart.data.datasets[index].data = set.data; });
+      chart.update('none');
+    });
+  }
+
   function drawCharts() {
     drawDaily();
     drawThroughput();
+    drawDeclared();
   }
 
   // Once per poll: htmx fires afterSwap on each swapped element, the out-of-band parts

@@ -1,0 +1,113 @@
+"""Metrics: each job class's runs, failures, time and run-time quantiles over the last
+1, 8, 24 or 72 hours, sortable; and a class's charts with its last runs.
+
+The figures are the per-class metrics the settling scripts write
+(`adapters.class_metrics`, read through the dashboard's store), merged over
+queues; the path is not `/metrics`, which is Prometheus's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, get
+from litestar.response import Template
+
+from cogworker.app.web import params
+from cogworker.app.web.context import dashboard, query_of, render, threaded
+from cogworker.app.web.format import runtime
+from cogworker.domain.class_metrics import last_hours, merged
+from cogworker.domain.class_report import (
+    PERIODS,
+    QUANTILES,
+    SORTS,
+    Series,
+    class_rows,
+    histogram,
+    minutes_per_point,
+    timeline,
+)
+
+PATH = "/job-metrics"
+DEFAULT_PERIOD = "1h"
+DEFAULT_SORT = "time"
+#: The colour (a CSS variable of app.css) of each dataset of a chart, by its key.
+COLOURS = {"runs": "--color-accent", "failures": "--color-danger"}
+#: The longest class name the class view takes (a class path, module included).
+MAX_CLASS_NAME = 500
+#: The table's sortable columns: (sort key, heading).
+COLUMNS = (
+    ("runs", "Runs"),
+    ("failures", "Failures"),
+    ("time", "Total time"),
+    *((key, key) for key in QUANTILES),
+)
+
+
+def _period(request: Request[Any, Any, Any]) -> str:
+    return params.choice(query_of(request), "period", PERIODS, DEFAULT_PERIOD)
+
+
+@get(PATH, name="job-metrics")
+@threaded
+def job_metrics(request: Request[Any, Any, Any]) -> Template:
+    """The table of classes over a period, in the order asked for."""
+    period = _period(request)
+    sort = params.choice(query_of(request), "sort", SORTS, DEFAULT_SORT)
+    store = dashboard(request).store
+    reading = store.class_metrics.over_hours(store.now(), PERIODS[period])
+    return render(
+        request,
+        "job_metrics",
+        title="Metrics",
+        rows=class_rows(reading.tallies, sort),
+        problems=sorted(reading.problems),
+        period=period,
+        periods=tuple(PERIODS),
+        sort=sort,
+        columns=COLUMNS,
+        quantiles=tuple(QUANTILES),
+    )
+
+
+@get(f"{PATH}/class", name="job-metrics-class")
+@threaded
+def job_class(request: Request[Any, Any, Any]) -> Template:
+    """One class over a period: its figures, runs and failures over time, its histogram of
+    run times, and its last runs."""
+    period = _period(request)
+    name = params.text(query_of(request), "name", limit=MAX_CLASS_NAME)
+    store = dashboard(request).store
+    hours = PERIODS[period]
+    now = store.now()
+    minutes = store.class_metrics.by_minute(name, now, hours) if name else {}
+    tally = merged(minutes.values())
+    over_time = timeline(minutes, last_hours(now, hours)[0], hours)
+    step = minutes_per_point(hours)
+    return render(
+        request,
+        "job_metrics_class",
+        title=f"Metrics of {name}",
+        name=name,
+        tally=tally,
+        quantiles_shown=[(key, runtime(tally.quantile(q))) for key, q in QUANTILES.items()],
+        timeline_step="minute" if step == 1 else f"{step} minutes",
+        timeline_chart=chart("line", over_time, {"runs": "Runs", "failures": "Failures"}),
+        histogram_chart=chart("bar", histogram(tally), {"runs": "Runs"}),
+        runs=store.class_history(name) if name else [],
+        period=period,
+        periods=tuple(PERIODS),
+    )
+
+
+def chart(kind: str, series: Series, labels: dict[str, str]) -> dict[str, Any]:
+    """What charts.js draws on a canvas: a Chart.js `kind` of chart of `series`, each
+    dataset named by `labels` (its key in the series -> its legend)."""
+    return {
+        "type": kind,
+        "labels": list(series.labels),
+        "datasets": [
+            {"label": label, "color": COLOURS[key], "data": list(series.values[key])}
+            for key, label in labels.items()
+        ],
+    }
