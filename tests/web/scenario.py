@@ -21,6 +21,7 @@ PAGES = {
     "retries": "/retries",
     "dead": "/dead",
     "periodic": "/periodic",
+    "job-metrics": "/job-metrics",
     "about": "/about",
 }
 

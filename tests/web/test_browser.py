@@ -62,6 +62,33 @@ def test_every_page_renders_without_console_errors(
     assert all(shot.stat().st_size > 10_000 for shot in shots)
 
 
+def test_the_metrics_page_sorts_and_opens_a_class_with_its_charts(
+    tab: Tab, workers: Workers, enqueuer: cogworker.Client, raw: redis.Redis
+) -> None:
+    """Jobs run by a real worker: a click on a column sorts the Metrics page by it, a click
+    on a class opens its view, both charts drawn from its runs, and its last runs listed."""
+    runs = len(seed(workers, enqueuer, raw).done)
+    done = f"{jobs.Done.__module__}.{jobs.Done.__qualname__}"
+    page = tab.go("/job-metrics")
+    page.locator("thead a[data-sort=runs]").click()
+    expect(page.locator('th[aria-sort="descending"]')).to_contain_text("Runs")
+    expect(page.locator("tbody tr").first.locator("td").first).to_have_text(done)
+    page.get_by_role("link", name=done, exact=True).click()
+    expect(page.locator("h1")).to_have_text(f"Metrics of {done}")
+    drawn = (
+        "() => ['cw-class-timeline', 'cw-class-histogram'].map((id) => {"
+        " const chart = Chart.getChart(document.getElementById(id));"
+        " return chart ? chart.data.datasets[0].data.reduce((a, b) => a + b, 0) : null; })"
+    )
+    page.wait_for_function(f"() => ({drawn})().every((runs) => runs !== null)")
+    assert page.evaluate(drawn) == [runs, runs]
+    expect(page.locator("#runs tbody tr")).to_have_count(runs)
+    page.get_by_role("link", name="72h").click()
+    expect(page.locator('.cw-periods a[aria-current="true"]')).to_have_text("72h")
+    page.wait_for_function(f"() => ({drawn})().every((runs) => runs !== null)")
+    tab.shot("job-metrics-class")
+
+
 def test_a_poll_updates_the_page_and_keeps_one_chart(
     tab: Tab, enqueuer: cogworker.Client, raw: redis.Redis
 ) -> None:

@@ -11,6 +11,7 @@ import cogworker
 from tests.app.helpers import Workers, wait_for_processes
 from tests.support.processes import wait_until
 from tests.web import jobs
+from tests.web.class_runs import settle_runs
 from tests.web.helpers import Web
 from tests.web.scenario import WEB_APP
 
@@ -71,6 +72,7 @@ def _seed_hostile(raw: redis.Redis, now: float) -> list[str]:
         "process": HOSTILE, "queue": HOSTILE, "error": HOSTILE,
     }))  # fmt: skip
     raw.hset(f"cogworker:status:{hostile_jid}", "status", HOSTILE)
+    settle_runs(raw, HOSTILE, [1_500, 90_000], now, failed=1, queue=HOSTILE)
     return [hostile_jid, "r" + HANDLER, "s" + IMAGE, "q" + QUOTES, "huge", SCRIPT]
 
 
@@ -82,6 +84,7 @@ def _pages(jids: list[str]) -> list[tuple[str, dict[str, str]]]:
     pages += [("/job", {"jid": jid}) for jid in jids] + [("/history", {"jid": jids[0]})]
     pages += [("/dead", {"class": SCRIPT, "error": HANDLER, "queue": IMAGE, "jid": QUOTES})]
     pages += [("/dead/bulk", {"action": "delete", "error": SCRIPT})]
+    pages += [("/job-metrics", {}), ("/job-metrics/class", {"name": HOSTILE})]
     return pages
 
 
@@ -103,6 +106,7 @@ def test_hostile_entries_are_escaped_on_every_page(web: Web, raw: redis.Redis) -
     dead = web.get("/dead").text
     assert "&lt;script&gt;alert(" in dead  # shown, as text
     assert "\\xff\\xfe not utf-8" in dead
+    assert "&lt;script&gt;alert(" in web.get("/job-metrics").text  # the hostile class's row
 
 
 def test_hostile_args_and_errors_from_a_real_worker_are_escaped(
@@ -130,6 +134,7 @@ def test_hostile_args_and_errors_from_a_real_worker_are_escaped(
         "/dead?class=" + "x" * 201,
         "/dead?error=%00",
         "/?period=1y",
+        "/job-metrics?sort=nope",
         "/queue?name=x&page=0",
         "/queue?name=x&page=-1",
         "/queue?name=x&page=999999999999999",

@@ -15,6 +15,7 @@ from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import Workers
 from tests.web import jobs
 from tests.web.browser import PHONE, Tab
+from tests.web.class_runs import settle_runs
 from tests.web.helpers import schedule_entry
 from tests.web.scenario import PAGES, seed
 
@@ -31,11 +32,15 @@ def test_no_page_is_wider_than_a_phone(
     enqueuer.enqueue_in(3600, jobs.Done, long_word, {"k" * 80: "v" * 2_000})
     raw.hset(keys.PERIODIC_SCHEDULE, "nightly-report", schedule_entry("nightly-report"))
     raw.sadd("cogworker:queues", "q" * 200)
+    long_class = "app." + "C" * 300
+    settle_runs(raw, long_class, [2_000, 40_000], float(raw.time()[0]), failed=1)
     pages = {
         **PAGES,
         "job-dead": f"/job?jid={seeded.dead}",
         "job-running": f"/job?jid={seeded.running}",
         "history": f"/history?jid={seeded.dead}",
+        "job-metrics-class": f"/job-metrics/class?name={jobs.Done.__module__}.Done",
+        "job-metrics-long": f"/job-metrics/class?name={long_class}",
     }
     wide = {}
     for name, path in pages.items():
