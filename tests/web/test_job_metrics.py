@@ -97,6 +97,33 @@ def test_a_class_view_charts_its_runs_and_run_times(web: Web, raw: redis.Redis) 
     assert 'Failures</span><span class="card-value">2<' in fast
 
 
+def test_every_listed_class_opens_whatever_its_name(web: Web, raw: redis.Redis) -> None:
+    """Class names a link can't carry as they are (a tab, 600 characters, a space at an end,
+    a leading #) travel as a digest: each row's link opens that class's view."""
+    odd = ["tab\there", "C" * 600, " padded", "#looks-like-a-digest"]
+    now = float(raw.time()[0])
+    for runs, name in enumerate(odd, start=1):
+        settle_runs(raw, name, [1_000] * runs, now)
+    table = web.get("/job-metrics").text
+    hrefs = [
+        html.unescape(href) for href in re.findall(r'href="(/job-metrics/class\?[^"#]*)"', table)
+    ]
+    opened = {}
+    for href in hrefs:
+        page = web.get(href).text
+        opened[_cards(page)["Runs"]] = page
+    assert sorted(opened) == ["1", "2", "3", "4"]
+    assert (
+        web.get("/job-metrics/class", params={"name": "#0123456789abcdef0123"}).status_code == 404
+    )
+
+
+def _cards(page: str) -> dict[str, str]:
+    """A class view's cards: label -> value."""
+    found = re.findall(r'card-kicker">([^<]*)</span><span class="card-value">([^<]*)<', page)
+    return dict(found)
+
+
 def test_nothing_ran_says_what_to_do(web: Web, raw: redis.Redis) -> None:
     """Without metrics the table says how they are recorded; an unknown class says so too."""
     empty = web.get("/job-metrics")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cogworker.app.web.entries import clip
-from cogworker.app.web.queue_refs import queue_ref
+from cogworker.app.web.name_refs import class_ref, queue_ref
 
 #: Characters that change how text around them is shown without being seen: bidirectional
 #: overrides and isolates (`"\u202egnp.exe"` displays as `exe.png`), zero-width and other
@@ -125,4 +125,5 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "json": as_json,
     "clip": clip,
     "queue_ref": queue_ref,
+    "class_ref": class_ref,
 }

@@ -13,9 +13,11 @@ from typing import Any
 from litestar import Request, get
 from litestar.response import Template
 
+from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.web import params
 from cogworker.app.web.context import dashboard, query_of, render, threaded
 from cogworker.app.web.format import runtime
+from cogworker.app.web.name_refs import LONGEST_CLASS_NAME, named
 from cogworker.domain.class_metrics import last_hours, merged
 from cogworker.domain.class_report import (
     PERIODS,
@@ -33,8 +35,6 @@ DEFAULT_PERIOD = "1h"
 DEFAULT_SORT = "time"
 #: The colour (a CSS variable of app.css) of each dataset of a chart, by its key.
 COLOURS = {"runs": "--color-accent", "failures": "--color-danger"}
-#: The longest class name the class view takes (a class path, module included).
-MAX_CLASS_NAME = 500
 #: The table's sortable columns: (sort key, heading).
 COLUMNS = (
     ("runs", "Runs"),
@@ -76,8 +76,9 @@ def job_class(request: Request[Any, Any, Any]) -> Template:
     """One class over a period: its figures, runs and failures over time, its histogram of
     run times, and its last runs."""
     period = _period(request)
-    name = params.text(query_of(request), "name", limit=MAX_CLASS_NAME)
     store = dashboard(request).store
+    ref = params.text(query_of(request), "name", limit=LONGEST_CLASS_NAME)
+    name = named(ref, lambda: _classes(store), LONGEST_CLASS_NAME, "job class with metrics")
     hours = PERIODS[period]
     now = store.now()
     minutes = store.class_metrics.by_minute(name, now, hours) if name else {}
@@ -98,6 +99,11 @@ def job_class(request: Request[Any, Any, Any]) -> Template:
         period=period,
         periods=tuple(PERIODS),
     )
+
+
+def _classes(store: DashboardStore) -> set[str]:
+    """Every class with metrics, on any queue."""
+    return {name for names in store.class_metrics.classes().values() for name in names}
 
 
 def chart(kind: str, series: Series, labels: dict[str, str]) -> dict[str, Any]:

@@ -11,8 +11,8 @@ from litestar.response import Redirect, Template
 from cogworker.app.web import params
 from cogworker.app.web.context import back, dashboard, query_of, render, threaded, writable
 from cogworker.app.web.entries import JobView
+from cogworker.app.web.name_refs import named_queue, queue_ref
 from cogworker.app.web.params import Form
-from cogworker.app.web.queue_refs import named_queue, queue_ref
 from cogworker.app.web.removal import clear_queue, delete_queued
 
 PER_PAGE = 25
