@@ -28,6 +28,9 @@ DASHBOARD_PAGES = (
     "/dead",
     "/scheduled",
     "/periodic",
+    "/job-metrics",
+    "/about",
+    "/metrics",
     "/api/stats",
 )
 

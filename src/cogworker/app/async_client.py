@@ -258,6 +258,8 @@ class AsyncClient:
 
     async def _write(self, jobs: Sequence[tuple[JobRecord, float | None]]) -> list[bool]:
         """Push jobs (now, or at a time); False where a unique job's lock was already held."""
+        if not jobs:  # every job stopped by a middleware: nothing reaches Redis
+            return []
         now = await self._clock()
         batch = PushBatch.of(jobs, now, self.config)
         try:
