@@ -63,8 +63,8 @@ fi
 # The whole suite, as CI runs it, with branch coverage of the tests' own process (the worker
 # subprocesses they start are not measured) and two floors, the measured figures rounded down:
 # raise them when coverage rises, never lower them to let a change in.
-domain_floor=98  # measured 99.2 % (2026-12-04, second session)
-total_floor=69   # measured 70 %
+domain_floor=99  # measured 99.6 % (2026-12-04, fourth session)
+total_floor=73   # measured 74 % (2026-12-04, fourth session)
 echo "== pytest, with branch coverage"
 "$bin/pytest" --cov --cov-report=
 echo "== coverage of src/cogworker/domain (floor $domain_floor %)"
