@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import redis
 
@@ -84,6 +85,25 @@ def test_a_killed_worker_s_jobs_are_marked_not_responding(
     # Marked once the beat is older than the dashboard's stale limit (15 s at the least).
     wait_until(lambda: NOT_RESPONDING in web.get("/workers").text, 40.0, interval=0.5)
     assert jid in web.get("/workers").text
+
+
+def test_a_running_job_s_page_shows_when_it_was_created_and_enqueued(
+    web: Web, workers: Workers, enqueuer: cogworker.Client, raw: redis.Redis
+) -> None:
+    """A job running on a real worker: its page shows the payload's times and retry budget,
+    not the empty record's (which read 1970 and a budget of none)."""
+    worker = workers.start(WEB_APP)
+    wait_for_processes(raw, 1, worker)
+    jid = str(enqueuer.enqueue(jobs.Holds, "hold"))
+    wait_until(lambda: raw.sismember("holding", jid) == 1, message=worker.log_tail)
+    wait_until(lambda: ">Running</span>" in web.get(f"/job?jid={jid}").text, message="beat")
+    page = web.get(f"/job?jid={jid}").text
+    raw.lpush("release", "1")
+    created = time.strftime("%Y-%m-%d", time.gmtime(_now(raw)))
+    assert re.search(rf"<dt>Created</dt><dd>.*{created} \d\d:\d\d:\d\d UTC", page), page
+    assert re.search(rf"<dt>Enqueued</dt><dd>.*{created} \d\d:\d\d:\d\d UTC", page), page
+    assert "1970" not in page
+    assert "<dt>Retries allowed</dt><dd>25 (default)</dd>" in page
 
 
 def test_job_page_shows_expiry_and_a_timed_out_attempt(

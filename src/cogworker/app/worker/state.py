@@ -12,6 +12,7 @@ from returns.pipeline import is_successful
 from cogworker.adapters.jobs.settle import SettleOrder
 from cogworker.app.worker.interrupts import Interrupts
 from cogworker.domain import payload
+from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 
 
@@ -69,14 +70,18 @@ class RunningJob:
     timeout: float | None = None
 
     def to_json(self) -> str:
-        """The description the heartbeat records, its arguments cut to a preview."""
-        args, cut = args_preview(self.payload)
+        """The description the heartbeat records, its arguments cut to a preview, with the
+        payload's times and retry fields (the job page of a running job shows them)."""
+        decoded = payload.decode(self.payload)
+        job = decoded.unwrap() if is_successful(decoded) else None
+        args, cut = args_preview(job)
         record: dict[str, object] = {
             "jid": self.jid,
             "class": self.class_name,
             "queue": self.queue,
             "args": args,
             "run_at": self.run_at,
+            **_shown_fields(job),
         }
         if cut:
             record["args_cut"] = True
@@ -85,14 +90,29 @@ class RunningJob:
         return json.dumps(record)
 
 
-def args_preview(raw: bytes) -> tuple[list[JSON], bool]:
-    """A payload's arguments, or (when their JSON is longer than ARGS_PREVIEW_CHARS)
-    one string saying so, then their start; and whether they were cut.
+def _shown_fields(job: JobRecord | None) -> dict[str, object]:
+    """The payload's fields a running job's page shows besides its arguments (those set)."""
+    if job is None:
+        return {}
+    fields: dict[str, object] = {
+        "created_at": job.created_at,
+        "enqueued_at": job.enqueued_at,
+        "retry": job.retry,
+        "retry_count": job.retry_count,
+        "failed_at": job.failed_at,
+        "retried_at": job.retried_at,
+    }
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+def args_preview(job: JobRecord | None) -> tuple[list[JSON], bool]:
+    """A job's arguments, or (when their JSON is longer than ARGS_PREVIEW_CHARS)
+    one string saying so, then their start; and whether they were cut (none for a
+    payload that isn't a readable job).
 
     The note comes first: a table row shows only the start of the text.
     """
-    decoded = payload.decode(raw)
-    args: list[JSON] = list(decoded.unwrap().args) if is_successful(decoded) else []
+    args: list[JSON] = list(job.args) if job is not None else []
     text = json.dumps(args, ensure_ascii=False)
     if len(text) <= ARGS_PREVIEW_CHARS:
         return args, False
