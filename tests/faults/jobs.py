@@ -110,4 +110,15 @@ class FailsAtGate(Paced, retry=5):
         raise RuntimeError("failed at the gate")
 
 
-register(Sleep, Count, KillsItsProcess, BurnsCpu, FailsAtGate)
+class DoneAtGate(Paced):
+    """Waits until the gate file exists, then is done."""
+
+    def steps(self, gate: str) -> Generator[float, None, None]:
+        """Wait for the gate."""
+        note("start", self.jid)
+        while not Path(gate).exists():
+            yield 0.02
+        note("end", self.jid)
+
+
+register(Sleep, Count, KillsItsProcess, BurnsCpu, FailsAtGate, DoneAtGate)

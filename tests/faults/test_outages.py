@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -57,6 +58,39 @@ def test_failures_while_redis_is_down_are_filed_once_it_is_back(
     stop_all(worker)
     assert all(starts_of(oracle_file, jid) == 1 for jid in jids)
     oracle.assert_each_in_one_place(inspect, jids, done=set())
+    oracle.assert_nothing_left_behind(inspect)
+
+
+def test_a_stop_while_redis_stays_away_leaves_the_running_job_to_orphan_recovery(
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    server: RedisServer,
+    tmp_path: Path,
+    kind: Kind,
+) -> None:
+    """SIGTERM while Redis is stopped: the worker can't hand its running job back, tries
+    for a while, says so and exits; once Redis is back another process recovers the job as
+    an orphan and runs it to the end: run twice, lost never."""
+    worker = start_worker()
+    registered(inspect, 1)
+    gate = tmp_path / "gate"
+    jid = str(client.enqueue(of_kind(jobs.DoneAtGate, kind), str(gate)))
+    wait_until(lambda: starts_of(oracle_file, jid) == 1, 20, message=worker.log_tail)
+    server.stop()
+    worker.send_signal(signal.SIGTERM)
+    wait_until(lambda: "Redis stayed away at shutdown" in worker.log_text(), 60,
+               message=worker.log_tail)  # fmt: skip
+    assert worker.wait_for_exit(20) == 0, worker.log_tail()
+    server.restart()
+    gate.touch()
+    survivor = start_worker()
+    wait_until(lambda: jid in oracle.finished(oracle_file), 60, ignore=RETRYABLE,
+               message=survivor.log_tail)  # fmt: skip
+    stop_all(survivor)
+    assert starts_of(oracle_file, jid) == 2
+    oracle.assert_each_in_one_place(inspect, [jid], done={jid})
     oracle.assert_nothing_left_behind(inspect)
 
 
