@@ -28,37 +28,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
-import sys
 import time
-import traceback
 
 import redis
+import workload_driver  # puts the harness and this folder on sys.path
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PEERS_DIR = os.environ.get("BENCH_PEERS_DIR", "")
-if not os.path.isfile(os.path.join(PEERS_DIR, "run.py")):
-    sys.exit("io_run.py: BENCH_PEERS_DIR must name the harness folder (bench/run.sh sets it)")
-sys.path[:0] = [HERE, PEERS_DIR]
-
-import common  # noqa: E402  (the harness's modules, found through the path above)
-import io_work  # noqa: E402
-import run  # noqa: E402
+# isort: split
+import common  # the harness's modules, found through the path above
+import io_work
+import run
 
 TASKS = 100  # concurrent enqueueing tasks in the client phase
 
 
 def parse_args() -> argparse.Namespace:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    ap.add_argument("--url", required=True, help="a Redis to FLUSHALL and use")
-    ap.add_argument("--libs", required=True, help="comma list of <adapter>[:variant|:all]")
-    ap.add_argument("--n", type=int, default=20_000, help="jobs per phase")
+    ap = workload_driver.arguments(__doc__)
     ap.add_argument("--phases", default="client,drain")
-    ap.add_argument("--drain-timeout", type=float, default=100.0)
-    ap.add_argument("--out", required=True)
     ap.add_argument(
         "--label",
         default="",
@@ -99,37 +85,17 @@ def client_phase(mod, variant: str, args, r) -> dict | None:
     }
 
 
-def fill(mod, variant: str, url: str, n: int) -> None:
-    """Queue `n` jobs for the drain, untimed, the fastest way the adapter has."""
-    client = getattr(mod, "FillClient", mod.Client)(url, variant)
-    try:
-        if client.BULK_API:
-            client.enqueue_bulk(io_work.KIND, range(n))
-        elif client.CONCURRENT_API:
-            client.enqueue_concurrent(io_work.KIND, range(n))
-        else:
-            client.enqueue_each(io_work.KIND, range(n))
-    finally:
-        client.close()
-
-
 def drain_phase(mod, variant: str, args, r) -> dict:
     r.flushall()
-    fill(mod, variant, args.url, args.n)
+    workload_driver.fill(mod, variant, args.url, args.n, io_work.KIND)
     logpath = os.path.join(args.out, "logs", f"{mod.NAME}-{variant}.log")
     return run.drain(mod, variant, args.url, r, args.n, logpath, args.drain_timeout)
 
 
 def run_phase(name: str, measure, res: dict) -> None:
     """Record what `measure()` returns into res, or its exception under res["errors"]."""
-    try:
-        got = measure()
-    except Exception as error:  # recorded and reported, never skipped
-        traceback.print_exc()
-        res["errors"][name] = f"{type(error).__name__}: {error}"
-        print(f"  !! {name} failed: {res['errors'][name]}", flush=True)
-        return
-    if name == "drain":
+    got = workload_driver.attempt(name, measure, res)
+    if name == "drain" and got is not None:
         res["drain"] = got
         print(
             f"  drain {got['drain_rate']:,.0f}/s, final {got['final_count_after_stop']}", flush=True
@@ -157,38 +123,11 @@ def run_one(mod, variant: str, args) -> bool:
         run_phase("client", lambda: client_phase(mod, variant, args, r), res)
     if "drain" in phases:
         run_phase("drain", lambda: drain_phase(mod, variant, args, r), res)
-    r.flushall()
-    r.close()
-    append(os.path.join(args.out, f"{mod.NAME}-{variant}{args.label}.json"), res)
-    return not res["errors"]
-
-
-def append(path: str, res: dict) -> None:
-    data = []
-    if os.path.exists(path):
-        with open(path) as f:
-            data = json.load(f)
-    res["rep"] = len(data) + 1  # repetitions accumulate across calls, as in run.py
-    data.append(res)
-    with open(path, "w") as f:
-        json.dump(data, f, indent=1)
+    return workload_driver.finish(r, args.out, f"{mod.NAME}-{variant}{args.label}", res)
 
 
 def main() -> None:
-    args = parse_args()
-    os.environ[common.ENV_URL] = args.url  # adapters read it at import time
-    # run.load finds the <lib>_io_bench.py adapters in this folder
-    os.environ["BENCH_ADAPTER_PATH"] = os.pathsep.join(
-        filter(None, [HERE, os.environ.get("BENCH_ADAPTER_PATH")])
-    )
-    os.makedirs(os.path.join(args.out, "logs"), exist_ok=True)
-    with open(os.path.join(args.out, "env.json"), "w") as f:
-        json.dump({"nproc": os.cpu_count(), "versions": run.versions()}, f, indent=1)
-    ok = True
-    for mod, variant in run.parse_targets(args.libs):
-        print(f"== {mod.NAME}:{variant}{args.label} ({io_work.KIND})", flush=True)
-        ok = run_one(mod, variant, args) and ok
-    sys.exit(0 if ok else 1)
+    workload_driver.run_targets(parse_args(), io_work.KIND, run_one)
 
 
 if __name__ == "__main__":
