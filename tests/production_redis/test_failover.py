@@ -31,6 +31,10 @@ from tests.production_redis.servers import SentinelTopology
 from tests.support.processes import CogworkerProcess, wait_until
 from tests.web.helpers import serving
 
+#: A replica's WAIT answers within `replica_timeout` only if the machine isn't busy with
+#: other tests: a late one is a shortfall, and then an acknowledged job may run again.
+pytestmark = pytest.mark.solo
+
 APP = "tests.production_redis.jobs:config"
 #: Two threads a worker: the drain takes a few seconds, so the kill falls in its middle.
 WORK = ["work", APP, "--concurrency", "2"]
@@ -122,6 +126,15 @@ def idle(topology: SentinelTopology) -> bool:
         return sum(int(primary.llen(key)) for key in held) == 0
 
 
+def held(topology: SentinelTopology) -> str:
+    """What the primary's in-progress lists hold, for a failure's message."""
+    with primary_of(topology) as primary:
+        lists = {
+            key: primary.lrange(key, 0, 5) for key in primary.scan_iter(match=keys.in_progress("*"))
+        }
+    return f"in-progress lists: {lists}\n"
+
+
 @pytest.mark.parametrize("min_replicas", [0, 1])
 def test_workers_and_the_dashboard_carry_on_after_the_primary_is_killed(
     topology: SentinelTopology, rc: redis.Redis, redis_url: str, tmp_path: Path, min_replicas: int
@@ -178,7 +191,9 @@ def test_workers_and_the_dashboard_carry_on_after_the_primary_is_killed(
             wait_until(lambda: registered(topology), 30.0, message=last.log_tail)
             drain.wait_drained(rc, MIX, last)
             wait_until(lambda: late in drain.runs(rc, "drain"), 30.0, message=last.log_tail)
-            wait_until(lambda: idle(topology), 30.0, message=last.log_tail)
+            wait_until(
+                lambda: idle(topology), 60.0, message=lambda: held(topology) + last.log_tail()
+            )
             assert last.terminate(30.0) == 0, last.log_tail()
     finally:
         live.stop()
