@@ -33,11 +33,11 @@ class RunStore:
         """Let go of a lock `jid` holds; False if it was gone or someone else's."""
         return bool(scripts.RELEASE_LOCK(self.client, (lock,), (jid,)))
 
-    def defer(self, identity: str, job: Fetched, at: float) -> bool:
-        """Move a job off `identity`'s in-progress list to the scheduled set, to run at `at`."""
-        return bool(
-            scripts.DEFER(self.client, (keys.in_progress(identity), keys.SCHEDULE), (job.raw, at))
-        )
+    def defer(self, identity: str, job: Fetched, at: float, filed: str = "") -> bool:
+        """Move a job off `identity`'s in-progress list to the scheduled set, to run at `at`
+        (as the payload `filed`, if given)."""
+        holders = (keys.in_progress(identity), keys.SCHEDULE)
+        return bool(scripts.DEFER(self.client, holders, (job.raw, at, filed)))
 
     def set_status(self, jid: str, status: str, now: float) -> None:
         """Set a tracked job's status outside a settlement (it started working, say)."""
