@@ -98,7 +98,7 @@ CALLS = {
         (ENTRY, "j1", "60000", "1700000000", "1", "600", "1700000000"),
     ),
     "defer": Call(
-        scripts.DEFER, (LIST, keys.SCHEDULE), (ENTRY, "1700000000", ENTRY), _on_list(LIST)
+        scripts.DEFER, (LIST, keys.SCHEDULE), (ENTRY, "1700000000", ENTRY, "1"), _on_list(LIST)
     ),
     "limit_take": Call(
         scripts.LIMIT_TAKE, ("lim", "limw"), ("concurrency", "j1", "2", "60000", "600000")

@@ -70,9 +70,9 @@ def test_a_key_that_is_no_text_is_refused_at_enqueue_and_nothing_is_pushed(
     }
 
 
-def _gate(rc: redis.Redis) -> tuple[LimitGate, WorkerState]:
+def _gate(rc: redis.Redis, fetch: str = "reliable") -> tuple[LimitGate, WorkerState]:
     state = WorkerState(identity=IDENTITY)
-    config = cogworker.Config(orphan_threshold=30.0)
+    config = cogworker.Config(orphan_threshold=30.0, fetch=fetch)
     logger = logging.getLogger("cogworker.test.gate")
     return LimitGate(LimitStore(rc), RunStore(rc), config, state, logger), state
 
@@ -105,6 +105,17 @@ def test_a_job_whose_key_is_full_waits_in_the_schedule_its_refusal_counted(
         assert not state.holds(fetched.raw)
         rc.delete(keys.SCHEDULE)
         job = payload.decode(raw).unwrap()
+
+
+def test_a_job_popped_by_basic_fetch_whose_key_is_full_waits_too(rc: redis.Redis) -> None:
+    """Basic fetch holds the job on no list: the refusal still files it in the schedule."""
+    gate, _ = _gate(rc, fetch="basic")
+    rc.zadd(keys.limit("default", "concurrency", "one", "k"), {"other": 9e15})
+    job = build_job(HoldsOne, ["k"], time.time())
+    raw = payload.encode(job).encode()
+    assert gate.admit(job, Fetched(queue="default", raw=raw)) is False
+    [filed] = rc.zrange(keys.SCHEDULE, 0, -1)
+    assert json.loads(filed)["jid"] == job.jid
 
 
 def test_a_job_taking_its_place_holds_it_for_its_settlement_and_renewals(

@@ -62,7 +62,8 @@ class LimitGate:
             delay = key_limits.wait_delay(limit, waited.waits, free_in, self.rng.random())
             extra = {**job.extra, **key_limits.payload_fields(waited)}
             filed = payload.encode(attrs.evolve(job, extra=extra))
-            deferred = self.runs.defer(self.state.identity, fetched, self.clock() + delay, filed)
+            owner = None if self.config.fetch == "basic" else self.state.identity  # basic: no list
+            deferred = self.runs.defer(owner, fetched, self.clock() + delay, filed)
         except redis.RedisError as error:
             self.logger.warning(
                 "couldn't take the job's limit place (%s); it stays in progress", error

@@ -68,9 +68,8 @@ class RunStart:
             ttl = unique.ttl_of(job.extra, self.config.unique_lock_ttl)
             if self.runs.take_lock(lock, job.jid, ttl):
                 return True
-            deferred = self.runs.defer(
-                self.state.identity, fetched, self.clock() + unique.BUSY_RETRY_SECONDS
-            )
+            owner = None if self.config.fetch == "basic" else self.state.identity
+            deferred = self.runs.defer(owner, fetched, self.clock() + unique.BUSY_RETRY_SECONDS)
         except redis.RedisError as error:
             self.logger.warning("couldn't check the job's lock (%s); it stays in progress", error)
             return False  # left on the in-progress list: requeued at shutdown, or recovered
