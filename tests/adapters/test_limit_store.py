@@ -39,7 +39,7 @@ def test_a_concurrency_limit_gives_max_places_each_held_once_by_its_jid(rc: redi
     assert store.take(spot, "c", 60, time.time()) == (False, 0.0)
     assert set(rc.zrange(spot.holders_key(), 0, -1)) == {b"a", b"b"}
     assert rc.zrange(spot.waiting_key(), 0, -1) == [b"c"]
-    store.release(spot.holders_key(), "a")
+    store.release({spot.holders_key(): ["a"]})
     assert store.take(spot, "c", 60, time.time()) == (True, 0.0)
     assert rc.zcard(spot.waiting_key()) == 0
 

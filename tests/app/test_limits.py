@@ -5,6 +5,7 @@ window (tests/app/limit_jobs.py holds the jobs and the config)."""
 from __future__ import annotations
 
 import itertools
+import json
 
 import redis
 
@@ -72,6 +73,22 @@ def test_a_place_held_by_a_killed_process_frees_within_the_orphan_threshold(
     waiter = client.enqueue(SharesOne, "shared")
     second = workers.start(APP, concurrency=2)
     wait_until(lambda: _count(rc, f"runs:{waiter}") == 1, 20.0, message=second.log_tail)
+
+
+def test_a_clean_stop_lets_go_of_the_places_of_the_jobs_it_hands_back(
+    rc: redis.Redis, client: cogworker.Client, workers: Workers
+) -> None:
+    """SIGTERM while a job holds its key's place and won't finish: the job goes back to its
+    queue and its place is let go of as the process exits, not left to run out."""
+    worker = workers.start(APP, concurrency=2)
+    wait_for_processes(rc, 1, worker)
+    holder = client.enqueue(HoldsOne, "stop")
+    wait_until(lambda: rc.sismember("holding", holder), 20.0, message=worker.log_tail)
+    place = keys.limit("default", "concurrency", "one", "stop")
+    assert rc.zcard(place) == 1
+    assert worker.terminate() == 0
+    assert rc.zcard(place) == 0
+    assert [json.loads(raw)["jid"] for raw in rc.lrange(keys.queue("default"), 0, -1)] == [holder]
 
 
 def test_a_rate_limit_is_kept_within_every_window(

@@ -154,7 +154,7 @@ def _limit_place(rc: redis.Redis) -> None:
     spot = spot_of("default", key_limits.claim_for(LIMIT, "app.Send", "k"), LIMIT)
     store.take(spot, JID, 60, NOW)
     store.renew({spot.holders_key(): [JID]}, 60)
-    store.release(spot.holders_key(), JID)
+    store.release({spot.holders_key(): [JID]})
 
 
 def _pause_and_resume(rc: redis.Redis) -> None:

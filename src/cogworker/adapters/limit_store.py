@@ -123,9 +123,13 @@ class LimitStore:
             scripts.LIMIT_RENEW.queue(pipe, (holders,), (_ms(place_ttl), *jids))
         scripts.run_pipeline(self.client, pipe)
 
-    def release(self, holders: str, jid: str) -> None:
-        """Let go of `jid`'s place outside a settlement (it won't run now after all)."""
-        self.client.zrem(holders, jid)
+    def release(self, held: Mapping[str, Sequence[str]]) -> None:
+        """Let go of places (holders key → jids) outside a settlement: their jobs won't run
+        here after all.  One round trip."""
+        pipe = self.client.pipeline(transaction=False)
+        for holders, jids in held.items():
+            pipe.zrem(holders, *jids)
+        pipe.execute()
 
     def uses(self) -> list[Use]:
         """Every limit key used lately, the latest first: its holders and waiting jobs."""

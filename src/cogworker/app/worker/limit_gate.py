@@ -82,12 +82,21 @@ class LimitGate:
     def let_go(self, jid: str) -> None:
         """`jid` took its place and won't run now after all (a while_executing duplicate)."""
         holders = self.state.places.forget(jid)
-        if not holders:
-            return
+        if holders:
+            self._release({holders: [jid]})
+
+    def let_go_all(self) -> None:
+        """At a stop, once the jobs still running are handed back: let go of their places
+        (their next runs take places again) rather than block their keys until they run out."""
+        held = self.state.places.by_key()
+        if held:
+            self._release(held)
+
+    def _release(self, held: dict[str, list[str]]) -> None:
         try:
-            self.limits.release(holders, jid)
-        except redis.RedisError as error:  # it runs out within the orphan threshold
-            self.logger.warning("couldn't let go of a limit place (%s)", error, extra={"jid": jid})
+            self.limits.release(held)
+        except redis.RedisError as error:  # they run out within the orphan threshold
+            self.logger.warning("couldn't let go of %d limit places (%s)", len(held), error)
 
     def renew(self) -> None:
         """Renew the places this process's running jobs hold (the heartbeat calls it)."""

@@ -306,6 +306,7 @@ class Manager:
         # register this process again, a reconcile pass race the hand-over.
         self._end_housekeeping()
         self.reconciler.write_last(unfinished)
+        self.limit_gate.let_go_all()
         self.logger.info("stopped", extra={"identity": self.identity})
 
     def _end_housekeeping(self) -> None:
