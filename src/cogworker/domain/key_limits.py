@@ -62,9 +62,10 @@ KeyFunction = Callable[[list[JSON]], object]
 
 
 @attrs.frozen(kw_only=True)
-class Concurrency:
-    """At most `max` jobs with the same key running at once, per queue."""
+class _KeyLimit:
+    """What both kinds of limit hold."""
 
+    #: Places per key: jobs running (concurrency), starts per window (rate).
     max: int = attrs.field(validator=_check_max)
     #: The job's arguments (a list) → its key, a text; None: one key for all its jobs.
     key: KeyFunction | None = attrs.field(default=None, validator=_check_key)
@@ -75,6 +76,11 @@ class Concurrency:
     #: ...up to this.
     longest_wait: float = attrs.field(default=30.0, validator=_check_seconds)
 
+
+@attrs.frozen(kw_only=True)
+class Concurrency(_KeyLimit):
+    """At most `max` jobs with the same key running at once, per queue."""
+
     @property
     def kind(self) -> LimitKind:
         """What is counted: jobs running."""
@@ -82,15 +88,11 @@ class Concurrency:
 
 
 @attrs.frozen(kw_only=True)
-class Rate:
+class Rate(_KeyLimit):
     """At most `max` starts of jobs with the same key in any `per` seconds, per queue."""
 
-    max: int = attrs.field(validator=_check_max)
+    #: The window, in seconds.
     per: float = attrs.field(validator=_check_seconds)
-    key: KeyFunction | None = attrs.field(default=None, validator=_check_key)
-    name: str | None = attrs.field(default=None, validator=_check_name)
-    wait: float = attrs.field(default=0.5, validator=_check_seconds)
-    longest_wait: float = attrs.field(default=30.0, validator=_check_seconds)
 
     @property
     def kind(self) -> LimitKind:
