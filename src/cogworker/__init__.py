@@ -33,6 +33,7 @@ from cogworker.app.periodic import Periodic
 from cogworker.app.version import VERSION
 from cogworker.domain.failure import DISCARD, KILL
 from cogworker.domain.job import JobRecord
+from cogworker.domain.key_limits import Concurrency, Rate
 from cogworker.exceptions import (
     CogworkerError,
     ConfigError,
@@ -65,6 +66,7 @@ __all__ = [
     "CancelResult",
     "Client",
     "CogworkerError",
+    "Concurrency",
     "Config",
     "ConfigError",
     "EnqueueError",
@@ -82,6 +84,7 @@ __all__ = [
     "JobTimeoutError",
     "LayoutError",
     "Periodic",
+    "Rate",
     "RedisRefusedError",
     "RedisUnavailableError",
     "RunContext",

@@ -54,6 +54,7 @@ SETTLE_KEYS = (
     "mh",
     "mt",
     "mc",
+    "lim",
 )
 CALLS = {
     "settle": Call(
@@ -61,7 +62,7 @@ CALLS = {
         SETTLE_KEYS,
         (ENTRY, "1", "retry", "1700000000.5", ENTRY, "86400", "1690000000", "10", "{}", "5",
          "600", "{}", "5", "5", "600", "retrying", "600", "1700000000", "j1", "extend", "60000",
-         "release", "1", "a.B", "1200", "1", "1", "1", "259200"),
+         "release", "1", "a.B", "1200", "1", "1", "1", "259200", "release"),
         lambda rc: (rc.lpush(LIST, ENTRY), rc.set("lk", "j1")),
     ),
     "ack_many": Call(
@@ -96,7 +97,15 @@ CALLS = {
         (keys.SCHEDULE, "lk", "st"),
         (ENTRY, "j1", "60000", "1700000000", "1", "600", "1700000000"),
     ),
-    "defer": Call(scripts.DEFER, (LIST, keys.SCHEDULE), (ENTRY, "1700000000"), _on_list(LIST)),
+    "defer": Call(
+        scripts.DEFER, (LIST, keys.SCHEDULE), (ENTRY, "1700000000", ENTRY, "1"), _on_list(LIST)
+    ),
+    "limit_take": Call(
+        scripts.LIMIT_TAKE, ("lim", "limw"), ("concurrency", "j1", "2", "60000", "600000")
+    ),
+    "limit_renew": Call(
+        scripts.LIMIT_RENEW, ("lim",), ("60000", "j1"), lambda rc: rc.zadd("lim", {"j1": 9e15})
+    ),
     "periodic_claim": Call(
         scripts.PERIODIC_CLAIM,
         ("sched", "claim", "running", keys.queue("default"), "lk", "st"),

@@ -71,8 +71,13 @@ def test_every_script_is_registered_once_by_sha() -> None:
 
 def test_a_header_that_disagrees_with_its_script_is_found() -> None:
     """settle.lua stating one argument fewer than it lists and checks is reported."""
-    doctored = _source("settle").replace("-- shape: KEYS 18, ARGV 29", "-- shape: KEYS 18, ARGV 28")
-    assert contract_problems("settle", doctored) == ["settle: ARGV [29] beyond its shape (28)"]
+    source = _source("settle")
+    shape = re.search(r"-- shape: KEYS \d+, ARGV (\d+)", source)
+    assert shape is not None
+    last = int(shape[1])
+    doctored = source.replace(shape[0], shape[0].replace(f"ARGV {last}", f"ARGV {last - 1}"))
+    problem = f"settle: ARGV [{last}] beyond its shape ({last - 1})"
+    assert contract_problems("settle", doctored) == [problem]
     unlisted = _source("settle").replace("-- ARGV[22]", "-- ARGV[x]")
     assert contract_problems("settle", unlisted) == ["settle: header doesn't list ARGV [22]"]
 
@@ -86,11 +91,13 @@ def test_a_script_without_a_shape_is_refused() -> None:
 def test_a_call_that_does_not_fit_is_refused_before_redis() -> None:
     """One key or argument too few or too many, or a broken group: a TypeError naming the
     script and both counts, and nothing sent."""
-    keys, args = ("k",) * 18, ("a",) * 29
+    nkeys, nargs = SETTLE.shape.keys.fixed, SETTLE.shape.args.fixed
+    keys, args = ("k",) * nkeys, ("a",) * nargs
     SETTLE.check(keys, args)
-    with pytest.raises(TypeError, match=r"lua/settle.lua takes KEYS 18, ARGV 29; called with 18"):
+    shape = rf"lua/settle.lua takes KEYS {nkeys}, ARGV {nargs}; called with {nkeys}"
+    with pytest.raises(TypeError, match=shape):
         SETTLE.check(keys, args[:-1])
-    with pytest.raises(TypeError, match="19 keys"):
+    with pytest.raises(TypeError, match=f"{nkeys + 1} keys"):
         SETTLE.check((*keys, "k"), args)
     ack_many = next(s for s in scripts.SCRIPTS_BY_SHA.values() if s.name == "ack_many")
     ack_many.check(("k",) * 10, ("a",) * 12)

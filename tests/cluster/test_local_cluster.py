@@ -47,5 +47,7 @@ def test_a_script_given_keys_of_two_slots_is_refused_before_it_is_sent(
     other = "cogworker:{q:other}:inprogress:host:1"
     cluster_client.lpush(other, "{}")
     with pytest.raises(redis.RedisClusterException, match="same key slot"):
-        scripts.DEFER(cluster_client, (other, "cogworker:{q:default}:schedule"), ("{}", 1.0))
+        scripts.DEFER(
+            cluster_client, (other, "cogworker:{q:default}:schedule"), ("{}", 1.0, "", "1")
+        )
     assert cluster_client.lrange(other, 0, -1) == [b"{}"]

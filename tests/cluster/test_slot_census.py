@@ -32,13 +32,16 @@ from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.adapters.limit_store import LimitStore, spot_of
 from cogworker.adapters.periodic_store import Claim, PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry
+from cogworker.domain import key_limits
 from cogworker.domain.job import JobRecord
 
 IDENTITY = "host:1:census"
 NOW = 1_800_000_000.0
 JID = "census-jid"
+LIMIT = key_limits.Concurrency(max=2)
 
 #: What still touches keys of several slots, by operation (docs/redis-cluster.md,
 #: "Every script and its one slot", says what each becomes).
@@ -146,6 +149,14 @@ def _clear_queue(rc: redis.Redis) -> None:
     QueueStore(rc).delete("default", [Removal(entry=_raw(), jid=JID)], clearing=True)
 
 
+def _limit_place(rc: redis.Redis) -> None:
+    store = LimitStore(rc)
+    spot = spot_of("default", key_limits.claim_for(LIMIT, "app.Send", "k"), LIMIT)
+    store.take(spot, JID, 60, NOW)
+    store.renew({spot.holders_key(): [JID]}, 60)
+    store.release({spot.holders_key(): [JID]})
+
+
 def _pause_and_resume(rc: redis.Redis) -> None:
     queue_pause.pause(rc, ["default", "critical"])
     queue_pause.paused(rc)
@@ -192,6 +203,8 @@ OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
     "clear a queue": _clear_queue,
     "pause and resume a queue": _pause_and_resume,
     "list the paused queues": queue_pause.paused,
+    "take, renew and let go of a limit place": _limit_place,
+    "read the limits' use": lambda rc: LimitStore(rc).uses(),
     "read the dashboard's counts": lambda rc: DashboardStore.on(rc, Retention()).counts(),
 }
 

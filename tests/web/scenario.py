@@ -22,6 +22,7 @@ PAGES = {
     "dead": "/dead",
     "periodic": "/periodic",
     "job-metrics": "/job-metrics",
+    "limits": "/limits",
     "about": "/about",
 }
 

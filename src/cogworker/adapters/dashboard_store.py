@@ -24,6 +24,7 @@ from cogworker.adapters.dashboard_sets import SetStore
 from cogworker.adapters.flagged_reads import Flags, refusal, replies
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.run import RunStore
+from cogworker.adapters.limit_store import LimitStore
 from cogworker.adapters.periodic_store import PeriodicStore, decode_entry
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.adapters.replies import as_bytes
@@ -83,6 +84,8 @@ class DashboardStore:
     processes: ProcessStore
     #: Per-class metrics, merged over queues (the read API of a Metrics page).
     class_metrics: ClassMetricsStore
+    #: Per-key limits: each key used lately (the Limits page).
+    limits: LimitStore
     _client: redis.Redis
     _retention: Retention
 
@@ -94,6 +97,7 @@ class DashboardStore:
             queues=QueueStore(client),
             processes=ProcessStore(client, ProcessRegistry(client)),
             class_metrics=ClassMetricsStore(client),
+            limits=LimitStore(client),
             client=client,
             retention=retention,
         )

@@ -167,3 +167,22 @@ def periodic_running(name: str) -> str:
 def periodic_tick(name: str, at: float) -> str:
     """The claim of one tick of a periodic job (the jid it enqueued, or "skipped"), with a TTL."""
     return f"{PREFIX}periodic:tick:{name}:{at:.0f}"
+
+
+# --- per-key limits (adapters/limit_store.py), in their queue's slot ---
+
+#: The registry of limit keys used lately, for the dashboard: a sorted set of
+#: JSON (queue, kind, name, key, max, per) scored by when a worker last used
+#: it.  Global: written only by single-key commands, and rebuilt as jobs run.
+LIMITS = PREFIX + "limits"
+
+
+def limit(queue: str, kind: str, name: str, key: str) -> str:
+    """A per-key limit's sorted set on a queue: the jids holding a place (concurrency),
+    or the starts within the window (rate)."""
+    return f"{PREFIX}{{q:{queue}}}:limit:{kind}:{name}:{key}"
+
+
+def limit_waiting(queue: str, kind: str, name: str, key: str) -> str:
+    """The jobs a per-key limit on a queue refused lately, scored by the refusal's time."""
+    return f"{PREFIX}{{q:{queue}}}:limit_waiting:{kind}:{name}:{key}"

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from cogworker.domain import limits, queues, unique
+from cogworker.domain import key_limits, limits, queues, unique
 from cogworker.exceptions import UnknownJobClassError
 
 if TYPE_CHECKING:
@@ -30,6 +30,10 @@ def _check_queue(_: object, __: attrs.Attribute[Any], value: object) -> None:
 def _check_seconds(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if value is not None:
         limits.checked_seconds(attribute.name, value)
+
+
+def _check_limit(_: object, __: attrs.Attribute[Any], value: object) -> None:
+    key_limits.checked_limit(value)
 
 
 def _check_unique(_: object, __: attrs.Attribute[Any], value: object) -> None:
@@ -56,6 +60,8 @@ class JobOptions:
     #: Seconds a run may take before `JobTimeoutError` is raised into it; None:
     #: `Config.default_timeout`.
     timeout: float | None = attrs.field(default=None, validator=_check_seconds)
+    #: A per-key limit (`cogworker.Concurrency`, `cogworker.Rate`); None: none.
+    limit: key_limits.Limit | None = attrs.field(default=None, validator=_check_limit)
 
 
 class Job:
@@ -99,6 +105,7 @@ class Job:
         unique_for: float | None = None,
         expires_in: float | None = None,
         timeout: float | None = None,
+        limit: key_limits.Limit | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init_subclass__(**kwargs)
@@ -110,6 +117,7 @@ class Job:
             ("unique_for", unique_for),
             ("expires_in", expires_in),
             ("timeout", timeout),
+            ("limit", limit),
         )
         given = {name: value for name, value in options if value is not None}
         try:

@@ -10,7 +10,7 @@ import attrs
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.app.job import Job
-from cogworker.domain import limits, unique
+from cogworker.domain import key_limits, limits, unique
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON, first_non_json, is_json_native
 from cogworker.exceptions import ConfigError
@@ -95,7 +95,18 @@ def _extra(
     elif own_jid is not None:
         lock = keys.unique_lock(unique.jid_lock_name(own_jid))
         extra.update(unique="until_executed", unique_lock=lock, unique_ttl=ttl)
-    return extra
+    return extra | _limit_fields(job_class, args)
+
+
+def _limit_fields(job_class: type[Job], args: Sequence[JSON]) -> dict[str, JSON]:
+    """The payload field of a job's per-key limit: its key, computed from its arguments by
+    its class's `key` (a TypeError naming anything but a text it returns)."""
+    limit = job_class.cogworker_options.limit
+    if limit is None:
+        return {}
+    path = job_class.class_path()
+    key = "" if limit.key is None else key_limits.checked_key(limit.key(list(args)), path)
+    return key_limits.payload_fields(key_limits.claim_for(limit, path, key))
 
 
 def build_job(

@@ -55,12 +55,19 @@ class OutcomeRecord:
     running_lock: str = ""
     #: What the run adds to its class's metrics; None: nothing (not a run, or not kept).
     sample: RunSample | None = None
+    #: The holders key of the per-key limit place the run held, which this settlement
+    #: lets go of ("" for none: see `app/worker/limit_gate.py`).
+    limit_place: str = ""
 
     @property
     def is_plain_ack(self) -> bool:
         """A success with only counters and its class's history to write (see ack_many.lua)."""
         return self.kind == "ack" and not (
-            self.history_per_job or self.status or self.unique_lock or self.running_lock
+            self.history_per_job
+            or self.status
+            or self.unique_lock
+            or self.running_lock
+            or self.limit_place
         )
 
 

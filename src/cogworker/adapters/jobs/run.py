@@ -33,11 +33,12 @@ class RunStore:
         """Let go of a lock `jid` holds; False if it was gone or someone else's."""
         return bool(scripts.RELEASE_LOCK(self.client, (lock,), (jid,)))
 
-    def defer(self, identity: str, job: Fetched, at: float) -> bool:
-        """Move a job off `identity`'s in-progress list to the scheduled set, to run at `at`."""
-        return bool(
-            scripts.DEFER(self.client, (keys.in_progress(identity), keys.SCHEDULE), (job.raw, at))
-        )
+    def defer(self, identity: str | None, job: Fetched, at: float, filed: str = "") -> bool:
+        """Move a job off `identity`'s in-progress list to the scheduled set, to run at `at`
+        (as the payload `filed`, if given); `identity` None is basic fetch (no list)."""
+        holders = (keys.in_progress(identity or ""), keys.SCHEDULE)
+        owned = "0" if identity is None else "1"
+        return bool(scripts.DEFER(self.client, holders, (job.raw, at, filed, owned)))
 
     def set_status(self, jid: str, status: str, now: float) -> None:
         """Set a tracked job's status outside a settlement (it started working, say)."""

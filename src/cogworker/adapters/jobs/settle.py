@@ -219,6 +219,7 @@ class SettleStore:
             outcome.running_lock or keys.NO_LOCK,
             keys.handbacks(outcome.jid),
             *metrics_keys(outcome.class_name, outcome.sample, now),
+            outcome.limit_place or keys.NO_LOCK,
         )
         settle_args = (
             entry, "1" if owned else "0", outcome.kind, outcome.score, outcome.payload,
@@ -231,6 +232,7 @@ class SettleStore:
             "1" if outcome.history_per_job else "0",
             outcome.class_name, *metrics_args(outcome, refreshes),
             "1" if outcome.sample and outcome.sample.failed else "0", int(kept.metrics_ttl),
+            "release" if outcome.limit_place else "",
         )  # fmt: skip
         return settle_keys, settle_args
 

@@ -5,7 +5,7 @@
 -- The list is this process's in-progress list (a run just ended), or the
 -- unsettled list (a settlement a stopped process handed over).
 --
--- shape: KEYS 18, ARGV 29
+-- shape: KEYS 19, ARGV 30
 -- uses: _tallies
 -- KEYS[1]  the list holding the entry
 -- KEYS[2]  the target sorted set (retry or dead; unused for ack and discard)
@@ -20,6 +20,7 @@
 -- KEYS[15] its class's metrics on its queue: the minute's hash   KEYS[16] the hour's
 -- KEYS[17] the total hash   KEYS[18] the queue's registry of classes (see _tallies.lua;
 --          any unused names when the run isn't counted)
+-- KEYS[19] its concurrency limit's holders (limit_take.lua; or any unused name)
 -- ARGV[1]  the entry on KEYS[1]
 -- ARGV[2]  "1" to require the entry there, "0" for basic fetch (no list)
 -- ARGV[3]  "ack", "retry", "dead", "discard", "cancel" or "expire"
@@ -39,6 +40,7 @@
 -- ARGV[26] its histogram bucket
 -- ARGV[27] "1" to refresh its class's total and registry entry (see _tallies.lua), else "0"
 -- ARGV[28] "1" if it failed, else "0"   ARGV[29] metrics TTL
+-- ARGV[30] its concurrency place: "release" or ""
 --
 -- Returns 1, or 0 if the entry was no longer on the list.
 need_text(1)
@@ -68,6 +70,7 @@ need_text(24)
 need_run_figures(25)
 need_choice(28, "0", "1")
 need_int(29, 1, LONGEST_SECONDS)
+need_choice(30, "release", "")
 
 if ARGV[2] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
   return 0
@@ -119,6 +122,9 @@ elseif ARGV[20] == "extend" and owned(KEYS[12]) then
 end
 if ARGV[22] == "release" and owned(KEYS[13]) then
   redis.call("DEL", KEYS[13])
+end
+if ARGV[30] == "release" then
+  redis.call("ZREM", KEYS[19], ARGV[19])
 end
 if ARGV[16] ~= "" then
   redis.call("HSET", KEYS[11], "status", ARGV[16], "update_time", ARGV[18])

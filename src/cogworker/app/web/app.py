@@ -36,6 +36,7 @@ from cogworker.app.web.routes import (
     cancel,
     job,
     job_metrics,
+    limits,
     metrics,
     overview,
     periodic,
@@ -84,6 +85,7 @@ ROUTES = [
     job_metrics.job_metrics,
     job_metrics.job_class,
     metrics.metrics,
+    limits.limits,
 ]
 
 

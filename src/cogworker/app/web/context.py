@@ -31,6 +31,7 @@ NAV = (
     ("/dead", "Dead"),
     ("/periodic", "Periodic"),
     ("/job-metrics", "Metrics"),
+    ("/limits", "Limits"),
 )
 
 

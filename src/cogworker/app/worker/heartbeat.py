@@ -23,6 +23,7 @@ from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
 from cogworker.app.version import VERSION
 from cogworker.app.worker.backoff import repeat
+from cogworker.app.worker.limit_gate import LimitGate
 from cogworker.app.worker.state import WorkerState
 
 
@@ -36,6 +37,8 @@ class Heartbeat:
     logger: logging.Logger
     on_signal: Callable[[str], None]
     finished: threading.Event = attrs.field(factory=threading.Event)
+    #: Renews the per-key limit places of the running jobs with each beat.
+    gate: LimitGate | None = None
     #: The running jobs couldn't be described at the latest beat (said once per streak).
     _work_unreadable: bool = False
 
@@ -58,6 +61,8 @@ class Heartbeat:
             beat_gap=self.config.beat_gap,
             queues=self.config.queue_plan.names,
         )
+        if self.gate is not None:
+            self.gate.renew()
         if self.state.healthy_since is None:
             self.state.healthy_since = time.time()
         for signal in signals:

@@ -31,6 +31,7 @@ from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.jobs.settle import SettleStore
 from cogworker.adapters.layout_store import LayoutStore
+from cogworker.adapters.limit_store import LimitStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry, cancelled_jid
 from cogworker.adapters.redis_clock import RedisClock
@@ -44,6 +45,7 @@ from cogworker.app.worker.event_loop import event_loop_for
 from cogworker.app.worker.fetcher import Fetcher
 from cogworker.app.worker.handoff import HandOff, Taken
 from cogworker.app.worker.heartbeat import Heartbeat
+from cogworker.app.worker.limit_gate import LimitGate
 from cogworker.app.worker.periodic_manager import PeriodicManager
 from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.app.worker.poller import Poller
@@ -104,7 +106,12 @@ class Manager:
         self._slots = FetchSlots(config.concurrency, config.prefetch)
         self._threads: list[threading.Thread] = []
         self.event_loop = event_loop_for(config, self.state, self.logger)
-        self.heartbeat = Heartbeat(self.registry, config, self.state, self.logger, self.signal)
+        self.limit_gate = LimitGate(
+            LimitStore(self.redis), self.runs, config, self.state, self.logger, self.clock
+        )
+        self.heartbeat = Heartbeat(
+            self.registry, config, self.state, self.logger, self.signal, gate=self.limit_gate
+        )
         self.reconciler = Reconciler(
             HandoverStore(self.settles),
             self.recovers,
@@ -256,7 +263,9 @@ class Manager:
             epoch_watch=self.epoch_watch,
             clock=self.clock,
         )
-        starts = RunStart(self.runs, self.config, self.state, self.logger, acker, self.clock)
+        starts = RunStart(
+            self.runs, self.config, self.state, self.logger, acker, self.clock, self.limit_gate
+        )
         return Processor(
             starts,
             settler,
@@ -297,6 +306,7 @@ class Manager:
         # register this process again, a reconcile pass race the hand-over.
         self._end_housekeeping()
         self.reconciler.write_last(unfinished)
+        self.limit_gate.let_go_all()
         self.logger.info("stopped", extra={"identity": self.identity})
 
     def _end_housekeeping(self) -> None:

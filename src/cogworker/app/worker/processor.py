@@ -267,7 +267,7 @@ class Processor:
             assert isinstance(ack, settlement.Ack)  # a returned run is acked
             return ack
 
-        self.settler.write_ack_later(fetched, decided)
+        self.settler.write_ack_later(fetched, decided, job.jid)
         if self.logger.isEnabledFor(logging.INFO):
             self.logger.info("done", extra=_log_fields(job, fetched.queue, attempt))
 

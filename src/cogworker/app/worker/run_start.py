@@ -1,8 +1,8 @@
-"""A run's start: the unique lock let go of (until_executing) or taken (while_executing),
-and a tracked job marked working.
+"""A run's start: its per-key limit's place taken, the unique lock let go of
+(until_executing) or taken (while_executing), and a tracked job marked working.
 
-A while_executing job whose lock a duplicate holds goes back to the
-scheduled set for a little while instead of running alongside it.
+A job whose limit is full, or a while_executing job whose lock a duplicate
+holds, goes back to the scheduled set for a little while instead of running.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.run import RunStore
 from cogworker.app.config import Config
 from cogworker.app.worker.acker import Acker
+from cogworker.app.worker.limit_gate import LimitGate
 from cogworker.app.worker.state import WorkerState
-from cogworker.domain import locks, unique
+from cogworker.domain import key_limits, locks, unique
 from cogworker.domain import status as job_status
 from cogworker.domain.job import JobRecord
 
@@ -35,13 +36,26 @@ class RunStart:
     #: Marks tracked jobs working with its next batch; None: written at once.
     acker: Acker | None = None
     clock: Callable[[], float] = time.time
+    #: Takes a limited job's place; None: no job's limit is looked at.
+    gate: LimitGate | None = None
 
     def writes_first(self, job: JobRecord) -> bool:
-        """Whether `may_start` writes to Redis for `job` (it has a unique lock)."""
-        return bool(locks.held_locks(job).unique_lock)
+        """Whether `may_start` writes to Redis for `job` (it has a unique lock or a limit)."""
+        return bool(locks.held_locks(job).unique_lock) or key_limits.FIELD in job.extra
 
     def may_start(self, job: JobRecord, fetched: Fetched) -> bool:
-        """Let go of or take the job's unique lock; False if it mustn't run now."""
+        """Take the job's limit place, let go of or take its unique lock; False if it
+        mustn't run now."""
+        admitted = None if self.gate is None else self.gate.admit(job, fetched)
+        if admitted is False:
+            return False
+        if self._may_lock(job, fetched):
+            return True
+        if admitted and self.gate is not None:
+            self.gate.let_go(job.jid)
+        return False
+
+    def _may_lock(self, job: JobRecord, fetched: Fetched) -> bool:
         held = locks.held_locks(job)
         mode, lock = held.unique_mode, held.unique_lock
         if not lock:
@@ -54,9 +68,8 @@ class RunStart:
             ttl = unique.ttl_of(job.extra, self.config.unique_lock_ttl)
             if self.runs.take_lock(lock, job.jid, ttl):
                 return True
-            deferred = self.runs.defer(
-                self.state.identity, fetched, self.clock() + unique.BUSY_RETRY_SECONDS
-            )
+            owner = None if self.config.fetch == "basic" else self.state.identity
+            deferred = self.runs.defer(owner, fetched, self.clock() + unique.BUSY_RETRY_SECONDS)
         except redis.RedisError as error:
             self.logger.warning("couldn't check the job's lock (%s); it stays in progress", error)
             return False  # left on the in-progress list: requeued at shutdown, or recovered

@@ -20,7 +20,7 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.fetch import Fetched
-from cogworker.adapters.jobs.outcome import outcome_record
+from cogworker.adapters.jobs.outcome import OutcomeRecord, outcome_record
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.app.death import DeathNotice
@@ -54,7 +54,7 @@ class Settler:
 
     def write_ack(self, fetched: Fetched, ack: settlement.Ack) -> None:
         """Acknowledge a successful run (batched when there is an acker)."""
-        order = SettleOrder(fetched=fetched, outcome=outcome_record(ack))
+        order = self._order(fetched, outcome_record(ack))
         if self.acker is not None:
             self.acker.submit(order)
             return
@@ -70,15 +70,16 @@ class Settler:
             return
         self._settled(fetched, ack.jid, ack.class_name, owned)
 
-    def write_ack_later(self, fetched: Fetched, decided: Callable[[], settlement.Ack]) -> None:
-        """Acknowledge a successful run whose ack `decided()` makes on the acker's thread
-        (here and now without an acker)."""
+    def write_ack_later(
+        self, fetched: Fetched, decided: Callable[[], settlement.Ack], jid: str
+    ) -> None:
+        """Acknowledge `jid`'s successful run whose ack `decided()` makes on the acker's
+        thread (here and now without an acker)."""
         if self.acker is None:
             self.write_ack(fetched, decided())
             return
-        self.acker.submit_later(
-            lambda: SettleOrder(fetched=fetched, outcome=outcome_record(decided()))
-        )
+        place = self.state.places.place_of(jid)  # its run may be forgotten by then
+        self.acker.submit_later(lambda: self._order(fetched, outcome_record(decided()), place))
 
     def write_failure(
         self,
@@ -91,7 +92,7 @@ class Settler:
         filed it, the death hooks' notice if any)."""
         if self.acker is not None and decided.effects.status is not None:
             self.acker.withdraw_mark(decided.job.jid)  # "working" can't land after this status
-        order = SettleOrder(fetched=fetched, outcome=outcome_record(decided))
+        order = self._order(fetched, outcome_record(decided))
         try:
             written = self.settles.settle(self.owner, order, self.clock())
         except redis.RedisError as write_error:
@@ -107,7 +108,7 @@ class Settler:
         cause: redis.RedisError,
     ) -> DeathNotice | None:
         job = decided.job
-        order = SettleOrder(fetched=fetched, outcome=outcome_record(decided))
+        order = self._order(fetched, outcome_record(decided))
         reason = settlement.interruption_reason(decided)
         extra = {"jid": job.jid, "class": job.class_name, "reason": reason}
         try:
@@ -138,6 +139,15 @@ class Settler:
             return
         self.state.release(fetched.raw)
         self.logger.error("an unparseable payload moved to dead", extra=extra)
+
+    def _order(
+        self, fetched: Fetched, outcome: OutcomeRecord, place: str | None = None
+    ) -> SettleOrder:
+        """The order writing `outcome`, letting go of the limit place its run holds, if any."""
+        held = self.state.places.place_of(outcome.jid) if place is None else place
+        if held:
+            outcome = attrs.evolve(outcome, limit_place=held)
+        return SettleOrder(fetched=fetched, outcome=outcome)
 
     def _settled(self, fetched: Fetched, jid: str, class_name: str, written: bool) -> None:
         """The outcome's write came back: the job is no longer this process's to hold."""

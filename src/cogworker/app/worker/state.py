@@ -11,6 +11,7 @@ from returns.pipeline import is_successful
 
 from cogworker.adapters.jobs.settle import SettleOrder
 from cogworker.app.worker.interrupts import Interrupts
+from cogworker.app.worker.limit_places import HeldPlaces
 from cogworker.domain import payload
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
@@ -136,6 +137,8 @@ class WorkerState:
     pending: PendingSettlements = attrs.field(factory=PendingSettlements)
     #: Cancels (and time limits) raised into running jobs.
     interrupts: Interrupts = attrs.field(factory=Interrupts)
+    #: The per-key limits' places its running jobs hold (`limit_gate`).
+    places: HeldPlaces = attrs.field(factory=HeldPlaces)
     #: Since when Redis has answered without a break (None while it doesn't).
     healthy_since: float | None = None
     _running: dict[str, RunningJob] = attrs.field(factory=dict)
@@ -191,6 +194,7 @@ class WorkerState:
             self._abandoned.discard(thread)
             if work is not None:
                 self._settling.discard(work.jid)
+                self.places.forget(work.jid)
 
     def claim_settlement(self, runner: str, jid: str, *, abandon: bool = False) -> bool:
         """Whether the caller is the one to write the outcome of `jid`'s run on `runner`:
