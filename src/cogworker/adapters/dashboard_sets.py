@@ -29,6 +29,7 @@ from cogworker.adapters.dashboard_removal import Removal, remove
 from cogworker.adapters.jobs.enqueue import EnqueueStore
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.replies import as_bytes
+from cogworker.adapters.scripts import LuaScript
 
 #: Entries fetched per round trip while walking a sorted set.
 WALK_BATCH = 250
@@ -38,8 +39,9 @@ NEAR = 20
 FAR = 5_000
 #: Entries fetched per round trip while looking that far.
 FAR_BATCH = 1_000
-#: Elements `ZSCAN` is asked to look at per call while looking for a jid.
-ZSCAN_COUNT = 5_000
+#: Entries one `find_text` call looks at: a fraction of a millisecond of Redis.
+FIND_CHUNK = 250
+FIND_RANKED = LuaScript("dashboard_find_ranked")
 
 
 @attrs.frozen(kw_only=True)
@@ -116,9 +118,7 @@ class SetStore:
         else up to `FAR` entries either side (a few more, for each one that moved)."""
         pipe = self.client.pipeline(transaction=False)
         for target in targets:
-            # Entries before it in walk order: higher scores when descending, lower ones else.
-            bound = f"({target.score!r}"
-            pipe.zcount(sorted_set, *((bound, "+inf") if descending else ("-inf", bound)))
+            pipe.zcount(sorted_set, *_before(target.score, descending))
         firsts = [int(count) for count in pipe.execute()]
         pipe = self.client.pipeline(transaction=False)
         for target, first in zip(targets, firsts, strict=True):
@@ -159,18 +159,17 @@ class SetStore:
             if len(found) < count:
                 return
 
-    def scan_for(self, sorted_set: str, text: str, budget: int) -> list[Entry]:
-        """Members containing `text` (glob-escaped here), looking at about `budget` elements."""
-        pattern = "*" + "".join("\\" + c if c in "*?[]\\" else c for c in text) + "*"
-        found: list[Entry] = []
-        cursor, looked = 0, 0
-        while looked < budget:
-            cursor, batch = self.client.zscan(sorted_set, cursor, match=pattern, count=ZSCAN_COUNT)
-            found.extend(Entry(member=as_bytes(m), score=float(s)) for m, s in batch)  # type: ignore[arg-type]  # redis-py types ZSCAN's pairs loosely
-            looked += ZSCAN_COUNT
-            if cursor == 0:
-                break
-        return found
+    def find_text(
+        self, sorted_set: str, text: str, first: int, count: int, *, descending: bool
+    ) -> list[Entry]:
+        """Entries of ranks `first` on (`count` of them, in walk order) containing `text`,
+        each with its score and tie: one script call looking at `count`."""
+        last = first + count - 1
+        found = FIND_RANKED(self.client, (sorted_set,), (text, first, last, int(descending)))
+        return [
+            Entry(member=as_bytes(member), score=float(score), tie=int(tie))
+            for member, score, tie in zip(found[::3], found[1::3], found[2::3], strict=True)
+        ]
 
     def requeue(self, sorted_set: str, moves: Sequence[tuple[bytes, str, str]]) -> list[bool]:
         """Put (entry, queue, payload) triples on their queues; True where this call did."""
@@ -185,6 +184,13 @@ class SetStore:
         """Remove entries from a sorted set (no hooks run); False where one was already gone."""
         head = ("zset", "delete", "", 0, 0)
         return remove(self.client, (sorted_set, keys.NO_LOCK), head, removals)
+
+
+def _before(score: float, descending: bool) -> tuple[str, str]:
+    """`ZCOUNT`'s bounds for the entries before `score` in walk order: higher scores when
+    descending, lower ones else."""
+    bound = f"({score!r}"
+    return (bound, "+inf") if descending else ("-inf", bound)
 
 
 def _low(first: int, tie: int | None, reach: int) -> int:

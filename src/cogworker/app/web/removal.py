@@ -20,7 +20,7 @@ from typing import cast
 
 from returns.pipeline import is_successful
 
-from cogworker.adapters.dashboard_queues import QueueStore
+from cogworker.adapters.dashboard_queues import FIND_CHUNK, QUEUE_SEARCH_DEPTH, QueueStore
 from cogworker.adapters.dashboard_removal import Removal
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
@@ -78,8 +78,13 @@ def delete_queued(queues: QueueStore, queue: str, key: str) -> bool:
     letting go of its locks; False if it is no longer there."""
     # A jid is looked for as text; for a digest every entry is a candidate.
     needle = key if is_plain_key(key) else ""
-    found = [JobView.of(raw) for raw in queues.find(queue, needle) if key_of(raw) == key]
-    return bool(found) and queues.delete(queue, removals(found[:1]), clearing=False)[0]
+    # The page lists the first QUEUE_SEARCH_DEPTH jobs; a chunk per call keeps each short.
+    for first in range(0, QUEUE_SEARCH_DEPTH, FIND_CHUNK):
+        chunk = queues.find(queue, needle, first, FIND_CHUNK)
+        found = [JobView.of(raw) for raw in chunk if key_of(raw) == key]
+        if found:
+            return queues.delete(queue, removals(found[:1]), clearing=False)[0]
+    return False
 
 
 def announce_kills(config: Config, views: Sequence[JobView], *, by: str = "the dashboard") -> None:
