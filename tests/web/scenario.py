@@ -23,6 +23,7 @@ PAGES = {
     "periodic": "/periodic",
     "job-metrics": "/job-metrics",
     "about": "/about",
+    "go-to-jid": "/job",
 }
 
 

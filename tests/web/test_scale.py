@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import redis
+from bench import dashboard_scale as scale
 from litestar.testing import TestClient
 
 import cogworker
-from bench import dashboard_scale as scale
 from cogworker.app.web import create_app, paging
 
 SIZE = 100_000

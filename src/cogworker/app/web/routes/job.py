@@ -37,6 +37,8 @@ TIMEOUT_ERROR = "JobTimeoutError"
 TIMED_OUT = frozenset({"timed_out", "timed out", "timeout"})
 #: Tracked statuses that end a job without a run to show: status -> (tag, what happened).
 ENDINGS = {
+    "complete": ("Complete", "It ran to completion: it isn't waiting anywhere."),
+    "discarded": ("Discarded", "It failed and was discarded: it won't be retried."),
     "cancelled": ("Cancelled", "It was cancelled: it won't run or be retried."),
     "expired": ("Expired", "It expired before it started: it was dropped, never run."),
 }
