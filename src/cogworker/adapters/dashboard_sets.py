@@ -29,7 +29,6 @@ from cogworker.adapters.dashboard_removal import Removal, remove
 from cogworker.adapters.jobs.enqueue import EnqueueStore
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.replies import as_bytes
-from cogworker.adapters.scripts import LuaScript
 
 #: Entries fetched per round trip while walking a sorted set.
 WALK_BATCH = 250
@@ -41,7 +40,6 @@ FAR = 5_000
 FAR_BATCH = 1_000
 #: Entries one `find_text` call looks at: a fraction of a millisecond of Redis.
 FIND_CHUNK = 250
-FIND_RANKED = LuaScript("dashboard_find_ranked")
 
 
 @attrs.frozen(kw_only=True)
@@ -163,12 +161,31 @@ class SetStore:
         self, sorted_set: str, text: str, first: int, count: int, *, descending: bool
     ) -> list[Entry]:
         """Entries of ranks `first` on (`count` of them, in walk order) containing `text`,
-        each with its score and tie: one script call looking at `count`."""
-        last = first + count - 1
-        found = FIND_RANKED(self.client, (sorted_set,), (text, first, last, int(descending)))
+        each with its score and tie: one `ZRANGE` looking at `count`, and a `ZCOUNT` per hit.
+
+        Not a script: a read-only dashboard user may run no script on a sorted set (Redis
+        checks a script's keys as written).
+        """
+        needle = text.encode()
+        found = cast(
+            "list[tuple[bytes, float]]",
+            self.client.zrange(
+                sorted_set, first, first + count - 1, desc=descending, withscores=True
+            ),
+        )
+        hits = [
+            (rank, as_bytes(member), float(score))
+            for rank, (member, score) in enumerate(found, first)
+            if needle in as_bytes(member)
+        ]
+        if not hits:
+            return []
+        pipe = self.client.pipeline(transaction=False)
+        for _, _, score in hits:
+            pipe.zcount(sorted_set, *_before(score, descending))
         return [
-            Entry(member=as_bytes(member), score=float(score), tie=int(tie))
-            for member, score, tie in zip(found[::3], found[1::3], found[2::3], strict=True)
+            Entry(member=member, score=score, tie=rank - int(before))
+            for (rank, member, score), before in zip(hits, pipe.execute(), strict=True)
         ]
 
     def requeue(self, sorted_set: str, moves: Sequence[tuple[bytes, str, str]]) -> list[bool]:

@@ -20,7 +20,7 @@ from typing import cast
 
 from returns.pipeline import is_successful
 
-from cogworker.adapters.dashboard_queues import FIND_CHUNK, QUEUE_SEARCH_DEPTH, QueueStore
+from cogworker.adapters.dashboard_queues import QueueStore
 from cogworker.adapters.dashboard_removal import Removal
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
@@ -78,9 +78,7 @@ def delete_queued(queues: QueueStore, queue: str, key: str) -> bool:
     letting go of its locks; False if it is no longer there."""
     # A jid is looked for as text; for a digest every entry is a candidate.
     needle = key if is_plain_key(key) else ""
-    # The page lists the first QUEUE_SEARCH_DEPTH jobs; a chunk per call keeps each short.
-    for first in range(0, QUEUE_SEARCH_DEPTH, FIND_CHUNK):
-        chunk = queues.find(queue, needle, first, FIND_CHUNK)
+    for chunk in queues.search(queue, needle):
         found = [JobView.of(raw) for raw in chunk if key_of(raw) == key]
         if found:
             return queues.delete(queue, removals(found[:1]), clearing=False)[0]
