@@ -1,6 +1,6 @@
 """The dashboard at scale: each page's server time and the longest Redis command it causes.
 
-    .venv/bin/python -m bench.dashboard_scale [--size 100000]
+    .venv/bin/python -m bench.dashboard_scale [--size 100000] [--rounds 3]
 
 Starts a private redis-server, loads SIZE dead jobs, SIZE retries and SIZE
 jobs queued on `default` (generated inside Redis by a loader script, 10,000
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import statistics
 import tempfile
 import time
 from collections.abc import Sequence
@@ -229,24 +230,38 @@ def table(rows: Sequence[Measured]) -> str:
     return "\n".join(lines)
 
 
+def medians(rounds: Sequence[Sequence[Measured]]) -> list[Measured]:
+    """Each page's median server time, and its round with the median longest call."""
+    return [
+        attrs.evolve(
+            sorted(same, key=lambda row: row.longest_ms)[len(same) // 2],
+            server_ms=statistics.median(row.server_ms for row in same),
+        )
+        for same in zip(*rounds, strict=True)
+    ]
+
+
 def main() -> None:
-    """Load a private Redis, measure every page, print the table."""
+    """Load a private Redis, measure every page (medians over `--rounds`), print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=SIZE)
-    size = parser.parse_args().size
+    parser.add_argument("--rounds", type=int, default=3)
+    options = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         server, url = start_redis(Path(directory))
         try:
             client = redis.Redis.from_url(url)
-            seconds = load(client, size)
+            seconds = load(client, options.size)
             log_every_command(client)
             with TestClient(create_app(cogworker.Config(redis_url=url))) as http:
                 http.get("/")  # script loads and the first connection are not measured
-                rows = pages(http, client)
+                rows = medians([pages(http, client) for _ in range(options.rounds)])
         finally:
             server.terminate()
             server.wait()
-    print(f"{size:,} dead, {size:,} retries, {size:,} queued (loaded in {seconds:.1f} s)\n")
+    size = options.size
+    print(f"{size:,} dead, {size:,} retries, {size:,} queued (loaded in {seconds:.1f} s); "
+          f"medians of {options.rounds} rounds\n")  # fmt: skip
     print(table(rows))
 
 
