@@ -6,7 +6,7 @@ block Redis for more than a few milliseconds, whatever the sizes):
 * `look_at` a place a link names (`app.web.job_hint`): O(log N) in a
   sorted set, a window of a queue, the processes' current work.
 * `search` for a jid typed in: the processes' current work, then each
-  place in the order the job's own records suggest (`search_plan`), a
+  place in the order the job's own records suggest (`plan_for`), a
   chunk of a few hundred entries per call (a window of a queue, of a
   sorted set by rank, the text found server-side: well under a
   millisecond each), until it is found or `SEARCH_ENTRIES` entries or
@@ -81,7 +81,7 @@ class Search:
 
 
 #: What one search call did: the entries it looked at, and the place if it found the job.
-Looked = tuple[int, "Place | None"]
+Looked = tuple[int, Place | None]
 
 
 def locate(store: DashboardStore, jid: str) -> Place | None:
@@ -104,14 +104,21 @@ def look_at(store: DashboardStore, jid: str, hint: Hint) -> Place | None:
             assert_never(hint)
 
 
-def search_plan(status: str | None, attempts: Sequence[AttemptRecord]) -> tuple[str, ...]:
-    """Where to search for a job, in order, as its own records (read by jid, O(1)) suggest:
-    none if its tracked status says it ended; the dead set first if it died; the retry set
-    first if it is retrying.
+def plan_for(store: DashboardStore, jid: str) -> tuple[str, ...]:
+    """Where to search for `jid`, in order, from what is recorded under its jid (each read
+    O(1)): its tracked status and its newest failed attempt.
 
-    The one place a jid index (docs/redis-cluster.md, "A job by jid") plugs in: the queue
-    it names narrows the queues searched to that one.
+    The one place a jid index plugs in (`cogworker:jid:J`, docs/redis-cluster.md, "A job
+    by jid"): read here with the records, the queue it names narrows the queues searched
+    to that one.
     """
+    return search_plan(store.status(jid), store.attempts(jid))
+
+
+def search_plan(status: str | None, attempts: Sequence[AttemptRecord]) -> tuple[str, ...]:
+    """Where to search for a job, in order, as its records suggest: nowhere if its tracked
+    status says it ended; the dead set first if it died; the retry set first if it is
+    retrying; else the queues, then the retry, scheduled and dead sets."""
     if status in ENDED:
         return ()
     newest = attempts[0].outcome if attempts else ""
@@ -136,9 +143,8 @@ def search(
     running = _running(store, jid)
     if running is not None:
         return Search(place=running, looked=0)
-    plan = search_plan(store.status(jid), store.attempts(jid))
     started, looked = clock(), 0
-    for count, place in _chunks(store, jid, plan):
+    for count, place in _chunks(store, jid, plan_for(store, jid)):
         looked += count
         if place is not None:
             return Search(place=place, looked=looked)
