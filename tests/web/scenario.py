@@ -24,6 +24,7 @@ PAGES = {
     "job-metrics": "/job-metrics",
     "limits": "/limits",
     "about": "/about",
+    "go-to-jid": "/job",
 }
 
 

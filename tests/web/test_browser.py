@@ -231,3 +231,25 @@ def test_paging_through_500_entries_killed_at_once_reaches_all_500(
         page.wait_for_load_state("load")
     assert len(seen) == 500
     assert sorted(seen) == jids
+
+
+def test_a_job_page_shows_its_job_moved_and_finds_it_again(tab: Tab, raw: redis.Redis) -> None:
+    """Dead → its page (by the link's place); the job goes to Retries meanwhile: a poll says
+    it moved, and "Search for it" lands on its page in Retries."""
+    entry = json.dumps({"class": "app.Send", "queue": "default", "jid": "mover01", "args": [1],
+                        "retry": True, "created_at": 1.7e9, "retry_count": 1,
+                        "error_class": "Boom", "error_message": "boom"})  # fmt: skip
+    raw.zadd(keys.DEAD, {entry: 1.7e9})
+    page = tab.go("/dead")
+    page.get_by_role("link", name="mover01").click()
+    where = page.locator(".cw-job-where .tag").first
+    expect(where).to_have_text("Dead")
+    assert "in=dead" in page.url
+    page.select_option("#cw-poll-interval", "2")
+    raw.delete(keys.DEAD)
+    raw.zadd(keys.RETRY, {entry: 4.0e9})
+    expect(page.locator(".cw-moved")).to_be_visible(timeout=15_000)  # the next poll
+    tab.shot("job-moved")
+    page.get_by_role("link", name="Search for it").click()
+    expect(where).to_have_text("Retrying")
+    assert "in=retries" in page.url

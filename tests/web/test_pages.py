@@ -184,8 +184,10 @@ def test_a_poll_gets_the_live_part_only(
 
 
 def test_pages_link_under_the_live_region_with_htmx(web: Web) -> None:
-    """Each page with live data has one polled region that fetches the page itself."""
-    for path in ("/", "/workers", "/queues", "/dead", "/job?jid=x"):
+    """Each page with live data has one polled region that fetches the page itself; a job
+    searched for and not found has none (a poll would search again)."""
+    for path in ("/", "/workers", "/queues", "/dead", "/job?jid=x&in=running"):
         html = web.get(path).text
         assert html.count('id="cw-live"') == 1, path
         assert 'hx-trigger="cw-poll"' in html
+    assert 'id="cw-live"' not in web.get("/job?jid=x").text

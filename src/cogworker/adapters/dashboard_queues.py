@@ -3,7 +3,7 @@ deleting jobs (one, or a whole queue's, batch by batch), pausing and resuming.""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import attrs
 import redis
@@ -19,8 +19,10 @@ FIND_IN_LIST = LuaScript("dashboard_find")
 
 #: `dashboard_remove`'s head for taking entries off a queue (see its header).
 LIST_DELETE = ("list", "delete", "", 0, 0)
-#: Entries of a queue the job page looks through for a jid.
+#: Entries of a queue `Client.cancel` and the dashboard's delete look through for a jid.
 QUEUE_SEARCH_DEPTH = 10_000
+#: Entries one dashboard `find` call looks at: well under a millisecond of Redis.
+FIND_CHUNK = 500
 
 
 @attrs.frozen(kw_only=True)
@@ -77,16 +79,14 @@ class QueueStore:
         (size,) = replies(pipe)
         return None if refusal(keys.queue(queue), size, "list") else int(size)
 
-    def find(self, queue: str, text: str) -> list[bytes]:
-        """Entries among the next `QUEUE_SEARCH_DEPTH` jobs of a queue that contain `text`
-        (none if its key isn't a list)."""
-        try:
-            found = FIND_IN_LIST(self.client, (keys.queue(queue),), (text, -QUEUE_SEARCH_DEPTH, -1))
-        except redis.ResponseError as error:
-            if "WRONGTYPE" not in str(error):
-                raise
-            return []
-        return [as_bytes(entry) for entry in found]
+    def find(self, queue: str, text: str, first: int, count: int) -> list[bytes]:
+        """Entries among `count` jobs of a queue from index `first` (0: the next to run) that
+        contain `text` (none if its key isn't a list); one script call looking at `count`."""
+        return find_in_list(self.client, keys.queue(queue), text, first, count)
+
+    def search(self, queue: str, text: str) -> Iterator[list[bytes]]:
+        """`find` over a queue's first `QUEUE_SEARCH_DEPTH` jobs, a chunk at a time."""
+        return search_list(self.client, keys.queue(queue), text)
 
     def tail(self, queue: str, count: int) -> list[bytes]:
         """The `count` jobs of a queue that run next, the next one first."""
@@ -117,3 +117,28 @@ class QueueStore:
         _, size = pipe.execute()
         if size:
             self.client.sadd(keys.QUEUES, queue)
+
+
+def find_in_list(client: redis.Redis, key: str, text: str, first: int, count: int) -> list[bytes]:
+    """Entries among `count` of a list from index `first` counted from its right end (the
+    end a queue runs next) that contain `text` (none if the key isn't a list)."""
+    bounds = (-(first + count), -(first + 1))
+    try:
+        return [as_bytes(entry) for entry in FIND_IN_LIST(client, (key,), (text, *bounds))]
+    except redis.ResponseError as error:
+        if "WRONGTYPE" not in str(error):
+            raise
+        return []
+
+
+def search_list(client: redis.Redis, key: str, text: str) -> Iterator[list[bytes]]:
+    """`find_in_list` over the first `QUEUE_SEARCH_DEPTH` entries of a list from its right
+    end, `FIND_CHUNK` per call (each well under a millisecond of Redis)."""
+    try:
+        size = int(client.llen(key))
+    except redis.ResponseError as error:
+        if "WRONGTYPE" not in str(error):
+            raise
+        return
+    for first in range(0, min(size, QUEUE_SEARCH_DEPTH), FIND_CHUNK):
+        yield find_in_list(client, key, text, first, FIND_CHUNK)

@@ -3,7 +3,7 @@ one off in one script (see cancel.lua).
 
 Nothing indexes jobs by jid, so each place is searched: every registered
 queue's next `QUEUE_SEARCH_DEPTH` jobs and each process's in-progress list
-(the text found server-side), and the schedule and retry sets by
+(the text found server-side, `FIND_CHUNK` entries per call), and the schedule and retry sets by
 `ZSCAN MATCH`.  Each hit is decoded and its jid compared.
 """
 
@@ -17,7 +17,7 @@ import redis
 from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.dashboard_queues import FIND_IN_LIST, QUEUE_SEARCH_DEPTH
+from cogworker.adapters.dashboard_queues import search_list
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.process_registry import ProcessRegistry, cancel_signal
@@ -95,13 +95,11 @@ class CancelStore:
         return bool(CANCEL(self.client, cancel_keys, cancel_args))
 
     def _in_list(self, key: str, jid: str) -> tuple[bytes, JobRecord] | None:
-        try:
-            found = FIND_IN_LIST(self.client, (key,), (jid, -QUEUE_SEARCH_DEPTH, -1))
-        except redis.ResponseError as error:
-            if "WRONGTYPE" not in str(error):
-                raise
-            return None
-        return _matching(found, jid)
+        for found in search_list(self.client, key, jid):
+            matching = _matching(found, jid)
+            if matching is not None:
+                return matching
+        return None
 
 
 def _matching(found: Iterable[bytes | str], jid: str) -> tuple[bytes, JobRecord] | None:

@@ -1,29 +1,58 @@
 """Where a jid is now: running, enqueued, retrying, scheduled or dead.
 
-Nothing indexes jobs by jid, so each place is searched, with a bound:
-the processes' current work (a hash per process), the next
-`QUEUE_SEARCH_DEPTH` jobs of each queue (one script call per queue, the
-text found server-side) and each sorted set by `ZSCAN MATCH` over at most
-`SET_SCAN_BUDGET` elements.  A job further back than that is reported as
-"not found in the places searched", never looked for without end.
+Two ways, both keeping every Redis call small (the dashboard must not
+block Redis for more than a few milliseconds, whatever the sizes):
+
+* `look_at` a place a link names (`app.web.job_hint`): O(log N) in a
+  sorted set, a window of a queue, the processes' current work.
+* `search` for a jid typed in: the processes' current work, then each
+  place in the order the job's own records suggest (`plan_for`), a
+  chunk of a few hundred entries per call (a window of a queue, of a
+  sorted set by rank, the text found server-side: well under a
+  millisecond each), until it is found or `SEARCH_ENTRIES` entries or
+  `SEARCH_SECONDS` seconds were spent: then it says how far it got.
+  Entries moving meanwhile may be passed over: "not found" offers to
+  search again.
 """
 
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import assert_never
 
 import attrs
 
-from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.dashboard_queues import FIND_CHUNK
+from cogworker.adapters.dashboard_sets import FIND_CHUNK as SET_FIND_CHUNK
+from cogworker.adapters.dashboard_sets import Entry
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.web.entries import JobView
+from cogworker.app.web.job_hint import Hint, InQueue, InSet, Running
+from cogworker.app.web.paging import target_of
+from cogworker.app.web.params import Cursor
+from cogworker.app.web.sets import KINDS, SetKind
+from cogworker.domain.records import AttemptRecord
 
-#: Elements of each sorted set the search looks at, at most.
-SET_SCAN_BUDGET = 200_000
-
-#: Tag -> the sorted set it is found in, searched in this order after running and enqueued.
-SET_PLACES = (("Retrying", keys.RETRY, "retries"), ("Scheduled", keys.SCHEDULE, "scheduled"))
-DEAD_PLACE = ("Dead", keys.DEAD, "dead")
+#: A set page's slug -> how the job page tags a job found there.
+SET_TAGS = {"retries": "Retrying", "scheduled": "Scheduled", "dead": "Dead"}
+#: Jobs of a queue before a link's index looked at (jobs run since moved it nearer the end
+#: that runs next)...
+QUEUE_REACH = 2_000
+#: ...and after it (a recovered job put back at that end moves the others back).
+QUEUE_NEAR = 50
+#: Entries one search call looks at: a window of a queue, of a sorted set (by rank).
+QUEUE_CHUNK, SET_CHUNK = FIND_CHUNK, SET_FIND_CHUNK
+#: A search stops after this many entries looked at...
+SEARCH_ENTRIES = 1_000_000
+#: ...or this many seconds, whichever comes first.
+SEARCH_SECONDS = 3.0
+#: Tracked statuses that say the job ended: nothing to search for.
+ENDED = frozenset({"complete", "discarded", "cancelled", "expired"})
+#: Where a search looks when the records say nothing: queues, then the sets.
+QUEUES = "queues"
+DEFAULT_ORDER = (QUEUES, "retries", "scheduled", "dead")
 
 
 @attrs.frozen(kw_only=True)
@@ -32,15 +61,144 @@ class Place:
 
     tag: str
     view: JobView
+    #: Where it is, as a link to its page says it.
+    hint: Hint
     #: The set's page slug (for actions), or "" for a queue or a running job.
     slug: str = ""
     #: The queue, or the process identity running it.
     where: str = ""
 
 
+@attrs.frozen(kw_only=True)
+class Search:
+    """What a search found, and how far it got."""
+
+    place: Place | None
+    #: Entries looked at.
+    looked: int
+    #: Why it stopped before it had searched everything ("": it hadn't).
+    stopped: str = ""
+
+
+#: What one search call did: the entries it looked at, and the place if it found the job.
+Looked = tuple[int, Place | None]
+
+
 def locate(store: DashboardStore, jid: str) -> Place | None:
-    """The first place holding `jid`, or None if none of the searched places does."""
-    return _running(store, jid) or _enqueued(store, jid) or _in_sets(store, jid)
+    """The first place holding `jid` a search finds, or None."""
+    return search(store, jid).place
+
+
+def look_at(store: DashboardStore, jid: str, hint: Hint) -> Place | None:
+    """The job `jid` where `hint` says it is, or None if it isn't there (any more)."""
+    match hint:
+        case Running():
+            return _running(store, jid)
+        case InQueue(queue=queue, index=index):
+            first = max(0, index - QUEUE_REACH)
+            found = store.queues.find(queue, jid, first, index - first + QUEUE_NEAR + 1)
+            return _queued(jid, queue, index, found)
+        case InSet(slug=slug, cursor=cursor):
+            return _in_set(store, jid, KINDS[slug], cursor)
+        case _:
+            assert_never(hint)
+
+
+def plan_for(store: DashboardStore, jid: str) -> tuple[str, ...]:
+    """Where to search for `jid`, in order, from what is recorded under its jid (each read
+    O(1)): its tracked status and its newest failed attempt.
+
+    The one place a jid index plugs in (`cogworker:jid:J`, docs/redis-cluster.md, "A job
+    by jid"): read here with the records, the queue it names narrows the queues searched
+    to that one.
+    """
+    return search_plan(store.status(jid), store.attempts(jid))
+
+
+def search_plan(status: str | None, attempts: Sequence[AttemptRecord]) -> tuple[str, ...]:
+    """Where to search for a job, in order, as its records suggest: nowhere if its tracked
+    status says it ended; the dead set first if it died; the retry set first if it is
+    retrying; else the queues, then the retry, scheduled and dead sets."""
+    if status in ENDED:
+        return ()
+    newest = attempts[0].outcome if attempts else ""
+    if status == "dead" or newest in ("dead", "killed"):
+        first = "dead"
+    elif status == "retrying" or newest == "retrying":
+        first = "retries"
+    else:
+        return DEFAULT_ORDER
+    return (first, *(place for place in DEFAULT_ORDER if place != first))
+
+
+def search(
+    store: DashboardStore,
+    jid: str,
+    *,
+    entries: int = SEARCH_ENTRIES,
+    seconds: float = SEARCH_SECONDS,
+    clock: Callable[[], float] = time.monotonic,
+) -> Search:
+    """Look for `jid` everywhere, a chunk per call, within `entries` and `seconds`."""
+    running = _running(store, jid)
+    if running is not None:
+        return Search(place=running, looked=0)
+    started, looked = clock(), 0
+    for count, place in _chunks(store, jid, plan_for(store, jid)):
+        looked += count
+        if place is not None:
+            return Search(place=place, looked=looked)
+        if looked >= entries:
+            return Search(place=None, looked=looked, stopped=f"after {entries:,} entries")
+        if clock() - started >= seconds:
+            return Search(place=None, looked=looked, stopped=f"after {seconds:g} s")
+    return Search(place=None, looked=looked)
+
+
+def _chunks(store: DashboardStore, jid: str, plan: Sequence[str]) -> Iterator[Looked]:
+    """Each search call's entries looked at, and the place if that call found the job."""
+    for where in plan:
+        if where == QUEUES:
+            for queue in store.queues.names():
+                yield from _queue_chunks(store, jid, queue)
+        else:
+            yield from _set_chunks(store, jid, KINDS[where])
+
+
+def _queue_chunks(store: DashboardStore, jid: str, queue: str) -> Iterator[Looked]:
+    size = store.queues.size(queue) or 0
+    for first in range(0, size, QUEUE_CHUNK):
+        found = store.queues.find(queue, jid, first, QUEUE_CHUNK)
+        yield min(QUEUE_CHUNK, size - first), _queued(jid, queue, first + QUEUE_CHUNK - 1, found)
+
+
+def _set_chunks(store: DashboardStore, jid: str, kind: SetKind) -> Iterator[Looked]:
+    size = store.sets.size(kind.key)
+    for first in range(0, size, SET_CHUNK):
+        found = store.sets.find_text(kind.key, jid, first, SET_CHUNK, descending=kind.descending)
+        hit = next((entry for entry in found if JobView.of(entry.member).jid == jid), None)
+        yield min(SET_CHUNK, size - first), _set_place(kind, hit) if hit is not None else None
+
+
+def _in_set(store: DashboardStore, jid: str, kind: SetKind, cursor: Cursor) -> Place | None:
+    (found,) = store.sets.find(kind.key, [target_of(cursor)], descending=kind.descending)
+    if found.entry is None or JobView.of(found.entry.member).jid != jid:
+        return None
+    return _set_place(kind, found.entry)
+
+
+def _set_place(kind: SetKind, entry: Entry) -> Place:
+    view = JobView.of(entry.member, entry.score, entry.tie)
+    cursor = Cursor(score=entry.score, key=view.key, tie=entry.tie)
+    hint = InSet(slug=kind.slug, cursor=cursor)
+    return Place(tag=SET_TAGS[kind.slug], view=view, hint=hint, slug=kind.slug)
+
+
+def _queued(jid: str, queue: str, index: int, found: Sequence[bytes]) -> Place | None:
+    view = next((view for view in map(JobView.of, found) if view.jid == jid), None)
+    if view is None:
+        return None
+    return Place(tag="Enqueued", view=view, hint=InQueue(queue=queue, index=index), where=queue)
 
 
 def _running(store: DashboardStore, jid: str) -> Place | None:
@@ -49,23 +207,5 @@ def _running(store: DashboardStore, jid: str) -> Place | None:
         for work in threads.values():
             if work.get("jid") == jid:
                 view = JobView.of(json.dumps(work).encode())
-                return Place(tag="Running", view=view, where=identity)
-    return None
-
-
-def _enqueued(store: DashboardStore, jid: str) -> Place | None:
-    for queue in store.queues.names():
-        for raw in store.queues.find(queue, jid):
-            view = JobView.of(raw)
-            if view.jid == jid:
-                return Place(tag="Enqueued", view=view, where=queue)
-    return None
-
-
-def _in_sets(store: DashboardStore, jid: str) -> Place | None:
-    for tag, key, slug in (*SET_PLACES, DEAD_PLACE):
-        for entry in store.sets.scan_for(key, jid, SET_SCAN_BUDGET):
-            view = JobView.of(entry.member, entry.score)
-            if view.jid == jid:
-                return Place(tag=tag, view=view, slug=slug)
+                return Place(tag="Running", view=view, hint=Running(), where=identity)
     return None

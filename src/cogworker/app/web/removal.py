@@ -78,8 +78,11 @@ def delete_queued(queues: QueueStore, queue: str, key: str) -> bool:
     letting go of its locks; False if it is no longer there."""
     # A jid is looked for as text; for a digest every entry is a candidate.
     needle = key if is_plain_key(key) else ""
-    found = [JobView.of(raw) for raw in queues.find(queue, needle) if key_of(raw) == key]
-    return bool(found) and queues.delete(queue, removals(found[:1]), clearing=False)[0]
+    for chunk in queues.search(queue, needle):
+        found = [JobView.of(raw) for raw in chunk if key_of(raw) == key]
+        if found:
+            return queues.delete(queue, removals(found[:1]), clearing=False)[0]
+    return False
 
 
 def announce_kills(config: Config, views: Sequence[JobView], *, by: str = "the dashboard") -> None:

@@ -1,4 +1,8 @@
-"""The job page (any jid): where it is, its fields, error, retry timeline; and its history."""
+"""The job page (any jid): where it is, its fields, error, retry timeline; and its history.
+
+A link from a page listing jobs says where the job is, and the page looks
+there only; a jid typed in is searched for, within bounds (`app.web.locate`).
+"""
 
 from __future__ import annotations
 
@@ -8,12 +12,13 @@ from typing import Any
 
 from litestar import Request, get
 from litestar.exceptions import NotFoundException
-from litestar.response import Response, Template
+from litestar.response import Redirect, Response, Template
 
-from cogworker.app.web import params
+from cogworker.app.web import notices, params
 from cogworker.app.web.cards import is_stale, stale_after
 from cogworker.app.web.context import Dashboard, dashboard, query_of, render, threaded
-from cogworker.app.web.locate import Place, locate
+from cogworker.app.web.job_hint import Hint, described, hint_of, hint_query
+from cogworker.app.web.locate import Place, Search, locate, look_at, search
 from cogworker.app.web.running import Work, work_of
 from cogworker.app.web.sets import KINDS
 from cogworker.domain.records import AttemptRecord
@@ -32,6 +37,8 @@ TIMEOUT_ERROR = "JobTimeoutError"
 TIMED_OUT = frozenset({"timed_out", "timed out", "timeout"})
 #: Tracked statuses that end a job without a run to show: status -> (tag, what happened).
 ENDINGS = {
+    "complete": ("Complete", "It ran to completion: it isn't waiting anywhere."),
+    "discarded": ("Discarded", "It failed and was discarded: it won't be retried."),
     "cancelled": ("Cancelled", "It was cancelled: it won't run or be retried."),
     "expired": ("Expired", "It expired before it started: it was dropped, never run."),
 }
@@ -50,24 +57,50 @@ TAG_CLASSES = {
 
 @get("/job", name="job")
 @threaded
-def job(request: Request[Any, Any, Any]) -> Template:
-    """Everything known about one jid."""
-    jid = params.text(query_of(request), "jid")
+def job(request: Request[Any, Any, Any]) -> Template | Redirect:
+    """Everything known about one jid: where a link says it is (`app.web.job_hint`), or
+    searched for, then shown where it was found (so that polls look there only)."""
+    query = query_of(request)
+    jid = params.text(query, "jid")
     if not jid:
         return render(request, "job_missing", title="Go to a job", jid="")
     dash = dashboard(request)
+    hint = hint_of(query, dash.store.queues)
+    if hint is not None:
+        return _page(request, dash, jid, look_at(dash.store, jid, hint), moved=hint)
+    searched = search(dash.store, jid)
+    if searched.place is None:
+        return _page(request, dash, jid, None, searched=searched)
+    kept = {name: values[0] for name, values in query.items() if name in notices.KEYS}
+    found = {"jid": jid, **hint_query(searched.place.hint), **kept}
+    return Redirect(path=dash.url("/job", found), status_code=303)
+
+
+def _page(
+    request: Request[Any, Any, Any],
+    dash: Dashboard,
+    jid: str,
+    place: Place | None,
+    *,
+    moved: Hint | None = None,
+    searched: Search | None = None,
+) -> Template:
+    """The job page: live where a link said the job is; not live after a search that found
+    nothing (a poll would search again)."""
     store = dash.store
-    place = locate(store, jid)
     attempts = store.attempts(jid)
     now = store.now()
     status = store.status(jid)
     return render(
         request,
-        "job",
-        live=True,
+        "job" if searched is None else "job_searched",
+        live=searched is None,
         title=f"Job {jid}",
         jid=jid,
         place=place,
+        place_query=hint_query(place.hint) if place else {},
+        moved=described(moved) if moved and place is None else "",
+        searched=searched,
         kind=KINDS.get(place.slug) if place else None,
         tag_class=TAG_CLASSES.get(place.tag, "tag-neutral") if place else "",
         status=status,
@@ -115,7 +148,9 @@ def raw(request: Request[Any, Any, Any]) -> Response[bytes]:
     """A job's entry as stored, in full: shown as text, or downloaded (`download=1`)."""
     query = query_of(request)
     jid = params.text(query, "jid")
-    place = locate(dashboard(request).store, jid) if jid else None
+    store = dashboard(request).store
+    hint = hint_of(query, store.queues)
+    place = None if not jid else look_at(store, jid, hint) if hint else locate(store, jid)
     if place is None:
         raise NotFoundException(f"No entry for the jid {jid!r} in the places searched.")
     headers = {}

@@ -1,0 +1,154 @@
+"""Job links say where the job is, and the job page looks there only; a jid typed in is
+searched for in chunks, within bounds, and redirects to where it was found."""
+
+from __future__ import annotations
+
+import html
+import json
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import redis
+from bench.dashboard_scale import first_link
+
+import cogworker
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.dashboard_store import DashboardStore
+from cogworker.app.web.locate import search, search_plan
+from cogworker.domain.records import AttemptRecord
+from tests.web.helpers import Web
+
+SCORE = 1.7e9
+
+
+def _entry(jid: str, queue: str = "default") -> str:
+    return json.dumps({"class": "app.Send", "queue": queue, "jid": jid, "args": [jid],
+                       "retry": True, "created_at": SCORE, "enqueued_at": SCORE})  # fmt: skip
+
+
+def _queue(raw: redis.Redis, *jids: str) -> None:
+    """Jobs on `default`, the first one next to run."""
+    raw.sadd(keys.QUEUES, "default")
+    raw.lpush(keys.queue("default"), *[_entry(jid) for jid in jids])
+
+
+@pytest.fixture
+def store(raw: redis.Redis, config: cogworker.Config) -> DashboardStore:
+    """The dashboard's store on the test's Redis."""
+    return DashboardStore.on(raw, config.retention)
+
+
+def test_a_link_from_each_list_finds_its_job_where_it_said(web: Web, raw: redis.Redis) -> None:
+    """Dead (many entries sharing one score), Retries and a queue page link to the job with
+    its place; the job page finds it there."""
+    raw.zadd(keys.DEAD, {_entry(f"dead{n:03d}"): SCORE for n in range(300)})
+    raw.zadd(keys.RETRY, {_entry("retry1"): SCORE + 60})
+    _queue(raw, *[f"queued{n}" for n in range(30)])
+    page2 = web.get("/dead", params={"after": f"{SCORE!r}@24~dead275"}).text
+    queue_page = web.get("/queue?name=default&page=2").text
+    for page, place, tag in ((page2, "dead", "Dead"),
+                             (web.get("/retries").text, "retries", "Retrying"),
+                             (queue_page, "queue", "Enqueued")):  # fmt: skip
+        link = first_link(page, place)
+        assert f"in={place}" in link
+        job = web.get(link)
+        assert job.status_code == 200
+        assert f'">{tag}</span>' in job.text, link
+        assert 'id="cw-live"' in job.text  # polls look where the link said
+    assert "at=1700000000.0%4025~dead274" in first_link(page2, "dead")
+
+
+def test_a_queued_job_is_found_after_jobs_before_it_ran(web: Web, raw: redis.Redis) -> None:
+    """The job 26th in line stays found by its link after ten jobs before it were taken."""
+    _queue(raw, *[f"queued{n}" for n in range(30)])
+    link = first_link(web.get("/queue?name=default&page=2").text, "queue")
+    assert "at=25" in link
+    raw.rpop(keys.queue("default"), 10)
+    assert '">Enqueued</span>' in web.get(link).text
+
+
+def test_a_job_gone_from_where_the_link_said_is_moved_with_a_search(
+    web: Web, raw: redis.Redis
+) -> None:
+    """Deleted from dead and put in retry: its old link says it moved and offers a search,
+    which finds it in Retries."""
+    raw.zadd(keys.DEAD, {_entry("mover1"): SCORE})
+    link = first_link(web.get("/dead").text, "dead")
+    raw.delete(keys.DEAD)
+    raw.zadd(keys.RETRY, {_entry("mover1"): SCORE + 60})
+    moved = web.get(link).text
+    assert "Moved</span> It is no longer in Dead, where the link said" in moved
+    assert 'href="/job?jid=mover1">Search for it</a>' in moved
+    assert '">Retrying</span>' in web.get("/job?jid=mover1").text
+
+
+def test_go_to_jid_redirects_to_where_it_found_the_job(web: Web, raw: redis.Redis) -> None:
+    """A jid typed in is a 303 to its place's link (an action's notice kept); the raw entry
+    is served by that link too."""
+    raw.zadd(keys.DEAD, {_entry(f"dead{n:03d}"): SCORE + n for n in range(600)})
+    found = web.get("/job?jid=dead100&done=retry&n=0", follow_redirects=False)
+    assert found.status_code == 303
+    query = parse_qs(urlsplit(found.headers["location"]).query)
+    assert query == {"jid": ["dead100"], "in": ["dead"], "at": [f"{SCORE + 100!r}@0~dead100"],
+                     "done": ["retry"], "n": ["0"]}  # fmt: skip
+    raw_entry = web.get("/job/raw", params={"jid": "dead100", "in": "dead", "at": query["at"][0]})
+    assert json.loads(raw_entry.text)["jid"] == "dead100"
+
+
+def test_a_search_that_finds_nothing_says_so_and_does_not_poll(web: Web, raw: redis.Redis) -> None:
+    """Not found: how many entries were looked at, and no live part (a poll would search)."""
+    _queue(raw, *[f"queued{n}" for n in range(1_200)])
+    page = web.get("/job?jid=nosuch")
+    assert page.status_code == 200
+    assert "Not found</span> in the places searched" in page.text
+    assert "1,200 entries" in page.text
+    assert 'id="cw-live"' not in page.text
+
+
+def test_a_search_stops_at_its_bounds_and_says_how_far_it_got(
+    store: DashboardStore, raw: redis.Redis
+) -> None:
+    """Entries: it stops after the chunk that reached the bound; time: after the chunk that
+    ran past it (a clock that advances a second a call)."""
+    _queue(raw, *[f"queued{n}" for n in range(2_000)])
+    by_size = search(store, "nosuch", entries=1_000)
+    assert (by_size.place, by_size.looked, by_size.stopped) == (None, 1_000, "after 1,000 entries")
+    ticks = iter(range(100))
+    by_time = search(store, "nosuch", seconds=1.5, clock=lambda: float(next(ticks)))
+    assert (by_time.place, by_time.looked, by_time.stopped) == (None, 1_000, "after 1.5 s")
+    assert search(store, "queued1999").place is not None
+
+
+def test_the_records_of_a_jid_order_the_search() -> None:
+    """An ended status: nothing to search; died: dead first; retrying: retries first."""
+
+    def attempt(outcome: str) -> AttemptRecord:
+        return AttemptRecord(attempt=1, failed_at=SCORE, error_class="E", error_message="",
+                             outcome=outcome)  # fmt: skip
+
+    assert search_plan("complete", []) == ()
+    assert search_plan(None, [attempt("killed")])[0] == "dead"
+    assert search_plan("retrying", [])[0] == "retries"
+    assert search_plan(None, [attempt("retrying"), attempt("dead")])[0] == "retries"
+    assert search_plan(None, []) == ("queues", "retries", "scheduled", "dead")
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [("in=nowhere", "'in'"), ("in=dead", "'at'"), ("in=dead&at=x", "'at'"),
+     ("in=queue&queue=default&at=-1", "'at'")],
+)  # fmt: skip
+def test_a_bad_place_is_a_400_naming_it(web: Web, query: str, named: str) -> None:
+    """A place no link gives is refused, naming the parameter."""
+    refused = web.get(f"/job?jid=x&{query}")
+    assert refused.status_code == 400
+    assert f"query parameter {named}" in html.unescape(refused.text)
+
+
+def test_a_job_whose_status_says_it_ended_is_not_searched_for(web: Web, raw: redis.Redis) -> None:
+    """A tracked job `complete`: the page says so, having looked at nothing."""
+    _queue(raw, *[f"queued{n}" for n in range(600)])
+    raw.hset(keys.status("done01"), mapping={"status": "complete", "update_time": SCORE})
+    page = web.get("/job?jid=done01").text
+    assert 'cw-ending">Complete</span> It ran to completion' in page
+    assert "Not found" not in page
