@@ -55,12 +55,16 @@ class OutcomeRecord:
     running_lock: str = ""
     #: What the run adds to its class's metrics; None: nothing (not a run, or not kept).
     sample: RunSample | None = None
+    #: The batch the job is a member of ("" for none) and its queue: where a final outcome
+    #: appends the batch's event (set by `adapters.batch_events.with_batch`).
+    bid: str = ""
+    queue: str = ""
 
     @property
     def is_plain_ack(self) -> bool:
         """A success with only counters and its class's history to write (see ack_many.lua)."""
         return self.kind == "ack" and not (
-            self.history_per_job or self.status or self.unique_lock or self.running_lock
+            self.history_per_job or self.status or self.unique_lock or self.running_lock or self.bid
         )
 
 

@@ -1,0 +1,165 @@
+"""`Client.batch`: jobs enqueued as one batch, with callbacks when they have all ended.
+
+::
+
+    with client.batch(on_success=Report, on_complete=Cleanup, args=["nightly"]) as batch:
+        for n in range(100):
+            batch.enqueue(Resize, n)
+
+A batch opens with its callbacks' payloads (each with a jid fixed by the batch);
+each member is registered in the batch (`batch_join`) before it is pushed, and
+taken back if its push didn't happen; leaving the `with` block closes it: a
+closing event is appended and folded at once (`app/batch_folding.py`), so a
+batch whose members all ended already fires now.  An exception inside the
+block closes it too, with the members pushed so far (they can't be taken back,
+and a batch left open would never report), and propagates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
+
+import attrs
+
+from cogworker.adapters.batch_events import BID_FIELD
+from cogworker.adapters.batch_store import BatchStore
+from cogworker.app.batch_folding import fold_event
+from cogworker.app.job import Job, load_job_class
+from cogworker.app.job_record import check_args, new_jid
+from cogworker.domain import batches, payload
+from cogworker.domain.job import DEFAULT_QUEUE, JobRecord
+from cogworker.domain.json_values import JSON
+from cogworker.exceptions import BatchClosedError, UnknownJobClassError
+
+#: A callback: a Job class, or the dotted path a worker imports it by.
+CallbackClass = type[Job] | str
+#: Builds a job's record (class, args, jid) the way the client's enqueue does.
+Build = Callable[[type[Job], Sequence[JSON], str | None], JobRecord]
+
+
+def callback_class(given: CallbackClass, role: str) -> type[Job]:
+    """The Job class a callback names, checked importable by a worker (UnknownJobClassError
+    naming it and the `role`, on_success or on_complete, otherwise)."""
+    path = given if isinstance(given, str) else getattr(given, "class_path", lambda: "")()
+    if not path:
+        raise UnknownJobClassError(f"{role}={given!r}: not a cogworker Job class")
+    try:
+        found = load_job_class(path)
+    except UnknownJobClassError as error:
+        raise UnknownJobClassError(
+            f"{role}={given!r}: a worker can't import it ({error})"
+        ) from None
+    if not isinstance(given, str) and found is not given:
+        raise UnknownJobClassError(f"{role}={given!r}: {path} names another class")
+    return found
+
+
+def callback_payloads(
+    bid: str,
+    build: Build,
+    callbacks: Mapping[batches.Callback, CallbackClass | None],
+    args: Sequence[JSON],
+) -> dict[batches.Callback, str]:
+    """The payload of each callback given: its class run with (bid, *args), its jid fixed."""
+    check_args(args)
+    found: dict[batches.Callback, str] = {}
+    for name, given in callbacks.items():
+        if given is not None:
+            job_class = callback_class(given, f"on_{name}")
+            record = build(job_class, [bid, *args], batches.callback_jid(bid, name))
+            found[name] = payload.encode(record)
+    return found
+
+
+def closing_queue(payloads: Mapping[batches.Callback, str]) -> str:
+    """Where a batch's closing event goes: its first callback's queue (workers of it fold
+    it if the closing client died before folding it), else the default queue."""
+    for body in payloads.values():
+        return payload.decode(body).map(lambda job: job.queue).value_or(DEFAULT_QUEUE)
+    return DEFAULT_QUEUE
+
+
+@attrs.define
+class Batch:
+    """A batch being filled; use it as a context manager (see the module's docstring)."""
+
+    store: BatchStore
+    bid: str
+    build: Build
+    push: Callable[[JobRecord], str | None]
+    now: Callable[[], float]
+    #: Where its closing event goes (`closing_queue`).
+    queue: str
+    closed: bool = False
+
+    def enqueue(self, job_class: type[Job], *args: JSON, jid: str | None = None) -> str | None:
+        """Enqueue a run of `job_class` as a member; its jid, or None if a middleware (or a
+        unique lock) stopped it, which then isn't a member.  BatchClosedError once closed."""
+        self.check_open(job_class)
+        job = self.join(self.build(job_class, args, jid))
+        pushed: str | None = None
+        try:
+            pushed = self.push(job)
+        finally:
+            self.pushed(job, pushed)
+        return pushed
+
+    def check_open(self, job_class: type[Job]) -> None:
+        """BatchClosedError naming the batch and `job_class` once the batch is closed."""
+        if self.closed:
+            raise BatchClosedError(
+                f"batch {self.bid} is closed: can't enqueue {job_class.__qualname__} into it"
+            )
+
+    def join(self, record: JobRecord) -> JobRecord:
+        """`record` as a member of this batch, registered before its push."""
+        job = attrs.evolve(record, extra={**record.extra, BID_FIELD: self.bid})
+        joined = self.store.join(self.bid, [job.jid])
+        if joined != 1:
+            state = "closed" if joined == 0 else "unknown (expired?)"
+            raise BatchClosedError(
+                f"batch {self.bid} is {state}: can't enqueue {job.class_name} {job.jid}"
+            )
+        return job
+
+    def pushed(self, job: JobRecord, jid: str | None) -> None:
+        """After `job`'s push: a push that didn't happen (`jid` None) takes it back."""
+        if jid is None:
+            self.store.leave(self.bid, [job.jid])
+
+    def close(self) -> None:
+        """Close the batch: its members are counted, its callbacks may fire.  Idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        self.store.close(self.bid, self.queue)
+        event = batches.event(self.bid, "-", "close").encode()
+        fold_event(self.store, event, self.now())
+        self.store.done(self.queue, event)
+
+    def __enter__(self) -> Batch:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def open_batch(
+    store: BatchStore,
+    build: Build,
+    push: Callable[[JobRecord], str | None],
+    now: Callable[[], float],
+    callbacks: Mapping[batches.Callback, CallbackClass | None],
+    args: Sequence[JSON],
+) -> Batch:
+    """Open a new batch with its callbacks (checked before anything is written)."""
+    bid = new_jid()
+    payloads = callback_payloads(bid, build, callbacks, args)
+    store.open(bid, payloads, now())
+    return Batch(store, bid, build, push, now, closing_queue(payloads))
