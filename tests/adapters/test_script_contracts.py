@@ -71,8 +71,8 @@ def test_every_script_is_registered_once_by_sha() -> None:
 
 def test_a_header_that_disagrees_with_its_script_is_found() -> None:
     """settle.lua stating one argument fewer than it lists and checks is reported."""
-    doctored = _source("settle").replace("-- shape: KEYS 18, ARGV 29", "-- shape: KEYS 18, ARGV 28")
-    assert contract_problems("settle", doctored) == ["settle: ARGV [29] beyond its shape (28)"]
+    doctored = _source("settle").replace("-- shape: KEYS 19, ARGV 30", "-- shape: KEYS 19, ARGV 29")
+    assert contract_problems("settle", doctored) == ["settle: ARGV [30] beyond its shape (29)"]
     unlisted = _source("settle").replace("-- ARGV[22]", "-- ARGV[x]")
     assert contract_problems("settle", unlisted) == ["settle: header doesn't list ARGV [22]"]
 
@@ -86,11 +86,11 @@ def test_a_script_without_a_shape_is_refused() -> None:
 def test_a_call_that_does_not_fit_is_refused_before_redis() -> None:
     """One key or argument too few or too many, or a broken group: a TypeError naming the
     script and both counts, and nothing sent."""
-    keys, args = ("k",) * 18, ("a",) * 29
+    keys, args = ("k",) * 19, ("a",) * 30
     SETTLE.check(keys, args)
-    with pytest.raises(TypeError, match=r"lua/settle.lua takes KEYS 18, ARGV 29; called with 18"):
+    with pytest.raises(TypeError, match=r"lua/settle.lua takes KEYS 19, ARGV 30; called with 19"):
         SETTLE.check(keys, args[:-1])
-    with pytest.raises(TypeError, match="19 keys"):
+    with pytest.raises(TypeError, match="20 keys"):
         SETTLE.check((*keys, "k"), args)
     ack_many = next(s for s in scripts.SCRIPTS_BY_SHA.values() if s.name == "ack_many")
     ack_many.check(("k",) * 10, ("a",) * 12)
