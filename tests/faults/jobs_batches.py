@@ -3,6 +3,8 @@ die, and callbacks that count their runs (in the test's Redis, next to the oracl
 
 from __future__ import annotations
 
+import time
+
 import attrs
 
 import cogworker
@@ -27,6 +29,7 @@ class Member(cogworker.Job, queue="batch", retry=2):
 
     def perform(self, n: int, fate: str) -> None:
         note("start", self.jid)
+        time.sleep(0.03)  # long enough for the test to kill processes mid-batch
         attempts = side_effects().incr(f"attempts:{self.jid}")
         if fate == "die" or (fate == "flaky" and attempts == 1):
             raise MemberFailedError(f"member {n} ({fate}) failed attempt {attempts}")

@@ -48,12 +48,12 @@ class AsyncBatch:
         """See `Batch.enqueue`."""
         self.batch.check_open(job_class)
         record = await self.build(job_class, args, jid)
-        job = await asyncio.to_thread(self.batch.join, record)
+        (job,) = await asyncio.to_thread(self.batch.join, [record])
         pushed: str | None = None
         try:
             pushed = await self.push(job)
         finally:
-            await asyncio.to_thread(self.batch.pushed, job, pushed)
+            await asyncio.to_thread(self.batch.pushed, [job], [pushed])
         return pushed
 
     async def close(self) -> None:

@@ -15,7 +15,7 @@ import time
 import weakref
 from collections.abc import AsyncGenerator, Awaitable, Iterable, Sequence
 from types import TracebackType
-from typing import Self, TypeVar
+from typing import NoReturn, Self, TypeVar
 
 import attrs
 import redis
@@ -204,7 +204,7 @@ class AsyncClient:
 
             store = BatchStore(self._blocking())
             return await asyncio.to_thread(
-                open_batch, store, build, _not_pushed, time.time, callbacks, args
+                open_batch, store, build, _not_pushed, _not_pushed, time.time, callbacks, args
             )
 
         return AsyncBatch(opened, lambda c, a, j: self._build(c, a, j, Expiry()), self.push)
@@ -317,8 +317,9 @@ class AsyncClient:
         return batch.pushed(replies)
 
 
-def _not_pushed(job: JobRecord) -> None:
-    """An `AsyncBatch` pushes its members itself (`AsyncBatch.enqueue`)."""
+def _not_pushed(job: object) -> NoReturn:
+    """An `AsyncBatch` pushes its members itself (`AsyncBatch.enqueue`), never its Batch."""
+    raise RuntimeError("an AsyncBatch pushes its members with the async client")
 
 
 @attrs.frozen

@@ -88,6 +88,8 @@ class Batch:
     bid: str
     build: Build
     push: Callable[[JobRecord], str | None]
+    #: Pushes many members in as few round trips as the client's `enqueue_many`.
+    push_many: Callable[[Sequence[JobRecord]], list[str | None]]
     now: Callable[[], float]
     #: Where its closing event goes (`closing_queue`).
     queue: str
@@ -97,12 +99,26 @@ class Batch:
         """Enqueue a run of `job_class` as a member; its jid, or None if a middleware (or a
         unique lock) stopped it, which then isn't a member.  BatchClosedError once closed."""
         self.check_open(job_class)
-        job = self.join(self.build(job_class, args, jid))
+        (job,) = self.join([self.build(job_class, args, jid)])
         pushed: str | None = None
         try:
             pushed = self.push(job)
         finally:
-            self.pushed(job, pushed)
+            self.pushed([job], [pushed])
+        return pushed
+
+    def enqueue_many(
+        self, job_class: type[Job], args_list: Sequence[Sequence[JSON]]
+    ) -> list[str | None]:
+        """Enqueue one member per argument list: one round trip to join them all, then the
+        pushes as `Client.enqueue_many` sends them; the jids in order (None where stopped)."""
+        self.check_open(job_class)
+        jobs = self.join([self.build(job_class, args, None) for args in args_list])
+        pushed: list[str | None] = [None] * len(jobs)
+        try:
+            pushed = self.push_many(jobs)
+        finally:
+            self.pushed(jobs, pushed)
         return pushed
 
     def check_open(self, job_class: type[Job]) -> None:
@@ -112,21 +128,24 @@ class Batch:
                 f"batch {self.bid} is closed: can't enqueue {job_class.__qualname__} into it"
             )
 
-    def join(self, record: JobRecord) -> JobRecord:
-        """`record` as a member of this batch, registered before its push."""
-        job = attrs.evolve(record, extra={**record.extra, BID_FIELD: self.bid})
-        joined = self.store.join(self.bid, [job.jid])
+    def join(self, records: Sequence[JobRecord]) -> list[JobRecord]:
+        """`records` as members of this batch, registered before their push."""
+        jobs = [attrs.evolve(r, extra={**r.extra, BID_FIELD: self.bid}) for r in records]
+        if not jobs:
+            return jobs
+        joined = self.store.join(self.bid, [job.jid for job in jobs])
         if joined != 1:
             state = "closed" if joined == 0 else "unknown (expired?)"
             raise BatchClosedError(
-                f"batch {self.bid} is {state}: can't enqueue {job.class_name} {job.jid}"
+                f"batch {self.bid} is {state}: can't enqueue {jobs[0].class_name} into it"
             )
-        return job
+        return jobs
 
-    def pushed(self, job: JobRecord, jid: str | None) -> None:
-        """After `job`'s push: a push that didn't happen (`jid` None) takes it back."""
-        if jid is None:
-            self.store.leave(self.bid, [job.jid])
+    def pushed(self, jobs: Sequence[JobRecord], jids: Sequence[str | None]) -> None:
+        """After `jobs`' pushes: those that didn't happen (None) are taken back."""
+        dropped = [job.jid for job, jid in zip(jobs, jids, strict=True) if jid is None]
+        if dropped:
+            self.store.leave(self.bid, dropped)
 
     def close(self) -> None:
         """Close the batch: its members are counted, its callbacks may fire.  Idempotent."""
@@ -154,6 +173,7 @@ def open_batch(
     store: BatchStore,
     build: Build,
     push: Callable[[JobRecord], str | None],
+    push_many: Callable[[Sequence[JobRecord]], list[str | None]],
     now: Callable[[], float],
     callbacks: Mapping[batches.Callback, CallbackClass | None],
     args: Sequence[JSON],
@@ -162,4 +182,4 @@ def open_batch(
     bid = new_jid()
     payloads = callback_payloads(bid, build, callbacks, args)
     store.open(bid, payloads, now())
-    return Batch(store, bid, build, push, now, closing_queue(payloads))
+    return Batch(store, bid, build, push, push_many, now, closing_queue(payloads))

@@ -143,13 +143,7 @@ class Client:
             lock_ttl=self.config.unique_lock_ttl,
             expiry=expiry,
         )
-        done: list[str | None] = []
-        for batch in batches(jobs):
-            try:
-                done.extend(self._push_batch(batch))
-            except EnqueueError as error:
-                raise with_pushed(error, done) from error.__cause__
-        return done
+        return self._push_members(jobs)
 
     def _clock(self) -> float:
         """Now, on Redis's clock; in a testing mode (no Redis), on this host's."""
@@ -215,9 +209,25 @@ class Client:
         return self._call(
             "can't open a batch",
             lambda: open_batch(
-                BatchStore(self.redis), self._build, self.push, self._clock, callbacks, args
+                BatchStore(self.redis),
+                self._build,
+                self.push,
+                self._push_members,
+                self._clock,
+                callbacks,
+                args,
             ),
         )
+
+    def _push_members(self, jobs: Sequence[JobRecord]) -> list[str | None]:
+        """Push a batch's members as `enqueue_many` does (its error naming the jids pushed)."""
+        done: list[str | None] = []
+        for part in batches(jobs):
+            try:
+                done.extend(self._push_batch(part))
+            except EnqueueError as error:
+                raise with_pushed(error, done) from error.__cause__
+        return done
 
     def batch_status(self, bid: str) -> BatchStatus | None:
         """A batch's status (members, pending, succeeded, failed, callbacks fired), or None
