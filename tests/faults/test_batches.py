@@ -92,11 +92,12 @@ def test_callbacks_fire_exactly_once_through_kills_and_a_redis_restart(
     callbacks = start_worker(APP, queues=["callbacks"], concurrency=2)
     members = [start_worker(APP, queues=["batch"]) for _ in range(2)]
     registered(inspect, 3)
+    every: list[str] = []
     for round_no in range(ROUNDS):
         fates = rng.choices(["ok", "flaky", "die"], weights=[85, 10, 5], k=MEMBERS)
-
         big = _fill(client, f"big{round_no}", fates)
         small = _fill(client, f"small{round_no}", ["flaky"] * 20)
+        every += (big, small)
         steps: list[Callable[[], None]] = [
             lambda: _replace(members, start_worker),
             lambda: (server.kill(), server.start()),
@@ -122,7 +123,7 @@ def test_callbacks_fire_exactly_once_through_kills_and_a_redis_restart(
             assert status.failed >= (fates.count("die") if bid == big else 0)
             assert status.fired == ({"complete", "success"} if status.success else {"complete"})
     stop_all(*members, callbacks)
-    for bid in (big, small):
+    for bid in every:
         status = client.batch_status(bid)
         assert status is not None
         assert _fired(inspect, "complete", bid) == 1
