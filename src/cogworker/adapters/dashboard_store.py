@@ -17,6 +17,7 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import tracking
+from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.class_metrics import ClassMetricsStore
 from cogworker.adapters.dashboard_processes import ProcessStore
 from cogworker.adapters.dashboard_queues import QueueStore
@@ -83,6 +84,8 @@ class DashboardStore:
     processes: ProcessStore
     #: Per-class metrics, merged over queues (the read API of a Metrics page).
     class_metrics: ClassMetricsStore
+    #: Batches and their status (the Batches page).
+    batches: BatchStore
     _client: redis.Redis
     _retention: Retention
 
@@ -94,6 +97,7 @@ class DashboardStore:
             queues=QueueStore(client),
             processes=ProcessStore(client, ProcessRegistry(client)),
             class_metrics=ClassMetricsStore(client),
+            batches=BatchStore(client),
             client=client,
             retention=retention,
         )
