@@ -31,7 +31,7 @@ from cogworker.adapters.redis_clock import AsyncRedisClock
 from cogworker.adapters.replication import NotReplicatedError
 from cogworker.app import testing
 from cogworker.app.async_batches import AsyncBatch
-from cogworker.app.batches import Batch, CallbackClass, callback_class, open_batch
+from cogworker.app.batches import Batch, CallbackClass, checked_callbacks, open_batch
 from cogworker.app.cancelling import CancelResult, cancel
 from cogworker.app.config import Config
 from cogworker.app.enqueue_call import (
@@ -46,7 +46,7 @@ from cogworker.app.job import Job
 from cogworker.app.job_record import Expiry, build_job, build_jobs, check_jid
 from cogworker.app.middleware import async_client_chain
 from cogworker.app.push_batch import PushBatch
-from cogworker.domain.batches import BatchStatus, Callback
+from cogworker.domain.batches import BatchStatus
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 from cogworker.domain.layout import refusal
@@ -187,13 +187,7 @@ class AsyncClient:
     ) -> AsyncBatch:
         """A new batch (see `Client.batch`), opened by `async with client.batch(...) as
         batch:`, filled with `await batch.enqueue(...)`.  Its callbacks are checked now."""
-        callbacks: dict[Callback, CallbackClass | None] = {
-            "success": on_success,
-            "complete": on_complete,
-        }
-        for name, given in callbacks.items():
-            if given is not None:
-                callback_class(given, f"on_{name}")
+        callbacks = checked_callbacks(on_success, on_complete, args)
 
         async def opened() -> Batch:
             await self._check_layout()

@@ -55,21 +55,27 @@ def callback_class(given: CallbackClass, role: str) -> type[Job]:
     return found
 
 
-def callback_payloads(
-    bid: str,
-    build: Build,
-    callbacks: Mapping[batches.Callback, CallbackClass | None],
-    args: Sequence[JSON],
-) -> dict[batches.Callback, str]:
-    """The payload of each callback given: its class run with (bid, *args), its jid fixed."""
+def checked_callbacks(
+    on_success: CallbackClass | None, on_complete: CallbackClass | None, args: Sequence[JSON]
+) -> dict[batches.Callback, type[Job]]:
+    """The callbacks given, each checked importable by a worker, and their `args` checked
+    JSON-native (before anything is written)."""
     check_args(args)
-    found: dict[batches.Callback, str] = {}
-    for name, given in callbacks.items():
-        if given is not None:
-            job_class = callback_class(given, f"on_{name}")
-            record = build(job_class, [bid, *args], batches.callback_jid(bid, name))
-            found[name] = payload.encode(record)
-    return found
+    given: dict[batches.Callback, CallbackClass | None] = {
+        "success": on_success,
+        "complete": on_complete,
+    }
+    return {name: callback_class(c, f"on_{name}") for name, c in given.items() if c is not None}
+
+
+def callback_payloads(
+    bid: str, build: Build, callbacks: Mapping[batches.Callback, type[Job]], args: Sequence[JSON]
+) -> dict[batches.Callback, str]:
+    """The payload of each callback: its class run with (bid, *args), its jid fixed."""
+    return {
+        name: payload.encode(build(job_class, [bid, *args], batches.callback_jid(bid, name)))
+        for name, job_class in callbacks.items()
+    }
 
 
 def closing_queue(payloads: Mapping[batches.Callback, str]) -> str:
@@ -175,10 +181,10 @@ def open_batch(
     push: Callable[[JobRecord], str | None],
     push_many: Callable[[Sequence[JobRecord]], list[str | None]],
     now: Callable[[], float],
-    callbacks: Mapping[batches.Callback, CallbackClass | None],
+    callbacks: Mapping[batches.Callback, type[Job]],
     args: Sequence[JSON],
 ) -> Batch:
-    """Open a new batch with its callbacks (checked before anything is written)."""
+    """Open a new batch with its callbacks (`checked_callbacks`)."""
     bid = new_jid()
     payloads = callback_payloads(bid, build, callbacks, args)
     store.open(bid, payloads, now())

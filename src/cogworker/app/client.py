@@ -20,7 +20,7 @@ from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.redis_clock import RedisClock
 from cogworker.adapters.replication import NotReplicatedError
 from cogworker.app import testing
-from cogworker.app.batches import Batch, CallbackClass, open_batch
+from cogworker.app.batches import Batch, CallbackClass, checked_callbacks, open_batch
 from cogworker.app.cancelling import CancelResult, cancel
 from cogworker.app.config import Config
 from cogworker.app.enqueue_call import (
@@ -36,7 +36,7 @@ from cogworker.app.job_record import Expiry, build_job, build_jobs, check_jid
 from cogworker.app.middleware import client_chain
 from cogworker.app.periodic_runs import RunNow, run_now
 from cogworker.app.push_batch import PushBatch
-from cogworker.domain.batches import BatchStatus, Callback
+from cogworker.domain.batches import BatchStatus
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 from cogworker.domain.layout import refusal
@@ -201,11 +201,8 @@ class Client:
         cancelled, expired), `on_success` once all of them succeeded; each runs
         once, with the batch's id and then `args` (docs/batches.md).  A callback
         a worker can't import is an UnknownJobClassError naming it."""
+        callbacks = checked_callbacks(on_success, on_complete, args)
         self._check_layout()
-        callbacks: dict[Callback, CallbackClass | None] = {
-            "success": on_success,
-            "complete": on_complete,
-        }
         return self._call(
             "can't open a batch",
             lambda: open_batch(
