@@ -12,10 +12,13 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_store import FINISHED_TTL, BatchStore, Folded
+from cogworker.adapters.dashboard_removal import Removal
+from cogworker.adapters.dashboard_sets import SetStore
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.handover import HandoverStore, parse_handover_record
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.recover import RecoverStore
+from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.app.batch_folding import fold_queue
 from cogworker.domain import batches
@@ -95,6 +98,16 @@ def test_a_repeat_orphan_buried_and_a_hand_over_keep_their_batch(rc: redis.Redis
     assert (outcome.bid, outcome.queue) == (BID, "work")
     assert handovers.settle_handed_over(record, outcome, NOW)
     assert rc.lrange(keys.batch_events("work"), 0, -1) == [b"b1 m0 dead", b"b1 m1 ack"]
+
+
+def test_a_member_killed_or_deleted_on_the_dashboard_ends_there(rc: redis.Redis) -> None:
+    """Killed from Retries: dead; deleted from Scheduled: discarded (removed for good)."""
+    sets = SetStore(rc, Retention())
+    rc.zadd(keys.RETRY, {_payload("m0"): NOW})
+    rc.zadd(keys.SCHEDULE, {_payload("m1"): NOW})
+    assert sets.kill(keys.RETRY, [Removal(entry=_payload("m0"), jid="m0")], NOW) == [True]
+    assert sets.delete(keys.SCHEDULE, [Removal(entry=_payload("m1"), jid="m1")]) == [True]
+    assert rc.lrange(keys.batch_events("work"), 0, -1) == [b"b1 m0 dead", b"b1 m1 discard"]
 
 
 def test_each_member_counts_once_and_strangers_not_at_all(rc: redis.Redis) -> None:

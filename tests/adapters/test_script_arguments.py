@@ -145,8 +145,8 @@ CALLS = {
     "raise_layout": Call(layout_store.RAISE_LAYOUT, (keys.LAYOUT,), ("1",)),
     "dashboard_remove": Call(
         dashboard_removal.REMOVE,
-        (keys.RETRY, keys.DEAD, "lk", "rl"),
-        ("zset", "kill", "1700000000.5", "1690000000", "10", ENTRY, "j1"),
+        (keys.RETRY, keys.DEAD, "lk", "rl", "ev"),
+        ("zset", "kill", "1700000000.5", "1690000000", "10", ENTRY, "j1", "b1 j1 dead"),
         lambda rc: (rc.zadd(keys.RETRY, {ENTRY: 1}), rc.set("lk", "j1")),
     ),
     "pulse": Call(
