@@ -26,6 +26,8 @@ def test_a_callback_a_worker_cant_import_is_refused_naming_it(client: cogworker.
         client.batch(on_success=int)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"args\[0\] is set"):
         client.batch(on_success=Count, args=[{1}])  # type: ignore[list-item]
+    with cogworker.testing.fake(), pytest.raises(cogworker.ConfigError, match="testing mode"):
+        client.batch(on_success=Count)
     assert client.redis.zcard("cogworker:batches") == 0
 
 

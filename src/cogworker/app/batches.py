@@ -24,13 +24,14 @@ import attrs
 
 from cogworker.adapters.batch_events import BID_FIELD
 from cogworker.adapters.batch_store import BatchStore
+from cogworker.app import testing
 from cogworker.app.batch_folding import fold_event
 from cogworker.app.job import Job, load_job_class
 from cogworker.app.job_record import check_args, new_jid
 from cogworker.domain import batches, payload
 from cogworker.domain.job import DEFAULT_QUEUE, JobRecord
 from cogworker.domain.json_values import JSON
-from cogworker.exceptions import BatchClosedError, UnknownJobClassError
+from cogworker.exceptions import BatchClosedError, ConfigError, UnknownJobClassError
 
 #: A callback: a Job class, or the dotted path a worker imports it by.
 CallbackClass = type[Job] | str
@@ -59,7 +60,10 @@ def checked_callbacks(
     on_success: CallbackClass | None, on_complete: CallbackClass | None, args: Sequence[JSON]
 ) -> dict[batches.Callback, type[Job]]:
     """The callbacks given, each checked importable by a worker, and their `args` checked
-    JSON-native (before anything is written)."""
+    JSON-native (before anything is written).  ConfigError in a testing mode: a batch's
+    bookkeeping is in Redis, which those modes don't reach."""
+    if testing.current_mode() is not None:
+        raise ConfigError("batches need Redis: Client.batch isn't available in a testing mode")
     check_args(args)
     given: dict[batches.Callback, CallbackClass | None] = {
         "success": on_success,
