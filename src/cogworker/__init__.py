@@ -31,10 +31,12 @@ from cogworker.app.job import Job, JobOptions
 from cogworker.app.middleware import AsyncCallNext, CallNext, RunContext
 from cogworker.app.periodic import Periodic
 from cogworker.app.version import VERSION
+from cogworker.domain.batches import BatchStatus
 from cogworker.domain.failure import DISCARD, KILL
 from cogworker.domain.job import JobRecord
 from cogworker.domain.key_limits import Concurrency, Rate
 from cogworker.exceptions import (
+    BatchClosedError,
     CogworkerError,
     ConfigError,
     EnqueueError,
@@ -62,6 +64,8 @@ __all__ = [
     "KILL",
     "AsyncCallNext",
     "AsyncClient",
+    "BatchClosedError",
+    "BatchStatus",
     "CallNext",
     "CancelResult",
     "Client",

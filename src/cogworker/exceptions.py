@@ -13,6 +13,7 @@
     ├── WrongKeyTypeError        a cogworker key holds another Redis type
     ├── LayoutError              Redis holds keys of another layout: `cogworker migrate`
     ├── UnknownJobClassError     a job's class can't be imported (renamed, removed)
+    ├── BatchClosedError         an enqueue into a batch that is closed (or unknown)
     ├── JobOrphanedError         its process kept dying while running it
     ├── JobHandedBackError       its worker kept stopping while running it
     ├── JobFailedError           a failure filed later, from its stored record
@@ -26,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "BatchClosedError",
     "CogworkerError",
     "ConfigError",
     "EnqueueError",
@@ -165,6 +167,10 @@ class LayoutError(CogworkerError):
 
 class UnknownJobClassError(CogworkerError):
     """A job names a class this worker can't import."""
+
+
+class BatchClosedError(CogworkerError):
+    """An enqueue into a batch that is closed (its members are counted) or unknown."""
 
 
 class JobOrphanedError(CogworkerError):

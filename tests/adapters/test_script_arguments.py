@@ -12,7 +12,14 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cogworker.adapters import dashboard_removal, layout_store, liveness, periodic_store, scripts
+from cogworker.adapters import (
+    batch_store,
+    dashboard_removal,
+    layout_store,
+    liveness,
+    periodic_store,
+    scripts,
+)
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs import cancel
 
@@ -35,6 +42,12 @@ def _on_list(name: str) -> Callable[[redis.Redis], object]:
 
 
 LIST = keys.in_progress("p1")
+
+
+def _batch_with_member(rc: redis.Redis) -> object:
+    return rc.hset("b", "closed", "1"), rc.sadd("bj", "j1")
+
+
 SETTLE_KEYS = (
     LIST,
     keys.RETRY,
@@ -55,6 +68,7 @@ SETTLE_KEYS = (
     "mt",
     "mc",
     "lim",
+    "ev",
 )
 CALLS = {
     "settle": Call(
@@ -62,7 +76,8 @@ CALLS = {
         SETTLE_KEYS,
         (ENTRY, "1", "retry", "1700000000.5", ENTRY, "86400", "1690000000", "10", "{}", "5",
          "600", "{}", "5", "5", "600", "retrying", "600", "1700000000", "j1", "extend", "60000",
-         "release", "1", "a.B", "1200", "1", "1", "1", "259200", "release"),
+         "release", "1", "a.B", "1200", "1", "1", "1", "259200", "release",
+         "b1 j1 dead"),
         lambda rc: (rc.lpush(LIST, ENTRY), rc.set("lk", "j1")),
     ),
     "ack_many": Call(
@@ -81,8 +96,8 @@ CALLS = {
     ),
     "bury": Call(
         scripts.BURY,
-        (LIST, keys.DEAD, "o", "hb"),
-        ("list", ENTRY, "1700000000", ENTRY, "0", "10"),
+        (LIST, keys.DEAD, "ev", "o", "hb"),
+        ("list", ENTRY, "1700000000", ENTRY, "0", "10", "b1 j1 dead"),
         _on_list(LIST),
     ),
     "beat": Call(
@@ -140,8 +155,8 @@ CALLS = {
     "raise_layout": Call(layout_store.RAISE_LAYOUT, (keys.LAYOUT,), ("1",)),
     "dashboard_remove": Call(
         dashboard_removal.REMOVE,
-        (keys.RETRY, keys.DEAD, "lk", "rl"),
-        ("zset", "kill", "1700000000.5", "1690000000", "10", ENTRY, "j1"),
+        (keys.RETRY, keys.DEAD, "lk", "rl", "ev"),
+        ("zset", "kill", "1700000000.5", "1690000000", "10", ENTRY, "j1", "b1 j1 dead"),
         lambda rc: (rc.zadd(keys.RETRY, {ENTRY: 1}), rc.set("lk", "j1")),
     ),
     "pulse": Call(
@@ -155,10 +170,22 @@ CALLS = {
     ),
     "cancel": Call(
         cancel.CANCEL,
-        (keys.RETRY, "c1", "c2", "a", "st", "lk", "rl"),
-        ("zset", ENTRY, "j1", "86400", "{}", "5", "600", "cancelled", "600", "1700000000"),
+        (keys.RETRY, "c1", "c2", "a", "st", "lk", "rl", "ev"),
+        ("zset", ENTRY, "j1", "86400", "{}", "5", "600", "cancelled", "600", "1700000000",
+         "b1 j1 cancel"),
         lambda rc: (rc.zadd(keys.RETRY, {ENTRY: 1}), rc.set("lk", "j1")),
     ),
+    "batch_open": Call(batch_store.BATCH_OPEN, ("b",), ("600", "1700000000", "cb:success", "{}")),
+    "batch_join": Call(
+        batch_store.BATCH_JOIN, ("b", "bj"), ("600", "j1"), lambda rc: rc.hset("b", "closed", "0")
+    ),
+    "batch_fold": Call(
+        batch_store.BATCH_FOLD, ("b", "bj", "bs"), ("j1", "ack", "600"), _batch_with_member
+    ),
+    "batch_mark": Call(
+        batch_store.BATCH_MARK, ("b", "bj", "bs"), ("success", "1", "600"), _batch_with_member
+    ),
+    "batch_fire": Call(batch_store.BATCH_FIRE, ("mark", keys.queue("default")), (ENTRY, "600")),
     "fetch": Call(
         scripts.FETCH,
         (LIST, keys.queue("default"), keys.queue_paused("default")),

@@ -20,6 +20,7 @@ from redis.exceptions import ClusterCrossSlotError
 
 from cogworker.adapters import liveness, queue_pause, tracking
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.dashboard_queues import QueueStore
 from cogworker.adapters.dashboard_removal import Removal
 from cogworker.adapters.dashboard_store import DashboardStore
@@ -35,6 +36,7 @@ from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.adapters.limit_store import LimitStore, spot_of
 from cogworker.adapters.periodic_store import Claim, PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry
+from cogworker.app.batch_folding import fold_queue
 from cogworker.domain import key_limits
 from cogworker.domain.job import JobRecord
 
@@ -157,6 +159,20 @@ def _limit_place(rc: redis.Redis) -> None:
     store.release({spot.holders_key(): [JID]})
 
 
+def _batch(rc: redis.Redis) -> None:
+    """A batch's life: opened, a member joined, closed, its events folded, a callback
+    pushed and noted, its status read."""
+    store = BatchStore(rc)
+    store.open("b1", {"success": _raw(queue="cb").decode()}, NOW)
+    store.join("b1", [JID])
+    store.close("b1", "cb")
+    rc.rpush(keys.batch_events("default"), f"b1 {JID} ack")
+    for queue in ("cb", "default"):
+        fold_queue(store, queue, lambda: NOW)
+    store.status("b1")
+    store.listed(10)
+
+
 def _pause_and_resume(rc: redis.Redis) -> None:
     queue_pause.pause(rc, ["default", "critical"])
     queue_pause.paused(rc)
@@ -202,6 +218,8 @@ OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
     "count days": lambda rc: tracking.daily_counts(rc, "processed", NOW, 7),
     "clear a queue": _clear_queue,
     "pause and resume a queue": _pause_and_resume,
+    "run a batch": _batch,
+    "fire a batch callback": lambda rc: BatchStore(rc).fire("cb", "b1-success", _raw().decode()),
     "list the paused queues": queue_pause.paused,
     "take, renew and let go of a limit place": _limit_place,
     "read the limits' use": lambda rc: LimitStore(rc).uses(),

@@ -21,6 +21,7 @@ PAGES = {
     "retries": "/retries",
     "dead": "/dead",
     "periodic": "/periodic",
+    "batches": "/batches",
     "job-metrics": "/job-metrics",
     "limits": "/limits",
     "about": "/about",

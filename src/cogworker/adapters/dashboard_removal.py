@@ -13,6 +13,8 @@ import attrs
 import redis
 
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.batch_events import entry_event_target
+from cogworker.adapters.jobs.outcome import OutcomeKind
 from cogworker.adapters.scripts import LuaScript
 
 REMOVE = LuaScript("dashboard_remove")
@@ -39,8 +41,10 @@ def remove(
         return []
     locks: list[str] = []
     entries: list[bytes | str] = []
+    final: OutcomeKind = "dead" if head[1] == "kill" else "discard"
     for removal in removals:
-        locks += [removal.unique_lock or keys.NO_LOCK, removal.running_lock or keys.NO_LOCK]
-        entries += [removal.entry, removal.jid]
+        events, event = entry_event_target(removal.entry, final)
+        locks += [removal.unique_lock or keys.NO_LOCK, removal.running_lock or keys.NO_LOCK, events]
+        entries += [removal.entry, removal.jid, event]
     replies = REMOVE(client, (*where, *locks), (*head, *entries))
     return [bool(reply) for reply in replies]

@@ -17,6 +17,7 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import tracking
+from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.class_metrics import ClassMetricsStore
 from cogworker.adapters.dashboard_processes import ProcessStore
 from cogworker.adapters.dashboard_queues import QueueStore
@@ -86,6 +87,8 @@ class DashboardStore:
     class_metrics: ClassMetricsStore
     #: Per-key limits: each key used lately (the Limits page).
     limits: LimitStore
+    #: Batches and their status (the Batches page).
+    batches: BatchStore
     _client: redis.Redis
     _retention: Retention
 
@@ -98,6 +101,7 @@ class DashboardStore:
             processes=ProcessStore(client, ProcessRegistry(client)),
             class_metrics=ClassMetricsStore(client),
             limits=LimitStore(client),
+            batches=BatchStore(client),
             client=client,
             retention=retention,
         )

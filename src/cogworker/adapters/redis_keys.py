@@ -186,3 +186,45 @@ def limit(queue: str, kind: str, name: str, key: str) -> str:
 def limit_waiting(queue: str, kind: str, name: str, key: str) -> str:
     """The jobs a per-key limit on a queue refused lately, scored by the refusal's time."""
     return f"{PREFIX}{{q:{queue}}}:limit_waiting:{kind}:{name}:{key}"
+
+
+# --- batches (adapters/batch_store.py): a batch's keys in its own slot {b:BID} ---
+
+#: Every batch by its opening time (a sorted set written by single-key commands, for the
+#: dashboard's list; a member whose hash has expired is dropped when read).
+BATCHES = PREFIX + "batches"
+
+
+def batch(bid: str) -> str:
+    """A batch's hash: opening time, closed, total, finals by outcome, callbacks, fired."""
+    return f"{PREFIX}{{b:{bid}}}:batch"
+
+
+def batch_members(bid: str) -> str:
+    """The jids of a batch's members."""
+    return f"{PREFIX}{{b:{bid}}}:jids"
+
+
+def batch_settled(bid: str) -> str:
+    """The jids of a batch's members that reached a final outcome (counted once each)."""
+    return f"{PREFIX}{{b:{bid}}}:settled"
+
+
+def batch_events(queue: str) -> str:
+    """Batch members' final outcomes (and closings) on a queue, waiting to be folded
+    into their batches: appended in the settling script's step, in the queue's slot."""
+    return f"{PREFIX}{{q:{queue}}}:batch_events"
+
+
+def batch_callback_mark(queue: str, jid: str) -> str:
+    """The marker that a batch's callback `jid` was pushed onto `queue`: in the slot of
+    the queue's list (which has no hash tag of its own until the layout's queue step)."""
+    key = QUEUE_PREFIX + queue
+    return f"{key}:batch_callback:{jid}" if _has_tag(key) else f"{{{key}}}:batch_callback:{jid}"
+
+
+def _has_tag(key: str) -> bool:
+    """Whether Redis Cluster hashes `key` by a `{...}` tag rather than the whole name."""
+    start = key.find("{")
+    end = key.find("}", start + 1)
+    return start != -1 and end > start + 1

@@ -15,13 +15,14 @@ import time
 import weakref
 from collections.abc import AsyncGenerator, Awaitable, Iterable, Sequence
 from types import TracebackType
-from typing import Self, TypeVar
+from typing import NoReturn, Self, TypeVar
 
 import attrs
 import redis
 import redis.asyncio
 
 from cogworker.adapters import queue_pause, tracking
+from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.connection import connect, connect_async
 from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import AsyncEnqueueStore
@@ -29,6 +30,8 @@ from cogworker.adapters.layout_store import admit_async
 from cogworker.adapters.redis_clock import AsyncRedisClock
 from cogworker.adapters.replication import NotReplicatedError
 from cogworker.app import testing
+from cogworker.app.async_batches import AsyncBatch
+from cogworker.app.batches import Batch, CallbackClass, checked_callbacks, open_batch
 from cogworker.app.cancelling import CancelResult, cancel
 from cogworker.app.config import Config
 from cogworker.app.enqueue_call import (
@@ -43,6 +46,7 @@ from cogworker.app.job import Job
 from cogworker.app.job_record import Expiry, build_job, build_jobs, check_jid
 from cogworker.app.middleware import async_client_chain
 from cogworker.app.push_batch import PushBatch
+from cogworker.domain.batches import BatchStatus
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 from cogworker.domain.layout import refusal
@@ -174,6 +178,35 @@ class AsyncClient:
         store = CancelStore(self._blocking(), self.config.retention)
         return await asyncio.to_thread(cancel, store, self.config.keeping, checked, now)
 
+    def batch(
+        self,
+        *,
+        on_success: CallbackClass | None = None,
+        on_complete: CallbackClass | None = None,
+        args: Sequence[JSON] = (),
+    ) -> AsyncBatch:
+        """A new batch (see `Client.batch`), opened by `async with client.batch(...) as
+        batch:`, filled with `await batch.enqueue(...)`.  Its callbacks are checked now."""
+        callbacks = checked_callbacks(on_success, on_complete, args)
+
+        async def opened() -> Batch:
+            await self._check_layout()
+            now, lock_ttl = await self._clock(), self.config.unique_lock_ttl
+
+            def build(job_class: type[Job], args: Sequence[JSON], jid: str | None) -> JobRecord:
+                return build_job(job_class, args, now, lock_ttl=lock_ttl, jid=jid)
+
+            store = BatchStore(self._blocking())
+            return await asyncio.to_thread(
+                open_batch, store, build, _not_pushed, _not_pushed, time.time, callbacks, args
+            )
+
+        return AsyncBatch(opened, lambda c, a, j: self._build(c, a, j, Expiry()), self.push)
+
+    async def batch_status(self, bid: str) -> BatchStatus | None:
+        """A batch's status, or None (see `Client.batch_status`)."""
+        return await asyncio.to_thread(BatchStore(self._blocking()).status, bid)
+
     async def status(self, jid: str) -> str | None:
         """A tracked job's status, or None (see `Client.status`)."""
         return await self._call("can't read a status", tracking.status_async(self.redis, jid))
@@ -276,6 +309,11 @@ class AsyncClient:
                 raise
             raise failure from error
         return batch.pushed(replies)
+
+
+def _not_pushed(job: object) -> NoReturn:
+    """An `AsyncBatch` pushes its members itself (`AsyncBatch.enqueue`), never its Batch."""
+    raise RuntimeError("an AsyncBatch pushes its members with the async client")
 
 
 @attrs.frozen

@@ -11,6 +11,7 @@ from typing import TypeVar
 import redis
 
 from cogworker.adapters import queue_pause, tracking
+from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.connection import connect
 from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import EnqueueStore
@@ -19,6 +20,7 @@ from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.redis_clock import RedisClock
 from cogworker.adapters.replication import NotReplicatedError
 from cogworker.app import testing
+from cogworker.app.batches import Batch, CallbackClass, checked_callbacks, open_batch
 from cogworker.app.cancelling import CancelResult, cancel
 from cogworker.app.config import Config
 from cogworker.app.enqueue_call import (
@@ -34,6 +36,7 @@ from cogworker.app.job_record import Expiry, build_job, build_jobs, check_jid
 from cogworker.app.middleware import client_chain
 from cogworker.app.periodic_runs import RunNow, run_now
 from cogworker.app.push_batch import PushBatch
+from cogworker.domain.batches import BatchStatus
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 from cogworker.domain.layout import refusal
@@ -140,13 +143,7 @@ class Client:
             lock_ttl=self.config.unique_lock_ttl,
             expiry=expiry,
         )
-        done: list[str | None] = []
-        for batch in batches(jobs):
-            try:
-                done.extend(self._push_batch(batch))
-            except EnqueueError as error:
-                raise with_pushed(error, done) from error.__cause__
-        return done
+        return self._push_members(jobs)
 
     def _clock(self) -> float:
         """Now, on Redis's clock; in a testing mode (no Redis), on this host's."""
@@ -190,6 +187,49 @@ class Client:
         happened.  A jid that can't be one is a ValueError."""
         store = CancelStore(self.redis, self.config.retention)
         return cancel(store, self.config.keeping, check_jid(jid), self._clock())
+
+    def batch(
+        self,
+        *,
+        on_success: CallbackClass | None = None,
+        on_complete: CallbackClass | None = None,
+        args: Sequence[JSON] = (),
+    ) -> Batch:
+        """A new batch: `with client.batch(on_success=Cls) as batch: batch.enqueue(...)`.
+
+        `on_complete` runs once every member ended (succeeded, dead, discarded,
+        cancelled, expired), `on_success` once all of them succeeded; each runs
+        once, with the batch's id and then `args` (docs/batches.md).  A callback
+        a worker can't import is an UnknownJobClassError naming it."""
+        callbacks = checked_callbacks(on_success, on_complete, args)
+        self._check_layout()
+        return self._call(
+            "can't open a batch",
+            lambda: open_batch(
+                BatchStore(self.redis),
+                self._build,
+                self.push,
+                self._push_members,
+                self._clock,
+                callbacks,
+                args,
+            ),
+        )
+
+    def _push_members(self, jobs: Sequence[JobRecord]) -> list[str | None]:
+        """Push a batch's members as `enqueue_many` does (its error naming the jids pushed)."""
+        done: list[str | None] = []
+        for part in batches(jobs):
+            try:
+                done.extend(self._push_batch(part))
+            except EnqueueError as error:
+                raise with_pushed(error, done) from error.__cause__
+        return done
+
+    def batch_status(self, bid: str) -> BatchStatus | None:
+        """A batch's status (members, pending, succeeded, failed, callbacks fired), or None
+        if there is no such batch or it has expired."""
+        return self._call("can't read a batch", lambda: BatchStore(self.redis).status(bid))
 
     def close(self) -> None:
         """Close this client's connections."""

@@ -17,6 +17,7 @@ import redis
 from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.batch_events import job_event_target
 from cogworker.adapters.dashboard_queues import search_list
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
@@ -82,15 +83,16 @@ class CancelStore:
     def remove(self, waiting: Waiting, outcome: OutcomeRecord, now: float) -> bool:
         """End a waiting job as `outcome` (a cancel); False if it no longer waited there."""
         kept = self.retention
+        events, event = job_event_target(waiting.job, "cancel")
         cancel_keys = (
             waiting.key, keys.stat("cancelled"), keys.stat("cancelled", day_of(now)),
             keys.job_attempts(outcome.jid), keys.status(outcome.jid),
-            outcome.unique_lock or keys.NO_LOCK, outcome.running_lock or keys.NO_LOCK,
+            outcome.unique_lock or keys.NO_LOCK, outcome.running_lock or keys.NO_LOCK, events,
         )  # fmt: skip
         cancel_args = (
             waiting.kind, waiting.entry, outcome.jid, DAY_COUNTER_TTL,
             outcome.attempt, kept.attempts_kept, int(kept.attempts_ttl),
-            outcome.status, int(kept.status_ttl), now,
+            outcome.status, int(kept.status_ttl), now, event,
         )  # fmt: skip
         return bool(CANCEL(self.client, cancel_keys, cancel_args))
 

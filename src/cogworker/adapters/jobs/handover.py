@@ -15,6 +15,7 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
+from cogworker.adapters.batch_events import with_batch
 from cogworker.adapters.codec import structured, unstructured
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
@@ -49,7 +50,7 @@ class HandoverStore:
         moved = scripts.HANDOVER(
             self.client,
             (keys.in_progress(identity), keys.UNSETTLED),
-            (job.raw, handover_record(outcome)),
+            (job.raw, handover_record(with_batch(outcome, job.raw))),
         )
         return bool(moved)
 

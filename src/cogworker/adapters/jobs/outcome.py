@@ -58,6 +58,10 @@ class OutcomeRecord:
     #: The holders key of the per-key limit place the run held, which this settlement
     #: lets go of ("" for none: see `app/worker/limit_gate.py`).
     limit_place: str = ""
+    #: The batch the job is a member of ("" for none) and its queue: where a final outcome
+    #: appends the batch's event (set by `adapters.batch_events.with_batch`).
+    bid: str = ""
+    queue: str = ""
 
     @property
     def is_plain_ack(self) -> bool:
@@ -68,6 +72,7 @@ class OutcomeRecord:
             or self.unique_lock
             or self.running_lock
             or self.limit_place
+            or self.bid
         )
 
 

@@ -14,6 +14,7 @@ from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
+from cogworker.adapters.batch_events import entry_event_target
 from cogworker.adapters.jobs.fetch import FetchStore
 from cogworker.adapters.jobs.retention import ORPHANINGS_TTL, Retention
 from cogworker.adapters.replies import as_bytes
@@ -151,10 +152,11 @@ class RecoverStore:
         buried repeat orphan or hand-back).
         """
         counters = [keys.orphanings(jid), keys.handbacks(jid)] if jid else []
+        events, event = entry_event_target(entry, "dead")
         done = scripts.BURY(
             self.client,
-            (source, keys.DEAD, *counters),
-            (kind, entry, now, filed, *self.retention.dead_trim(now)),
+            (source, keys.DEAD, events, *counters),
+            (kind, entry, now, filed, *self.retention.dead_trim(now), event),
         )
         return bool(done)
 

@@ -14,7 +14,7 @@ the scripts refresh a class's total TTL and registry entry.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
 import attrs
@@ -22,6 +22,7 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
+from cogworker.adapters.batch_events import event_target, with_batch
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
@@ -46,6 +47,11 @@ class SettleOrder:
     fetched: Fetched
     outcome: OutcomeRecord
 
+    def with_batch(self) -> SettleOrder:
+        """This order, its outcome naming the job's batch if it has one."""
+        outcome = with_batch(self.outcome, self.fetched.raw)
+        return self if outcome is self.outcome else attrs.evolve(self, outcome=outcome)
+
 
 @attrs.define
 class SettleStore:
@@ -56,6 +62,8 @@ class SettleStore:
     #: The replicas every outcome waits for, and where a shortfall is told.
     replication: Replication = attrs.field(factory=Replication)
     shortfalls: ShortfallLog | None = None
+    #: Called after writing an outcome that appended a batch event (wakes the batch mover).
+    on_batch_event: Callable[[], None] | None = None
     #: When this store last registered each queue's part, and refreshed each (queue, class).
     _registered: dict[str | tuple[str, str], float] = attrs.field(factory=dict, init=False)
 
@@ -65,7 +73,8 @@ class SettleStore:
         `identity` None is basic fetch: no in-progress list to check.
         """
         holder = keys.in_progress(identity or "")
-        return self.settle_from(holder, order.fetched.raw, identity is not None, order.outcome, now)
+        outcome = order.with_batch().outcome
+        return self.settle_from(holder, order.fetched.raw, identity is not None, outcome, now)
 
     def settle_many(
         self,
@@ -81,6 +90,7 @@ class SettleStore:
         written once per call); every other outcome is a `settle` of its own.
         `working`: tracked jobs that started (jid: when), marked working first.
         """
+        orders = [order.with_batch() for order in orders]
         pipe = self.client.pipeline(transaction=False)
         parts = self._queue_parts(pipe, [order.outcome for order in orders], now)
         refreshes = self._due_classes([order.outcome for order in orders], now)
@@ -109,6 +119,7 @@ class SettleStore:
             written[i] = bool(flag)
         for i, reply in zip(others, replies, strict=True):
             written[i] = bool(reply)
+        self._told_events([o.outcome for o, w in zip(orders, written, strict=True) if w])
         return written
 
     def settle_from(
@@ -120,13 +131,20 @@ class SettleStore:
         if not (self.replication.replicas or self._due_queues([outcome], now)):
             reply = scripts.SETTLE(self.client, *call)
             self._registered.update(dict.fromkeys(refreshes, now))
-            return bool(reply)
-        pipe = self.client.pipeline(transaction=False)
-        parts = self._queue_parts(pipe, [outcome], now)
-        scripts.SETTLE.queue(pipe, *call)
-        *_, reply = self._run(pipe)
-        self._registered.update(dict.fromkeys([*parts, *refreshes], now))
+        else:
+            pipe = self.client.pipeline(transaction=False)
+            parts = self._queue_parts(pipe, [outcome], now)
+            scripts.SETTLE.queue(pipe, *call)
+            *_, reply = self._run(pipe)
+            self._registered.update(dict.fromkeys([*parts, *refreshes], now))
+        if reply:
+            self._told_events([outcome])
         return bool(reply)
+
+    def _told_events(self, outcomes: Sequence[OutcomeRecord]) -> None:
+        """Wake the batch mover if any of `outcomes` (written) appended a batch event."""
+        if self.on_batch_event is not None and any(event_target(o)[1] for o in outcomes):
+            self.on_batch_event()
 
     def _due_queues(self, outcomes: Sequence[OutcomeRecord], now: float) -> list[str]:
         """The queues of `outcomes`' runs whose part is due for a registration."""
@@ -203,6 +221,7 @@ class SettleStore:
     ) -> tuple[tuple[str, ...], ScriptArgs]:
         day, kept = day_of(now), self.retention
         counter = _COUNTERS.get(outcome.kind, "failed")
+        events, event = event_target(outcome)
         settle_keys = (
             holder,
             keys.RETRY if outcome.kind == "retry" else keys.DEAD,
@@ -220,6 +239,7 @@ class SettleStore:
             keys.handbacks(outcome.jid),
             *metrics_keys(outcome.class_name, outcome.sample, now),
             outcome.limit_place or keys.NO_LOCK,
+            events,
         )
         settle_args = (
             entry, "1" if owned else "0", outcome.kind, outcome.score, outcome.payload,
@@ -233,6 +253,7 @@ class SettleStore:
             outcome.class_name, *metrics_args(outcome, refreshes),
             "1" if outcome.sample and outcome.sample.failed else "0", int(kept.metrics_ttl),
             "release" if outcome.limit_place else "",
+            event,
         )  # fmt: skip
         return settle_keys, settle_args
 

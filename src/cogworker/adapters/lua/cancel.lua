@@ -4,7 +4,7 @@
 -- running, and is told to stop through its process's signal list).
 -- Its locks are owner-checked: released only while they still name its jid.
 --
--- shape: KEYS 7, ARGV 10
+-- shape: KEYS 8, ARGV 11
 -- KEYS[1] where it waits (a queue's list, or the schedule or retry sorted set)
 -- KEYS[2] the cancelled counter in total   KEYS[3] the same, today
 -- KEYS[4] its attempts list   KEYS[5] its status hash
@@ -13,6 +13,7 @@
 -- ARGV[4] TTL of a day's counter
 -- ARGV[5] the attempt record   ARGV[6] attempts kept   ARGV[7] their TTL
 -- ARGV[8] the new status, or "" (not tracked)   ARGV[9] status TTL   ARGV[10] now
+-- KEYS[8] its queue's batch events   ARGV[11] its batch's event, or "" (no batch)
 --
 -- Returns 1, or 0 if the entry was no longer there.
 local list = need_choice(1, "list", "zset") == "list"
@@ -25,6 +26,7 @@ need_int(7, 0, LONGEST_SECONDS)
 need_text(8)
 need_int(9, 0, LONGEST_SECONDS)
 need_number(10)
+need_text(11)
 
 local gone
 if list then
@@ -51,5 +53,8 @@ end
 if ARGV[8] ~= "" then
   redis.call("HSET", KEYS[5], "status", ARGV[8], "update_time", ARGV[10])
   redis.call("EXPIRE", KEYS[5], ARGV[9])
+end
+if ARGV[11] ~= "" then
+  redis.call("RPUSH", KEYS[8], ARGV[11])
 end
 return 1

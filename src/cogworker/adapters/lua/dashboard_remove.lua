@@ -6,16 +6,20 @@
 -- the entry's jid. An entry someone else moved first is left alone.  A
 -- cleared queue is unregistered by the caller, after this script (the
 -- registry is a global key, in another slot than the queue on Redis Cluster).
+-- A batch member removed for good ends there: its batch event (dead for a
+-- kill, discard for a delete) is appended in the same step.
 --
--- shape: KEYS 2 + 2n, ARGV 5 + 2n
+-- shape: KEYS 2 + 3n, ARGV 5 + 3n
 -- KEYS[1] where the entries are (a sorted set, or a queue's list)
 -- KEYS[2] "kill": the dead set; else unused
--- KEYS[2i+1], KEYS[2i+2] for the i-th entry (from 1): its unique lock and its
---         running lock (any unused name for a lock it doesn't hold)
+-- KEYS[3i], KEYS[3i+1], KEYS[3i+2] for the i-th entry (from 1): its unique lock,
+--         its running lock (any unused name for a lock it doesn't hold), and its
+--         queue's batch events (any unused name when it has no event)
 -- ARGV[1] "zset" or "list"   ARGV[2] "delete" or "kill" (a sorted set's only)
 -- ARGV[3] kill: the dead score; else unused
 -- ARGV[4] kill: trim dead entries scored below this   ARGV[5] kill: most kept
--- ARGV[2i+4], ARGV[2i+5] for the i-th entry: the entry as stored, its jid
+-- ARGV[3i+3], ARGV[3i+4], ARGV[3i+5] for the i-th entry: the entry as stored, its
+--         jid, and its batch event (adapters/batch_events.py) or ""
 --
 -- Returns a list: 1 where this call removed the entry, 0 where it was gone.
 local list = need_choice(1, "zset", "list") == "list"
@@ -26,10 +30,10 @@ if kill then
   need_number(4)
   need_int(5, 0, MOST)
 end
-need_groups(6, 2)
+need_groups(6, 3)
 if (list and kill) or #KEYS ~= #ARGV - 3 then
   return redis.error_reply("cogworker: dashboard_remove: a list can't be killed from, "
-    .. "and each entry needs its two lock keys")
+    .. "and each entry needs its two lock keys and its events key")
 end
 
 -- pcall: a payload may name any key as its lock; one of another type isn't its lock.
@@ -40,8 +44,8 @@ local function release(lock, jid)
 end
 
 local removed = {}
-for i = 1, (#ARGV - 5) / 2 do
-  local entry, jid = ARGV[2 * i + 4], ARGV[2 * i + 5]
+for i = 1, (#ARGV - 5) / 3 do
+  local entry, jid, event = ARGV[3 * i + 3], ARGV[3 * i + 4], ARGV[3 * i + 5]
   local gone
   if list then
     -- From the tail: the dashboard's searches and clears look there first.
@@ -50,10 +54,13 @@ for i = 1, (#ARGV - 5) / 2 do
     gone = redis.call("ZREM", KEYS[1], entry)
   end
   if gone > 0 then
-    release(KEYS[2 * i + 1], jid)
-    release(KEYS[2 * i + 2], jid)
+    release(KEYS[3 * i], jid)
+    release(KEYS[3 * i + 1], jid)
     if kill then
       redis.call("ZADD", KEYS[2], ARGV[3], entry)
+    end
+    if event ~= "" then
+      redis.call("RPUSH", KEYS[3 * i + 2], event)
     end
   end
   removed[i] = gone > 0 and 1 or 0

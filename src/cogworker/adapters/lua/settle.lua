@@ -5,7 +5,7 @@
 -- The list is this process's in-progress list (a run just ended), or the
 -- unsettled list (a settlement a stopped process handed over).
 --
--- shape: KEYS 19, ARGV 30
+-- shape: KEYS 20, ARGV 31
 -- uses: _tallies
 -- KEYS[1]  the list holding the entry
 -- KEYS[2]  the target sorted set (retry or dead; unused for ack and discard)
@@ -41,6 +41,9 @@
 -- ARGV[27] "1" to refresh its class's total and registry entry (see _tallies.lua), else "0"
 -- ARGV[28] "1" if it failed, else "0"   ARGV[29] metrics TTL
 -- ARGV[30] its concurrency place: "release" or ""
+-- KEYS[20] its queue's batch events (any unused name when ARGV[31] is "")
+-- ARGV[31] the batch event a final outcome of a batch member appends, or ""
+--          (adapters/batch_events.py)
 --
 -- Returns 1, or 0 if the entry was no longer on the list.
 need_text(1)
@@ -71,6 +74,7 @@ need_run_figures(25)
 need_choice(28, "0", "1")
 need_int(29, 1, LONGEST_SECONDS)
 need_choice(30, "release", "")
+need_text(31)
 
 if ARGV[2] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
   return 0
@@ -134,5 +138,8 @@ if ARGV[25] ~= "" then
   tally_run(KEYS[15], KEYS[16], KEYS[17], KEYS[18], ARGV[24], ARGV[25], ARGV[26], ARGV[28],
     ARGV[27])
   write_tallies(ARGV[18], ARGV[29])
+end
+if ARGV[31] ~= "" then
+  redis.call("RPUSH", KEYS[20], ARGV[31])
 end
 return 1

@@ -32,6 +32,7 @@ from cogworker.app.web.asgi import DashboardApp
 from cogworker.app.web.context import Dashboard, render
 from cogworker.app.web.format import FILTERS, visible_controls
 from cogworker.app.web.routes import (
+    batches,
     bulk,
     cancel,
     job,
@@ -82,6 +83,7 @@ ROUTES = [
     cancel.cancel,
     periodic.periodic,
     periodic.enqueue_now,
+    batches.batches,
     job_metrics.job_metrics,
     job_metrics.job_class,
     metrics.metrics,

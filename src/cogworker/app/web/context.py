@@ -30,6 +30,7 @@ NAV = (
     ("/retries", "Retries"),
     ("/dead", "Dead"),
     ("/periodic", "Periodic"),
+    ("/batches", "Batches"),
     ("/job-metrics", "Metrics"),
     ("/limits", "Limits"),
 )

@@ -23,6 +23,7 @@ import redis
 
 from cogworker.adapters import key_guard, redis_access
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect
 from cogworker.adapters.jobs.enqueue import EnqueueStore
 from cogworker.adapters.jobs.fetch import FetchStore
@@ -41,6 +42,7 @@ from cogworker.app.config import Config
 from cogworker.app.worker import pulse
 from cogworker.app.worker.acker import Acker
 from cogworker.app.worker.backoff import Backoff
+from cogworker.app.worker.batch_mover import BatchMover
 from cogworker.app.worker.event_loop import event_loop_for
 from cogworker.app.worker.fetcher import Fetcher
 from cogworker.app.worker.handoff import HandOff, Taken
@@ -91,6 +93,9 @@ class Manager:
             self.state.quiet.set()
         retention = config.retention
         self._shortfalls = ShortfallLog(self.logger)
+        self.batch_mover = BatchMover(
+            BatchStore(self.redis), config.queue_plan.names, self.state.stopping, self.logger
+        )
         self.settles = self._settle_store(self.redis)
         self.recovers = RecoverStore(self.redis, retention)
         self.runs = RunStore(self.redis, status_ttl=retention.status_ttl)
@@ -136,7 +141,13 @@ class Manager:
         """Outcome writes through `client`, waiting for the replicas the target asks for
         (its shortfalls told once for the process, whichever thread met them)."""
         replication = self.target.replication
-        return SettleStore(client, self.config.retention, replication, self._shortfalls)
+        return SettleStore(
+            client,
+            self.config.retention,
+            replication,
+            self._shortfalls,
+            on_batch_event=self.batch_mover.wake,
+        )
 
     def _own_client(self) -> redis.Redis:
         """A client with a connection of its own, for the fetcher's or acker's busy thread.
@@ -239,6 +250,7 @@ class Manager:
         self._spawn("heartbeat", self.heartbeat.run)
         self._spawn("watchdog", self.watchdog.run)
         self._spawn("poller", poller.run)
+        self._spawn("batch-mover", self.batch_mover.run)
         self._spawn("reconciler", self.reconciler.run)
         self._spawn("periodic", self.periodic.run)
         self.logger.info(
