@@ -71,8 +71,8 @@ def test_every_script_is_registered_once_by_sha() -> None:
 
 def test_a_header_that_disagrees_with_its_script_is_found() -> None:
     """settle.lua stating one argument fewer than it lists and checks is reported."""
-    doctored = _source("settle").replace("-- shape: KEYS 18, ARGV 29", "-- shape: KEYS 18, ARGV 28")
-    assert contract_problems("settle", doctored) == ["settle: ARGV [29] beyond its shape (28)"]
+    doctored = _source("settle").replace("-- shape: KEYS 19, ARGV 31", "-- shape: KEYS 19, ARGV 30")
+    assert contract_problems("settle", doctored) == ["settle: ARGV [31] beyond its shape (30)"]
     unlisted = _source("settle").replace("-- ARGV[22]", "-- ARGV[x]")
     assert contract_problems("settle", unlisted) == ["settle: header doesn't list ARGV [22]"]
 
@@ -86,16 +86,16 @@ def test_a_script_without_a_shape_is_refused() -> None:
 def test_a_call_that_does_not_fit_is_refused_before_redis() -> None:
     """One key or argument too few or too many, or a broken group: a TypeError naming the
     script and both counts, and nothing sent."""
-    keys, args = ("k",) * 18, ("a",) * 29
+    keys, args = ("k",) * 19, ("a",) * 31
     SETTLE.check(keys, args)
-    with pytest.raises(TypeError, match=r"lua/settle.lua takes KEYS 18, ARGV 29; called with 18"):
+    with pytest.raises(TypeError, match=r"lua/settle.lua takes KEYS 19, ARGV 31; called with 19"):
         SETTLE.check(keys, args[:-1])
-    with pytest.raises(TypeError, match="19 keys"):
+    with pytest.raises(TypeError, match="20 keys"):
         SETTLE.check((*keys, "k"), args)
     ack_many = next(s for s in scripts.SCRIPTS_BY_SHA.values() if s.name == "ack_many")
-    ack_many.check(("k",) * 10, ("a",) * 12)
-    with pytest.raises(TypeError, match="KEYS 3 \\+ 7n, ARGV 6 \\+ 6n"):
-        ack_many.check(("k",) * 10, ("a",) * 13)
+    ack_many.check(("k",) * 11, ("a",) * 14)
+    with pytest.raises(TypeError, match="KEYS 3 \\+ 8n, ARGV 6 \\+ 8n"):
+        ack_many.check(("k",) * 11, ("a",) * 15)
     with pytest.raises(TypeError):
         PROBE.check(("k",), ("unexpected",))
 
@@ -113,9 +113,11 @@ def test_a_count_fits_its_fixed_part_and_whole_groups(
 
 
 def test_a_script_that_uses_a_shared_file_gets_it_in_front() -> None:
-    """settle.lua says it uses _tallies.lua: its source holds the checks, then that file."""
+    """settle.lua says it uses _tallies.lua and _results.lua: its source holds the checks,
+    then those files."""
     checks, tallies = _LUA.joinpath("_checks.lua").read_text(), _LUA.joinpath("_tallies.lua")
-    assert SETTLE.source == checks + tallies.read_text() + _source("settle")
+    kept = _LUA.joinpath("_results.lua").read_text()
+    assert SETTLE.source == checks + tallies.read_text() + kept + _source("settle")
     assert PROBE.source == checks + _source("probe")
 
 

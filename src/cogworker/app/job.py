@@ -56,6 +56,9 @@ class JobOptions:
     #: Seconds a run may take before `JobTimeoutError` is raised into it; None:
     #: `Config.default_timeout`.
     timeout: float | None = attrs.field(default=None, validator=_check_seconds)
+    #: Seconds a run's result (its return value, or how it ended) is kept for
+    #: `Client.result`; None: `Config.keep_result` of the enqueuing client.
+    keep_result: float | None = attrs.field(default=None, validator=_check_seconds)
 
 
 class Job:
@@ -99,6 +102,7 @@ class Job:
         unique_for: float | None = None,
         expires_in: float | None = None,
         timeout: float | None = None,
+        keep_result: float | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init_subclass__(**kwargs)
@@ -110,6 +114,7 @@ class Job:
             ("unique_for", unique_for),
             ("expires_in", expires_in),
             ("timeout", timeout),
+            ("keep_result", keep_result),
         )
         given = {name: value for name, value in options if value is not None}
         try:
@@ -209,11 +214,10 @@ def perform_now(
     jid: str,
     args: Sequence[JSON],
     cancelled: Callable[[], bool] | None = None,
-) -> None:
-    """One call of a sync job's `perform`; one that hands back work instead of doing it fails.
-
-    Its body never ran: a coroutine or generator was made and not driven.
-    `cancelled`: what the job's `cancelled` asks (a worker's cancel signal).
+) -> object:
+    """One call of a sync job's `perform`; what it returned.  One that hands back work
+    instead of doing it fails: its body never ran (a coroutine or generator was made and
+    not driven).  `cancelled`: what the job's `cancelled` asks (a worker's cancel signal).
     """
     instance = _instance(job_class, jid, cancelled)
     perform: Callable[..., object] = instance.perform  # user code may return anything
@@ -226,6 +230,7 @@ def perform_now(
             f"{job_class.__qualname__}.perform returned {type(returned).__name__} "
             "instead of running: a worker awaits perform only when it is an async def"
         )
+    return returned
 
 
 async def perform_awaited(
@@ -233,11 +238,12 @@ async def perform_awaited(
     jid: str,
     args: Sequence[JSON],
     cancelled: Callable[[], bool] | None = None,
-) -> None:
-    """One awaited `perform` of an async job (`cancelled` as for `perform_now`)."""
+) -> object:
+    """One awaited `perform` of an async job, what it returned (`cancelled` as for
+    `perform_now`)."""
     instance = _instance(job_class, jid, cancelled)
     perform: Callable[..., Awaitable[object]] = instance.perform  # type: ignore[assignment]  # async def
-    await perform(*args)
+    return await perform(*args)
 
 
 def _instance(job_class: type[Job], jid: str, cancelled: Callable[[], bool] | None) -> Job:

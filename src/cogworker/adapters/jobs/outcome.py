@@ -14,6 +14,7 @@ import attrs
 from cogworker.domain import payload, records
 from cogworker.domain.class_metrics import RunSample
 from cogworker.domain.locks import Extend, LockEffect, Release
+from cogworker.domain.results import Kept
 from cogworker.domain.settlement import (
     Ack,
     Cancelled,
@@ -55,6 +56,8 @@ class OutcomeRecord:
     running_lock: str = ""
     #: What the run adds to its class's metrics; None: nothing (not a run, or not kept).
     sample: RunSample | None = None
+    #: The job's kept result and its jid index (`domain.results`); None: it keeps none.
+    result: Kept | None = None
 
     @property
     def is_plain_ack(self) -> bool:
@@ -102,6 +105,7 @@ def _record(
         lock_ttl=ttl,
         running_lock=effects.running_lock.key if effects.running_lock else "",
         sample=effects.sample,
+        result=effects.result,
     )
 
 

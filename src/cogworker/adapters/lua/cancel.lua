@@ -4,15 +4,18 @@
 -- running, and is told to stop through its process's signal list).
 -- Its locks are owner-checked: released only while they still name its jid.
 --
--- shape: KEYS 7, ARGV 10
+-- shape: KEYS 8, ARGV 12
+-- uses: _results
 -- KEYS[1] where it waits (a queue's list, or the schedule or retry sorted set)
 -- KEYS[2] the cancelled counter in total   KEYS[3] the same, today
 -- KEYS[4] its attempts list   KEYS[5] its status hash
 -- KEYS[6] its unique lock   KEYS[7] its periodic running lock (any unused name for none)
+-- KEYS[8] its result (see _results.lua; any unused name when it keeps none)
 -- ARGV[1] "list" or "zset"   ARGV[2] the entry as stored   ARGV[3] its jid
 -- ARGV[4] TTL of a day's counter
 -- ARGV[5] the attempt record   ARGV[6] attempts kept   ARGV[7] their TTL
 -- ARGV[8] the new status, or "" (not tracked)   ARGV[9] status TTL   ARGV[10] now
+-- ARGV[11] its result's record   ARGV[12] its TTL, or "0" (it keeps none)
 --
 -- Returns 1, or 0 if the entry was no longer there.
 local list = need_choice(1, "list", "zset") == "list"
@@ -25,6 +28,7 @@ need_int(7, 0, LONGEST_SECONDS)
 need_text(8)
 need_int(9, 0, LONGEST_SECONDS)
 need_number(10)
+need_result(11)
 
 local gone
 if list then
@@ -52,4 +56,5 @@ if ARGV[8] ~= "" then
   redis.call("HSET", KEYS[5], "status", ARGV[8], "update_time", ARGV[10])
   redis.call("EXPIRE", KEYS[5], ARGV[9])
 end
+keep_result(KEYS[8], ARGV[11], ARGV[12])
 return 1

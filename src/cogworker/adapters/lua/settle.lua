@@ -5,8 +5,8 @@
 -- The list is this process's in-progress list (a run just ended), or the
 -- unsettled list (a settlement a stopped process handed over).
 --
--- shape: KEYS 18, ARGV 29
--- uses: _tallies
+-- shape: KEYS 19, ARGV 31
+-- uses: _tallies, _results
 -- KEYS[1]  the list holding the entry
 -- KEYS[2]  the target sorted set (retry or dead; unused for ack and discard)
 -- KEYS[3]  processed, in total    KEYS[4]  processed, today
@@ -20,6 +20,7 @@
 -- KEYS[15] its class's metrics on its queue: the minute's hash   KEYS[16] the hour's
 -- KEYS[17] the total hash   KEYS[18] the queue's registry of classes (see _tallies.lua;
 --          any unused names when the run isn't counted)
+-- KEYS[19] its result (see _results.lua; any unused name when it keeps none)
 -- ARGV[1]  the entry on KEYS[1]
 -- ARGV[2]  "1" to require the entry there, "0" for basic fetch (no list)
 -- ARGV[3]  "ack", "retry", "dead", "discard", "cancel" or "expire"
@@ -39,6 +40,8 @@
 -- ARGV[26] its histogram bucket
 -- ARGV[27] "1" to refresh its class's total and registry entry (see _tallies.lua), else "0"
 -- ARGV[28] "1" if it failed, else "0"   ARGV[29] metrics TTL
+-- ARGV[30] its result's record, or "" (none, or not ended: a retry)
+-- ARGV[31] its result's TTL, or "0" (it keeps none)
 --
 -- Returns 1, or 0 if the entry was no longer on the list.
 need_text(1)
@@ -68,6 +71,7 @@ need_text(24)
 need_run_figures(25)
 need_choice(28, "0", "1")
 need_int(29, 1, LONGEST_SECONDS)
+need_result(30)
 
 if ARGV[2] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
   return 0
@@ -129,4 +133,5 @@ if ARGV[25] ~= "" then
     ARGV[27])
   write_tallies(ARGV[18], ARGV[29])
 end
+keep_result(KEYS[19], ARGV[30], ARGV[31])
 return 1
