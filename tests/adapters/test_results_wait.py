@@ -12,6 +12,7 @@ from cogworker.adapters import jid_index, results
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
+from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.domain import results as domain_results
 
@@ -55,6 +56,23 @@ def test_a_retry_drops_an_earlier_record_and_keeps_the_index(rc: redis.Redis) ->
     assert not rc.exists(keys.result("mail", "j1"))
     assert results.wait(rc, "j1", 0) == "timed out"
     assert 30 < rc.ttl(keys.jid_index("j1")) <= 900
+
+
+def test_a_job_buried_by_the_reconciler_stores_its_death(rc: redis.Redis) -> None:
+    """A repeat orphan filed in dead keeping its result: its record says dead, with the error
+    it was filed with, and its index points at its queue."""
+    rc.rpush(keys.REPEAT_ORPHANS, JOB)
+    kept = domain_results.Kept(
+        queue="mail",
+        record=domain_results.ended_record("dead", "JobOrphanedError", "orphaned"),
+        keep=30,
+        index_ttl=30,
+    )
+    assert RecoverStore(rc).bury(keys.REPEAT_ORPHANS, "list", JOB, "{}", 1e9, jid="j1", result=kept)
+    assert results.wait(rc, "j1", 0) == domain_results.Stored(
+        outcome="dead", error_class="JobOrphanedError", error_message="orphaned"
+    )
+    assert rc.zcard(keys.DEAD) == 1
 
 
 def test_without_its_index_a_result_is_found_by_asking_every_queue(rc: redis.Redis) -> None:

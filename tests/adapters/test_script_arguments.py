@@ -82,8 +82,8 @@ CALLS = {
     ),
     "bury": Call(
         scripts.BURY,
-        (LIST, keys.DEAD, "o", "hb"),
-        ("list", ENTRY, "1700000000", ENTRY, "0", "10"),
+        (LIST, keys.DEAD, "rs", "o", "hb"),
+        ("list", ENTRY, "1700000000", ENTRY, "0", "10", '{"outcome":"dead"}', "60"),
         _on_list(LIST),
     ),
     "beat": Call(

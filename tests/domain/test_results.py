@@ -188,3 +188,17 @@ def test_a_job_dropped_before_it_ran_stores_why(
         assert stored is not None
         assert (stored.outcome, stored.error_class) == (outcome, "")
         assert stored.error_message
+
+
+@given(job_records(), keeps)
+def test_a_job_buried_outside_a_settlement_stores_its_death(job: JobRecord, seconds: float) -> None:
+    """Filed in dead by the reconciler: the record says dead, with the error it is filed
+    with; without keep_result, nothing."""
+    kept = results.buried(keeping(job, seconds))
+    assert kept is not None
+    assert kept.record is not None
+    assert results.parse_record(kept.record) == results.Stored(
+        outcome="dead", error_class=job.error_class or "", error_message=job.error_message or ""
+    )
+    plain = attrs.evolve(job, extra={k: v for k, v in job.extra.items() if k != "keep_result"})
+    assert results.buried(plain) is None

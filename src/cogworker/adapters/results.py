@@ -1,7 +1,7 @@
 """Reading and waiting for a job's kept result, without polling.
 
 A result is a list of one record, `cogworker:{q:Q}:result:J`, written by
-the script that settles the job (settle, ack_many, cancel).  A waiter finds
+the script that settles the job (settle, ack_many, cancel, bury).  A waiter finds
 Q through the jid index (`jid_index.locate`) and blocks on
 `BLMOVE key key RIGHT LEFT`: moving a one-element list onto itself is atomic
 and leaves it as it was, so any number of waiters are woken by one write

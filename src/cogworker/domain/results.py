@@ -131,6 +131,12 @@ def final(job: JobRecord, record: str) -> Kept | None:
     return Kept(queue=job.queue, record=record, keep=keep, index_ttl=keep)
 
 
+def buried(job: JobRecord) -> Kept | None:
+    """What filing `job` in dead outside a settlement writes (the reconciler burying a job
+    whose process kept dying under it, or kept stopping): the error it is filed with."""
+    return final(job, ended_record("dead", job.error_class or "", job.error_message or ""))
+
+
 def pending(job: JobRecord, retry_at: float, now: float) -> Kept | None:
     """What a retry of `job` at `retry_at` writes: no record, the index kept past its wait."""
     keep = keep_of(job)

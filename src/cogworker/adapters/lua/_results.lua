@@ -1,5 +1,5 @@
 -- _results: a job's kept result (domain/results.py), written by the scripts
--- that end a job (settle, ack_many, cancel) in the same step as its end, in
+-- that end a job (settle, ack_many, cancel, bury) in the same step as its end, in
 -- its queue's slot.  scripts.py puts this file in front of them.  The record
 -- is a list of one element: a waiter's BLMOVE of the key onto itself reads
 -- it without taking it (adapters/results.py), and is woken by its write.
