@@ -13,8 +13,8 @@ from tests.web.helpers import Web
 
 
 def test_the_job_page_shows_a_kept_value_or_how_the_job_ended(web: Web, raw: redis.Redis) -> None:
-    """A success shows its value (markup escaped); a dead job its outcome and error; a job
-    keeping nothing has no Result section."""
+    """A success shows its value (markup escaped; a long one cut short); a dead job its
+    outcome and error; a job keeping nothing has no Result section."""
     raw.set(keys.jid_index("kept01"), "mail")
     raw.rpush(keys.result("mail", "kept01"), results.success_record('{"rows":42,"s":"<b>"}'))
     raw.sadd(keys.QUEUES, "mail")  # the second is found without its index
@@ -30,3 +30,7 @@ def test_the_job_page_shows_a_kept_value_or_how_the_job_ended(web: Web, raw: red
     assert "ValueError" in died
     assert "no luck" in died
     assert 'id="cw-result-title"' not in web.get("/job", params={"jid": "plain01"}).text
+    raw.rpush(keys.result("mail", "long01"), results.success_record('"' + "x" * 5000 + '"'))
+    long = web.get("/job", params={"jid": "long01"}).text
+    assert "characters, the first" in long
+    assert "x" * 5000 not in long

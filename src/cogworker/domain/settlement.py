@@ -49,7 +49,7 @@ Pure: no I/O, no clock, no randomness (`now` and the jitter are parameters).
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias, TypeVar, assert_never
+from typing import Literal, TypeAlias, TypeVar, assert_never, cast
 
 import attrs
 
@@ -265,24 +265,10 @@ def result_of(
             attempt = settlement.effects.attempt
             error_class = attempt.error_class if attempt else ""
             message = attempt.error_message if attempt else ""
-            record = results.ended_record(_final_outcome(settlement), error_class, message)
+            # Not a retry: an end for good, whose attempt outcome is a final one.
+            outcome = cast("results.FinalOutcome", attempt_outcome(settlement))
+            record = results.ended_record(outcome, error_class, message)
             return results.final(job, record)
-        case _:
-            assert_never(settlement)
-
-
-def _final_outcome(settlement: ToDead | Discarded | Dropped) -> results.FinalOutcome:
-    match settlement:
-        case ToDead(cause="killed"):
-            return "killed"
-        case ToDead():
-            return "dead"
-        case Discarded():
-            return "discarded"
-        case Cancelled():
-            return "cancelled"
-        case Expired():
-            return "expired"
         case _:
             assert_never(settlement)
 
