@@ -10,6 +10,7 @@ import redis
 
 from cogworker.adapters import jid_index, results
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.dashboard_results import kept_result
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.recover import RecoverStore
@@ -84,6 +85,6 @@ def test_without_its_index_a_result_is_found_by_asking_every_queue(rc: redis.Red
     assert results.wait(rc, "j1", 5) == domain_results.Stored(
         outcome="expired", error_message="late"
     )
-    assert results.kept(rc, "j1") == domain_results.Stored(outcome="expired", error_message="late")
+    assert kept_result(rc, "j1") == domain_results.Stored(outcome="expired", error_message="late")
     assert results.wait(rc, "j2", 5) == "not found"
-    assert results.kept(rc, "j2") is None
+    assert kept_result(rc, "j2") is None

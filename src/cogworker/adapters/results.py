@@ -118,13 +118,6 @@ def queue_indexes(pipe: scripts.Pipeline, kept: Iterable[tuple[str, results.Kept
     )
 
 
-def kept(client: redis.Redis, jid: str) -> results.Stored | None:
-    """`jid`'s result if one is kept now (no wait): what the dashboard's job page shows."""
-    queue = jid_index.locate(client, jid, probe(jid))
-    record = None if queue is None else client.lindex(keys.result(queue, jid), 0)
-    return None if record is None else results.parse_record(record)
-
-
 def _seconds(block: float) -> float:
     # BLMOVE reads its timeout to the millisecond; 0 would mean "for ever".
     return max(math.ceil(block * 1000) / 1000, 0.001)

@@ -10,11 +10,10 @@ from litestar import Request, get
 from litestar.exceptions import NotFoundException
 from litestar.response import Response, Template
 
+from cogworker.adapters.dashboard_results import kept_result
 from cogworker.app.web import params
 from cogworker.app.web.cards import is_stale, stale_after
 from cogworker.app.web.context import Dashboard, dashboard, query_of, render, threaded
-from cogworker.app.web.job_result import SHOWN as RESULT_SHOWN
-from cogworker.app.web.job_result import kept_result
 from cogworker.app.web.locate import Place, locate
 from cogworker.app.web.running import Work, work_of
 from cogworker.app.web.sets import KINDS
@@ -79,8 +78,7 @@ def job(request: Request[Any, Any, Any]) -> Template:
         timeline=[(attempt, attempt_label(attempt)) for attempt in attempts[:ATTEMPTS_SHOWN]],
         more_attempts=max(0, len(attempts) - ATTEMPTS_SHOWN),
         now=now,
-        result=kept_result(dash, jid),
-        result_shown=RESULT_SHOWN,
+        result=kept_result(dash.client.redis, jid),
     )
 
 
