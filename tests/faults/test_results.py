@@ -80,11 +80,11 @@ def test_a_result_is_there_exactly_when_the_ack_is(
 ) -> None:
     """A worker acking in batches, killed -9 mid-drain: every job taken off its queue and
     its in-progress list has its result, every job still on one has none."""
-    worker = start_worker(APP, concurrency=8)
+    worker = start_worker(APP, concurrency=16)
     registered(inspect, 1)
-    jids = [
-        str(jid) for jid in client.enqueue_many(jobs_results.Returns, [[n] for n in range(400)])
-    ]
+    # 800 runs of 20 ms on 16 threads: a second's work, killed after its first hundred.
+    args = [[n, 0.02] for n in range(800)]
+    jids = [str(jid) for jid in client.enqueue_many(jobs_results.Returns, args)]
     wait_until(lambda: int(inspect.get(keys.stat("processed")) or 0) >= 100, 30)
     worker.kill()
     worker.wait_for_exit(10)
