@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import os
 import shutil
 import signal
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import redis
@@ -62,17 +64,28 @@ def start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit("redis-server did not start")
 
 
-def drain(url: str, total: int) -> None:
-    """Two worker processes until every job has been processed."""
+@contextlib.contextmanager
+def private_redis() -> Iterator[str]:
+    """A private redis-server (see `start_redis`) for the block; its URL."""
+    with tempfile.TemporaryDirectory() as directory:
+        server, url = start_redis(Path(directory))
+        try:
+            yield url
+        finally:
+            server.terminate()
+
+
+def drain(url: str, processed: int, app: str = "bench.tracking_jobs:config") -> None:
+    """Two worker processes of `app` until `processed` runs have been counted."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COGWORKER_BENCH_MARKERS": tempfile.mkdtemp()}
-    command = [sys.executable, "-m", "cogworker", "work", "bench.tracking_jobs:config"]
+    command = [sys.executable, "-m", "cogworker", "work", app]
     workers = [
         subprocess.Popen([*command, "--redis-url", url, "--log-level", "WARNING"], env=env)
         for _ in range(2)
     ]
     client = redis.Redis.from_url(url)
     deadline = time.monotonic() + 1800
-    while int(client.get(keys.stat("processed")) or 0) < total + total // 10:
+    while int(client.get(keys.stat("processed")) or 0) < processed:
         if time.monotonic() > deadline:
             raise SystemExit("the drain did not finish in 30 minutes")
         time.sleep(0.5)
@@ -82,13 +95,14 @@ def drain(url: str, total: int) -> None:
         worker.wait(60)
 
 
-def usage(url: str) -> dict[str, tuple[int, int]]:
-    """Per kind of key: (number of keys, bytes of MEMORY USAGE)."""
+def usage(url: str, kinds: Mapping[str, str] = KINDS) -> dict[str, tuple[int, int]]:
+    """Per kind of key (its name's start after the prefix): (number of keys, bytes of
+    MEMORY USAGE)."""
     client = redis.Redis.from_url(url)
     found: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
     for key in client.scan_iter(match=keys.PREFIX + "*", count=5000):
         name = key.decode()[len(keys.PREFIX) :]
-        kind = next((k for k in KINDS if name.startswith(k)), None)
+        kind = next((k for k in kinds if name.startswith(k)), None)
         if kind:
             found[kind][0] += 1
             found[kind][1] += int(client.memory_usage(key) or 0)
@@ -100,21 +114,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--jobs", type=int, default=100_000)
     total = parser.parse_args().jobs
-    with tempfile.TemporaryDirectory() as directory:
-        server, url = start_redis(Path(directory))
-        try:
-            sys.path.insert(0, str(ROOT))
-            from bench.tracking_jobs import Flaky, Tracked
+    with private_redis() as url:
+        sys.path.insert(0, str(ROOT))
+        from bench.tracking_jobs import Flaky, Tracked
 
-            client = cogworker.Client(cogworker.Config(redis_url=url))
-            client.enqueue_many(Tracked, [[n] for n in range(total - total // 10)])
-            client.enqueue_many(Flaky, [[n] for n in range(total // 10)])
-            started = time.monotonic()
-            drain(url, total)
-            figures = usage(url)
-            info = redis.Redis.from_url(url).info("memory")
-        finally:
-            server.terminate()
+        client = cogworker.Client(cogworker.Config(redis_url=url))
+        client.enqueue_many(Tracked, [[n] for n in range(total - total // 10)])
+        client.enqueue_many(Flaky, [[n] for n in range(total // 10)])
+        started = time.monotonic()
+        drain(url, total + total // 10)
+        figures = usage(url)
+        info = redis.Redis.from_url(url).info("memory")
     took = time.monotonic() - started
     print(f"{total:,} jobs ({total // 10:,} failed once), drained in {took:.0f} s")
     print("| records | keys | MiB | bytes per key |\n|---|---|---|---|")

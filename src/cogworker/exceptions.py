@@ -19,7 +19,11 @@
     ├── JobFailedError           a failure filed later, from its stored record
     ├── JobKilledError           killed by hand (the dashboard's Kill)
     ├── JobCancelledError        raised into a running job cancelled by `Client.cancel`
-    └── JobTimeoutError          raised into (or filed for) a job past its time limit
+    ├── JobTimeoutError          raised into (or filed for) a job past its time limit
+    ├── UnstorableResultError    a job's return value its kept result can't hold
+    ├── JobResultError           `Client.result`: the job ended without a value (dead...)
+    ├── ResultTimeoutError       `Client.result`: no result within the timeout
+    └── ResultNotFoundError      `Client.result`: no such job keeps a result, or it expired
 """
 
 from __future__ import annotations
@@ -39,11 +43,15 @@ __all__ = [
     "JobHandedBackError",
     "JobKilledError",
     "JobOrphanedError",
+    "JobResultError",
     "JobTimeoutError",
     "LayoutError",
     "RedisRefusedError",
     "RedisUnavailableError",
+    "ResultNotFoundError",
+    "ResultTimeoutError",
     "UnknownJobClassError",
+    "UnstorableResultError",
     "WrongKeyTypeError",
 ]
 
@@ -204,3 +212,38 @@ class JobTimeoutError(CogworkerError):
     at the limit (an async job's task is cancelled instead), or filed for it when it is
     still stuck `Config.timeout_grace` seconds later.  An ordinary failure: `retry_in`
     sees it, the retry budget and the death hooks apply."""
+
+
+class UnstorableResultError(CogworkerError):
+    """A job keeping its result (`keep_result`) returned a value a result can't hold: not
+    JSON-native, or larger than `Config.max_result_bytes`.  Raised as the run's error: an
+    ordinary failure (`retry_in` sees it, the retry budget applies)."""
+
+
+class JobResultError(CogworkerError):
+    """`Client.result`: the job ended for good without a value.
+
+    `outcome` says how ("dead", "killed", "discarded", "cancelled", "expired");
+    `error_class` and `error_message` are its last error's ("" when there was
+    none, as for a job cancelled or expired before it ran).
+    """
+
+    def __init__(self, jid: str, outcome: str, error_class: str = "", error_message: str = ""):
+        self.jid = jid
+        self.outcome = outcome
+        self.error_class = error_class
+        self.error_message = error_message
+        error = f": {error_class}: {error_message}" if error_class else f": {error_message}"
+        super().__init__(f"job {jid} ended {outcome}{error if error_message else ''}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return type(self), (self.jid, self.outcome, self.error_class, self.error_message)
+
+
+class ResultTimeoutError(CogworkerError, TimeoutError):
+    """`Client.result`: the job didn't end within the timeout (it may still: ask again)."""
+
+
+class ResultNotFoundError(CogworkerError, LookupError):
+    """`Client.result`: no job of that jid keeps a result (unknown, or its class doesn't
+    keep one: `keep_result`), or its result has expired."""

@@ -69,6 +69,7 @@ SETTLE_KEYS = (
     "mc",
     "lim",
     "ev",
+    "rs",
 )
 CALLS = {
     "settle": Call(
@@ -77,13 +78,14 @@ CALLS = {
         (ENTRY, "1", "retry", "1700000000.5", ENTRY, "86400", "1690000000", "10", "{}", "5",
          "600", "{}", "5", "5", "600", "retrying", "600", "1700000000", "j1", "extend", "60000",
          "release", "1", "a.B", "1200", "1", "1", "1", "259200", "release",
-         "b1 j1 dead"),
+         "b1 j1 dead", "", "60"),
         lambda rc: (rc.lpush(LIST, ENTRY), rc.set("lk", "j1")),
     ),
     "ack_many": Call(
         scripts.ACK_MANY,
-        (LIST, "s1", "s2", "o", "hb", "ch", "mm", "mh", "mt", "mc"),
-        ("1", "86400", "5", "600", "1700000000.5", "259200", ENTRY, "{}", "a.B", "1200", "1", "1"),
+        (LIST, "s1", "s2", "o", "hb", "ch", "mm", "mh", "mt", "mc", "rs"),
+        ("1", "86400", "5", "600", "1700000000.5", "259200", ENTRY, "{}", "a.B", "1200", "1", "1",
+         '{"outcome":"success","value":1}', "60"),
         _on_list(LIST),
     ),
     "requeue": Call(
@@ -96,8 +98,8 @@ CALLS = {
     ),
     "bury": Call(
         scripts.BURY,
-        (LIST, keys.DEAD, "ev", "o", "hb"),
-        ("list", ENTRY, "1700000000", ENTRY, "0", "10", "b1 j1 dead"),
+        (LIST, keys.DEAD, "ev", "rs", "o", "hb"),
+        ("list", ENTRY, "1700000000", ENTRY, "0", "10", "b1 j1 dead", '{"outcome":"dead"}', "60"),
         _on_list(LIST),
     ),
     "beat": Call(
@@ -170,9 +172,9 @@ CALLS = {
     ),
     "cancel": Call(
         cancel.CANCEL,
-        (keys.RETRY, "c1", "c2", "a", "st", "lk", "rl", "ev"),
+        (keys.RETRY, "c1", "c2", "a", "st", "lk", "rl", "ev", "rs"),
         ("zset", ENTRY, "j1", "86400", "{}", "5", "600", "cancelled", "600", "1700000000",
-         "b1 j1 cancel"),
+         "b1 j1 cancel", '{"outcome":"cancelled"}', "60"),
         lambda rc: (rc.zadd(keys.RETRY, {ENTRY: 1}), rc.set("lk", "j1")),
     ),
     "batch_open": Call(batch_store.BATCH_OPEN, ("b",), ("600", "1700000000", "cb:success", "{}")),
@@ -202,7 +204,7 @@ def test_every_script_is_probed() -> None:
     """Each Lua script (but the shared checks) has a call here, or only reads."""
     lua = resources.files("cogworker.adapters").joinpath("lua")
     names = {f.name.removesuffix(".lua") for f in lua.iterdir() if f.name.endswith(".lua")}
-    assert names - {"_checks", "_tallies"} == set(CALLS) | READ_ONLY
+    assert names - {"_checks", "_tallies", "_results"} == set(CALLS) | READ_ONLY
 
 
 extreme_values = st.one_of(

@@ -100,9 +100,9 @@ def test_a_call_that_does_not_fit_is_refused_before_redis() -> None:
     with pytest.raises(TypeError, match=f"{nkeys + 1} keys"):
         SETTLE.check((*keys, "k"), args)
     ack_many = next(s for s in scripts.SCRIPTS_BY_SHA.values() if s.name == "ack_many")
-    ack_many.check(("k",) * 10, ("a",) * 12)
-    with pytest.raises(TypeError, match="KEYS 3 \\+ 7n, ARGV 6 \\+ 6n"):
-        ack_many.check(("k",) * 10, ("a",) * 13)
+    ack_many.check(("k",) * 11, ("a",) * 14)
+    with pytest.raises(TypeError, match="KEYS 3 \\+ 8n, ARGV 6 \\+ 8n"):
+        ack_many.check(("k",) * 11, ("a",) * 15)
     with pytest.raises(TypeError):
         PROBE.check(("k",), ("unexpected",))
 
@@ -120,9 +120,11 @@ def test_a_count_fits_its_fixed_part_and_whole_groups(
 
 
 def test_a_script_that_uses_a_shared_file_gets_it_in_front() -> None:
-    """settle.lua says it uses _tallies.lua: its source holds the checks, then that file."""
+    """settle.lua says it uses _tallies.lua and _results.lua: its source holds the checks,
+    then those files."""
     checks, tallies = _LUA.joinpath("_checks.lua").read_text(), _LUA.joinpath("_tallies.lua")
-    assert SETTLE.source == checks + tallies.read_text() + _source("settle")
+    kept = _LUA.joinpath("_results.lua").read_text()
+    assert SETTLE.source == checks + tallies.read_text() + kept + _source("settle")
     assert PROBE.source == checks + _source("probe")
 
 

@@ -18,12 +18,13 @@ import pytest
 import redis
 from redis.exceptions import ClusterCrossSlotError
 
-from cogworker.adapters import liveness, queue_pause, tracking
+from cogworker.adapters import liveness, queue_pause, results, tracking
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.dashboard_queues import QueueStore
 from cogworker.adapters.dashboard_removal import Removal
 from cogworker.adapters.dashboard_store import DashboardStore
+from cogworker.adapters.jid_index import JidIndex
 from cogworker.adapters.jobs.cancel import CancelStore, Waiting
 from cogworker.adapters.jobs.enqueue import EnqueueStore, UniquePush
 from cogworker.adapters.jobs.fetch import Fetched, FetchStore
@@ -39,6 +40,7 @@ from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.batch_folding import fold_queue
 from cogworker.domain import key_limits
 from cogworker.domain.job import JobRecord
+from cogworker.domain.results import Kept
 
 IDENTITY = "host:1:census"
 NOW = 1_800_000_000.0
@@ -53,6 +55,7 @@ SPANS_SLOTS_TODAY = frozenset({
     "requeue a stray", "settle a tracked ack", "settle a retry", "ack a batch", "defer",
     "hand over", "requeue at shutdown", "recover a gone process", "bury", "move a due job",
     "beat", "pulse", "cancel a waiting job", "claim a periodic tick", "clear a queue",
+    "settle keeping a result",
 })  # fmt: skip
 
 
@@ -173,6 +176,28 @@ def _batch(rc: redis.Redis) -> None:
     store.listed(10)
 
 
+KEPT = Kept(queue="default", record='{"outcome":"success","value":1}', keep=60, index_ttl=60)
+
+
+def _push_keeping_a_result(rc: redis.Redis) -> None:
+    index = JidIndex(JID, "default", 600)
+    EnqueueStore(rc).push_all({"default": [_raw().decode()]}, [], indexed=[index])
+
+
+def _settle_keeping_a_result(rc: redis.Redis) -> None:
+    """The jid index's SET before the script, the result in the queue's slot by it (the
+    script's other keys span slots until the queue-owned keys move: "settle a retry")."""
+    _settle(rc, OutcomeRecord(kind="ack", jid=JID, class_name="app.Send", result=KEPT))
+
+
+def _wait_for_a_result(rc: redis.Redis) -> None:
+    rc.rpush(keys.result("default", JID), KEPT.record or "")
+    results.wait(rc, JID, 0.01)
+    rc.delete(keys.jid_index(JID))
+    rc.sadd(keys.QUEUES, "default", "critical")
+    results.wait(rc, JID, 0.01)  # no index: every queue's slot asked
+
+
 def _pause_and_resume(rc: redis.Redis) -> None:
     queue_pause.pause(rc, ["default", "critical"])
     queue_pause.paused(rc)
@@ -224,6 +249,9 @@ OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
     "take, renew and let go of a limit place": _limit_place,
     "read the limits' use": lambda rc: LimitStore(rc).uses(),
     "read the dashboard's counts": lambda rc: DashboardStore.on(rc, Retention()).counts(),
+    "push a job keeping its result": _push_keeping_a_result,
+    "settle keeping a result": _settle_keeping_a_result,
+    "wait for a result": _wait_for_a_result,
 }
 
 

@@ -56,6 +56,8 @@ class EitherClient(Protocol):
 
     def status(self, jid: str) -> str | None: ...
 
+    def result(self, jid: str, timeout: float | None = None) -> JSON: ...
+
     def close(self) -> None: ...
 
 
@@ -96,6 +98,10 @@ class BlockingAsyncClient:
     def status(self, jid: str) -> str | None:
         """`AsyncClient.status`, awaited."""
         return self._run(self._client.status(jid))
+
+    def result(self, jid: str, timeout: float | None = None) -> JSON:
+        """`AsyncClient.result`, awaited."""
+        return self._run(self._client.result(jid, timeout))
 
     def close(self) -> None:
         """Close the client, then its loop."""

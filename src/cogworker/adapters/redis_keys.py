@@ -144,6 +144,23 @@ def metrics_classes(queue: str) -> str:
     return _metrics(queue) + "classes"
 
 
+# --- job results (adapters/results.py, adapters/jid_index.py) ---
+
+#: The jid index: `cogworker:jid:J` holds the name of the queue whose slot keeps J's records.
+JID_INDEX_PREFIX = PREFIX + "jid:"
+
+
+def result(queue: str, jid: str) -> str:
+    """A job's kept result: a list of one record (`domain.results`), in its queue's slot."""
+    return f"{PREFIX}{{q:{queue}}}:result:{jid}"
+
+
+def jid_index(jid: str) -> str:
+    """The queue of a job's records, by jid: a global string key, written by single-key
+    commands only (docs/redis-cluster.md, "The jid index")."""
+    return JID_INDEX_PREFIX + jid
+
+
 # --- periodic jobs (adapters/periodic_store.py) ---
 
 #: The schedule: periodic job name -> JSON of its entry (`domain.cron.ScheduleEntry`):

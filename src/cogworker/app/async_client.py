@@ -21,7 +21,7 @@ import attrs
 import redis
 import redis.asyncio
 
-from cogworker.adapters import queue_pause, tracking
+from cogworker.adapters import queue_pause, results, tracking
 from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.connection import connect, connect_async
 from cogworker.adapters.jobs.cancel import CancelStore
@@ -46,6 +46,7 @@ from cogworker.app.job import Job
 from cogworker.app.job_record import Expiry, build_job, build_jobs, check_jid
 from cogworker.app.middleware import async_client_chain
 from cogworker.app.push_batch import PushBatch
+from cogworker.app.results import checked_timeout, value_of
 from cogworker.domain.batches import BatchStatus
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
@@ -145,7 +146,10 @@ class AsyncClient:
         now = await self._clock()
         lock_ttl = self.config.unique_lock_ttl
         expiry = Expiry(expires_in=expires_in, expires_at=expires_at)
-        jobs = build_jobs(job_class, list(args_list), jids, now, lock_ttl=lock_ttl, expiry=expiry)
+        jobs = build_jobs(
+            job_class, list(args_list), jids, now, lock_ttl=lock_ttl, expiry=expiry,
+            keep_result=self.config.keep_result,
+        )  # fmt: skip
         done: list[str | None] = []
         for batch in batches(jobs):
             try:
@@ -211,6 +215,17 @@ class AsyncClient:
         """A tracked job's status, or None (see `Client.status`)."""
         return await self._call("can't read a status", tracking.status_async(self.redis, jid))
 
+    async def result(self, jid: str, timeout: float | None = None) -> JSON:
+        """`Client.result`, awaited: the job's value, waiting without polling (each wait
+        holds one of this client's connections while it lasts)."""
+        checked, wait = check_jid(jid), checked_timeout(timeout)
+        mode = testing.current_mode()
+        if mode is not None:
+            return value_of(checked, mode.result(checked), wait)
+        doing = f"can't read the result of job {checked}"
+        found = await self._call(doing, results.wait_async(self.redis, checked, wait))
+        return value_of(checked, found, wait)
+
     async def pause(self, queue: str) -> bool:
         """Pause `queue` for every worker (see `Client.pause`); True if it was running."""
         name = checked_name(queue)
@@ -273,7 +288,10 @@ class AsyncClient:
     ) -> JobRecord:
         now = await self._clock()
         lock_ttl = self.config.unique_lock_ttl
-        return build_job(job_class, args, now, lock_ttl=lock_ttl, jid=jid, expiry=expiry)
+        return build_job(
+            job_class, args, now, lock_ttl=lock_ttl, jid=jid, expiry=expiry,
+            keep_result=self.config.keep_result,
+        )  # fmt: skip
 
     async def _push_batch(self, jobs: Sequence[JobRecord]) -> list[str | None]:
         mode = testing.current_mode()
@@ -302,7 +320,9 @@ class AsyncClient:
                 return [True] * len(jobs)
             replies = batch.replies_by_jid(await self.store.push_unique(batch.unique, now))
             queued = batch.queued(replies)
-            await self.store.push_all(batch.groups, batch.scheduled, queued=queued, now=now)
+            await self.store.push_all(
+                batch.groups, batch.scheduled, queued=queued, now=now, indexed=batch.indexed
+            )
         except (redis.RedisError, NotReplicatedError) as error:
             failure = enqueue_failure(self.config, error, batch.jids)
             if failure is None:

@@ -10,7 +10,7 @@ from typing import TypeVar
 
 import redis
 
-from cogworker.adapters import queue_pause, tracking
+from cogworker.adapters import queue_pause, results, tracking
 from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.connection import connect
 from cogworker.adapters.jobs.cancel import CancelStore
@@ -36,6 +36,7 @@ from cogworker.app.job_record import Expiry, build_job, build_jobs, check_jid
 from cogworker.app.middleware import client_chain
 from cogworker.app.periodic_runs import RunNow, run_now
 from cogworker.app.push_batch import PushBatch
+from cogworker.app.results import checked_timeout, value_of
 from cogworker.domain.batches import BatchStatus
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
@@ -142,6 +143,7 @@ class Client:
             self._clock(),
             lock_ttl=self.config.unique_lock_ttl,
             expiry=expiry,
+            keep_result=self.config.keep_result,
         )
         return self._push_members(jobs)
 
@@ -157,7 +159,10 @@ class Client:
         expiry: Expiry | None = None,
     ) -> JobRecord:
         lock_ttl = self.config.unique_lock_ttl
-        return build_job(job_class, args, self._clock(), lock_ttl=lock_ttl, jid=jid, expiry=expiry)
+        return build_job(
+            job_class, args, self._clock(), lock_ttl=lock_ttl, jid=jid, expiry=expiry,
+            keep_result=self.config.keep_result,
+        )  # fmt: skip
 
     def push(self, job: JobRecord, *, at: float | None = None) -> str | None:
         """Push a built record through the client middleware; the jid, or None if stopped."""
@@ -240,6 +245,24 @@ class Client:
         discarded), or None if it isn't tracked or has expired."""
         return self._call("can't read a status", lambda: tracking.status(self.redis, jid))
 
+    def result(self, jid: str, timeout: float | None = None) -> JSON:
+        """What the job `jid` returned, waiting up to `timeout` seconds (None: as long as it
+        takes; 0: not at all) for it to end, without polling (docs/results.md).
+
+        Raises `JobResultError` if it ended without a value (dead, killed,
+        discarded, cancelled, expired: the outcome, error class and message are
+        its attributes), `ResultTimeoutError` if it didn't end in time, and
+        `ResultNotFoundError` if no job of that jid keeps a result (its class
+        doesn't set `keep_result`, or the result expired).
+        """
+        checked, wait = check_jid(jid), checked_timeout(timeout)
+        mode = testing.current_mode()
+        if mode is not None:
+            return value_of(checked, mode.result(checked), wait)
+        doing = f"can't read the result of job {checked}"
+        found = self._call(doing, lambda: results.wait(self.redis, checked, wait))
+        return value_of(checked, found, wait)
+
     def pause(self, queue: str) -> bool:
         """Pause `queue` for every worker: none takes a job from it once this returns (jobs
         already taken finish); enqueues and periodic ticks still land on it.  True if it
@@ -304,7 +327,9 @@ class Client:
                 return [True] * len(jobs)
             replies = batch.replies_by_jid(self.store.push_unique(batch.unique, now))
             queued = batch.queued(replies)
-            self.store.push_all(batch.groups, batch.scheduled, queued=queued, now=now)
+            self.store.push_all(
+                batch.groups, batch.scheduled, queued=queued, now=now, indexed=batch.indexed
+            )
         except (redis.RedisError, NotReplicatedError) as error:
             failure = enqueue_failure(self.config, error, batch.jids)
             if failure is None:

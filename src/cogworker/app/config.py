@@ -17,6 +17,7 @@ from cogworker.app.periodic import Periodic, check_schedule
 from cogworker.app.redis_settings import REDIS_URL_ENV
 from cogworker.domain import limits
 from cogworker.domain.queues import QueuePlan, plan_of
+from cogworker.domain.results import DEFAULT_MAX_BYTES as DEFAULT_MAX_RESULT_BYTES
 from cogworker.domain.settlement import Keeping
 from cogworker.exceptions import ConfigError
 
@@ -225,6 +226,11 @@ class Config:
     metrics: bool = True
     #: Per-class metrics expire this long after their last run.
     metrics_retention: float = attrs.field(default=72 * 3600.0, validator=_positive)
+    #: Seconds every job's result is kept for `Client.result` (a class's `keep_result`
+    #: overrides it); None: only classes with `keep_result` keep one (docs/results.md).
+    keep_result: float | None = attrs.field(default=None, validator=_seconds)
+    #: The largest return value a result holds (bytes of its JSON); a larger one fails the run.
+    max_result_bytes: int = attrs.field(default=DEFAULT_MAX_RESULT_BYTES, validator=_positive)
     client_middleware: tuple[ClientMiddleware, ...] = attrs.field(default=(), converter=tuple)
     server_middleware: tuple[ServerMiddleware, ...] = attrs.field(default=(), converter=tuple)
     death_handlers: tuple[DeathHandler, ...] = attrs.field(default=(), converter=tuple)
@@ -343,6 +349,8 @@ FILE_FIELDS = (
     "history_ttl",
     "metrics",
     "metrics_retention",
+    "keep_result",
+    "max_result_bytes",
     "job_modules",
     "log_level",
     "log_format",

@@ -62,6 +62,9 @@ class JobOptions:
     timeout: float | None = attrs.field(default=None, validator=_check_seconds)
     #: A per-key limit (`cogworker.Concurrency`, `cogworker.Rate`); None: none.
     limit: key_limits.Limit | None = attrs.field(default=None, validator=_check_limit)
+    #: Seconds a run's result (its return value, or how it ended) is kept for
+    #: `Client.result`; None: `Config.keep_result` of the enqueuing client.
+    keep_result: float | None = attrs.field(default=None, validator=_check_seconds)
 
 
 class Job:
@@ -106,6 +109,7 @@ class Job:
         expires_in: float | None = None,
         timeout: float | None = None,
         limit: key_limits.Limit | None = None,
+        keep_result: float | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init_subclass__(**kwargs)
@@ -118,6 +122,7 @@ class Job:
             ("expires_in", expires_in),
             ("timeout", timeout),
             ("limit", limit),
+            ("keep_result", keep_result),
         )
         given = {name: value for name, value in options if value is not None}
         try:
@@ -217,11 +222,10 @@ def perform_now(
     jid: str,
     args: Sequence[JSON],
     cancelled: Callable[[], bool] | None = None,
-) -> None:
-    """One call of a sync job's `perform`; one that hands back work instead of doing it fails.
-
-    Its body never ran: a coroutine or generator was made and not driven.
-    `cancelled`: what the job's `cancelled` asks (a worker's cancel signal).
+) -> object:
+    """One call of a sync job's `perform`; what it returned.  One that hands back work
+    instead of doing it fails: its body never ran (a coroutine or generator was made and
+    not driven).  `cancelled`: what the job's `cancelled` asks (a worker's cancel signal).
     """
     instance = _instance(job_class, jid, cancelled)
     perform: Callable[..., object] = instance.perform  # user code may return anything
@@ -234,6 +238,7 @@ def perform_now(
             f"{job_class.__qualname__}.perform returned {type(returned).__name__} "
             "instead of running: a worker awaits perform only when it is an async def"
         )
+    return returned
 
 
 async def perform_awaited(
@@ -241,11 +246,12 @@ async def perform_awaited(
     jid: str,
     args: Sequence[JSON],
     cancelled: Callable[[], bool] | None = None,
-) -> None:
-    """One awaited `perform` of an async job (`cancelled` as for `perform_now`)."""
+) -> object:
+    """One awaited `perform` of an async job, what it returned (`cancelled` as for
+    `perform_now`)."""
     instance = _instance(job_class, jid, cancelled)
     perform: Callable[..., Awaitable[object]] = instance.perform  # type: ignore[assignment]  # async def
-    await perform(*args)
+    return await perform(*args)
 
 
 def _instance(job_class: type[Job], jid: str, cancelled: Callable[[], bool] | None) -> Job:

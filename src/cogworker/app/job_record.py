@@ -10,7 +10,7 @@ import attrs
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.app.job import Job
-from cogworker.domain import key_limits, limits, unique
+from cogworker.domain import key_limits, limits, results, unique
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON, first_non_json, is_json_native
 from cogworker.exceptions import ConfigError
@@ -65,15 +65,24 @@ class Expiry:
 
 
 def _extra(
-    job_class: type[Job], args: Sequence[JSON], lock_ttl: float, *, own_jid: str | None = None
+    job_class: type[Job],
+    args: Sequence[JSON],
+    lock_ttl: float,
+    *,
+    own_jid: str | None = None,
+    keep_result: float | None = None,
 ) -> dict[str, JSON]:
-    """The payload keys a job's options add: status tracking, its unique lock.
+    """The payload keys a job's options add: status tracking, its kept result (its class's
+    `keep_result`, else the client's default), its unique lock.
 
     A caller's jid (`own_jid`) makes the push idempotent with an
     `until_executed` lock: the class's own one, else one keyed by the jid.
     """
     options = job_class.cogworker_options
     extra: dict[str, JSON] = {"track_status": True} if options.track_status else {}
+    keep = options.keep_result or keep_result
+    if keep is not None:
+        extra[results.PAYLOAD_KEY] = keep
     ttl = options.unique_for or lock_ttl
     if options.unique is not None:
         if own_jid is not None and not unique.held_until_done(options.unique):
@@ -117,9 +126,11 @@ def build_job(
     lock_ttl: float = 3600.0,
     jid: str | None = None,
     expiry: Expiry | None = None,
+    keep_result: float | None = None,
 ) -> JobRecord:
     """The record of a new run of `job_class` with `args` (with a caller's `jid`, if given;
-    `expiry`: when it must have started by, else its class's `expires_in` from `now`)."""
+    `expiry`: when it must have started by, else its class's `expires_in` from `now`;
+    `keep_result`: the client's default for a class that sets none)."""
     if not (isinstance(job_class, type) and issubclass(job_class, Job)):
         raise TypeError(f"{job_class!r} is not a cogworker Job class")
     if job_class.__module__ == "__main__":
@@ -139,7 +150,7 @@ def build_job(
         retry=options.retry,
         created_at=now,
         expires_at=expires_at,
-        extra=_extra(job_class, args, lock_ttl, own_jid=own_jid),
+        extra=_extra(job_class, args, lock_ttl, own_jid=own_jid, keep_result=keep_result),
     )
 
 
@@ -151,12 +162,16 @@ def build_jobs(
     *,
     lock_ttl: float = 3600.0,
     expiry: Expiry | None = None,
+    keep_result: float | None = None,
 ) -> list[JobRecord]:
     """The records of one run per argument list (with the caller's `jids`, if given), every
     one checked before any is pushed."""
     if jids is None:
         return [
-            build_job(job_class, args, now, lock_ttl=lock_ttl, expiry=expiry) for args in args_list
+            build_job(
+                job_class, args, now, lock_ttl=lock_ttl, expiry=expiry, keep_result=keep_result
+            )
+            for args in args_list
         ]
     if len(jids) != len(args_list):
         raise ValueError(f"{len(jids)} jids for {len(args_list)} argument lists")
@@ -164,6 +179,8 @@ def build_jobs(
         twice = sorted({jid for jid in jids if jids.count(jid) > 1})[:5]
         raise ValueError(f"jids given more than once: {twice}")
     return [
-        build_job(job_class, args, now, lock_ttl=lock_ttl, jid=jid, expiry=expiry)
+        build_job(
+            job_class, args, now, lock_ttl=lock_ttl, jid=jid, expiry=expiry, keep_result=keep_result
+        )
         for args, jid in zip(args_list, jids, strict=True)
     ]

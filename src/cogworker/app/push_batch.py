@@ -8,9 +8,10 @@ from collections.abc import Sequence
 
 import attrs
 
+from cogworker.adapters.jid_index import JidIndex
 from cogworker.adapters.jobs.enqueue import UniquePush
 from cogworker.app.config import Config
-from cogworker.domain import payload, queues, unique
+from cogworker.domain import payload, queues, results, unique
 from cogworker.domain.job import JobRecord
 from cogworker.domain.status import is_tracked
 
@@ -26,6 +27,8 @@ class PushBatch:
     groups: dict[str, list[str]] = attrs.field(factory=dict)
     scheduled: list[tuple[float, str]] = attrs.field(factory=list)
     unique: list[UniquePush] = attrs.field(factory=list)
+    #: The jid indexes of jobs keeping their result, but unique ones' (see `UniquePush.index`).
+    indexed: list[JidIndex] = attrs.field(factory=list)
 
     @classmethod
     def of(
@@ -47,6 +50,10 @@ class PushBatch:
         if tracked:
             self.tracked.append(job.jid)
         text = payload.encode(job, enqueued_at=None if run_at is not None else now)
+        keep = results.keep_of(job)
+        index = None
+        if keep is not None:
+            index = JidIndex(job.jid, job.queue, results.index_ttl_at_push(keep, run_at, now))
         lock = job.extra.get("unique_lock")
         if isinstance(lock, str) and unique.locks_at_enqueue(str(job.extra.get("unique"))):
             ttl = unique.ttl_of(job.extra, config.unique_lock_ttl)
@@ -59,9 +66,13 @@ class PushBatch:
                     ttl=unique.enqueue_ttl(ttl, run_at, now),
                     at=run_at,
                     tracked=tracked,
+                    index=index,
                 )
             )
-        elif run_at is not None:
+            return
+        if index is not None:
+            self.indexed.append(index)
+        if run_at is not None:
             self.scheduled.append((run_at, text))
         else:
             self.groups.setdefault(job.queue, []).append(text)
@@ -69,7 +80,10 @@ class PushBatch:
     def is_one_plain_push(self) -> bool:
         """Whether this is one queue's untracked pushes alone (the fast path: one script
         call)."""
-        return not self.unique and not self.scheduled and not self.tracked and len(self.groups) == 1
+        return (
+            not (self.unique or self.scheduled or self.tracked or self.indexed)
+            and len(self.groups) == 1
+        )
 
     def only_push(self) -> tuple[str, list[str]]:
         """The queue and payloads of a plain push."""

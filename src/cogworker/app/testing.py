@@ -14,6 +14,13 @@ Either way the arguments make a JSON round trip first, so a test sees what a
 real worker would get.  No Redis is touched, no retry or death hook runs;
 test a hook by calling the classmethod directly.
 
+A job keeping its result (`keep_result`) keeps it in the mode, for
+`Client.result` within the block: its return value, checked as a worker
+checks it (a value JSON can't carry raises `UnstorableResultError`).  A job
+that raised keeps nothing (inline raises its error instead); a job `fake()`
+collected and didn't run yet times out at once (there is no worker to wait
+for: `drain` first).  A result doesn't expire within the block.
+
 An async job (``async def perform``) runs to its end too.  From sync code
 it gets an event loop of its own (`asyncio.run`); from async code, await it:
 ``await SendEvent.aperform_async(42)`` runs it under `inline()`, and
@@ -32,9 +39,12 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 import attrs
+from returns.pipeline import is_successful
 
 from cogworker.app.job import Job, is_async_job, load_job_class, perform_awaited, perform_now
+from cogworker.domain import results
 from cogworker.domain.job import JobRecord
+from cogworker.exceptions import UnstorableResultError
 
 
 class _Mode(Protocol):
@@ -42,19 +52,19 @@ class _Mode(Protocol):
 
     async def apush(self, job: JobRecord) -> str | None: ...
 
+    def result(self, jid: str) -> results.Stored | str: ...
 
-def run_now(job: JobRecord) -> None:
+
+def run_now(job: JobRecord) -> object:
     """Run `job` in this thread as a worker would (after a JSON round trip of its args);
-    an async job to its end, on an event loop of its own."""
+    an async job to its end, on an event loop of its own.  What it returned."""
     job_class, args = _prepared(job)
     if not is_async_job(job_class):
-        perform_now(job_class, job.jid, args)
-        return
+        return perform_now(job_class, job.jid, args)
     try:
         asyncio.get_running_loop()
     except RuntimeError:  # no loop runs in this thread: one of its own can
-        asyncio.run(perform_awaited(job_class, job.jid, args))
-        return
+        return asyncio.run(perform_awaited(job_class, job.jid, args))
     name = job_class.__qualname__
     raise RuntimeError(
         f"{name} is an async job and this thread's event loop is running, so it can't be "
@@ -63,13 +73,40 @@ def run_now(job: JobRecord) -> None:
     )
 
 
-async def arun_now(job: JobRecord) -> None:
+async def arun_now(job: JobRecord) -> object:
     """`run_now` from async code: an async job is awaited, a sync one called."""
     job_class, args = _prepared(job)
     if is_async_job(job_class):
-        await perform_awaited(job_class, job.jid, args)
-    else:
-        perform_now(job_class, job.jid, args)
+        return await perform_awaited(job_class, job.jid, args)
+    return perform_now(job_class, job.jid, args)
+
+
+def kept_result(job: JobRecord, returned: object) -> results.Stored | None:
+    """The result `job` keeps of `returned` (None when it keeps none), checked as a worker
+    checks it: `UnstorableResultError` for a value a result can't hold."""
+    if results.keep_of(job) is None:
+        return None
+    encoded = results.encoded_value(returned, results.DEFAULT_MAX_BYTES)
+    if not is_successful(encoded):
+        raise UnstorableResultError(f"{job.class_name}.perform: {encoded.failure()}")
+    return results.Stored(outcome="success", value=json.loads(encoded.unwrap()))
+
+
+@attrs.define
+class _Results:
+    """The results jobs kept in a testing mode, by jid."""
+
+    kept: dict[str, results.Stored] = attrs.field(factory=dict)
+
+    def keep(self, job: JobRecord, returned: object) -> None:
+        stored = kept_result(job, returned)
+        if stored is not None:
+            self.kept[job.jid] = stored
+
+    def found(self, jid: str, pending: bool = False) -> results.Stored | str:
+        if jid in self.kept:
+            return self.kept[jid]
+        return "timed out" if pending else "not found"
 
 
 def _prepared(job: JobRecord) -> tuple[type[Job], list[Any]]:
@@ -77,14 +114,20 @@ def _prepared(job: JobRecord) -> tuple[type[Job], list[Any]]:
     return load_job_class(job.class_name), json.loads(json.dumps(list(job.args)))
 
 
+@attrs.define
 class _Inline:
+    _results: _Results = attrs.field(factory=_Results)
+
     def push(self, job: JobRecord) -> str | None:
-        run_now(job)
+        self._results.keep(job, run_now(job))
         return job.jid
 
     async def apush(self, job: JobRecord) -> str | None:
-        await arun_now(job)
+        self._results.keep(job, await arun_now(job))
         return job.jid
+
+    def result(self, jid: str) -> results.Stored | str:
+        return self._results.found(jid)
 
 
 @attrs.define
@@ -92,6 +135,7 @@ class FakeQueue:
     """The jobs pushed while `fake()` is active, in push order."""
 
     jobs: list[JobRecord] = attrs.field(factory=list)
+    _results: _Results = attrs.field(factory=_Results)
 
     def push(self, job: JobRecord) -> str | None:
         """Collect `job` (what `Client.push` does in fake mode)."""
@@ -112,7 +156,8 @@ class FakeQueue:
         An async job runs on an event loop of its own: from async code, use `adrain`."""
         ran = 0
         while self.jobs:
-            run_now(self.jobs.pop(0))
+            job = self.jobs.pop(0)
+            self._results.keep(job, run_now(job))
             ran += 1
         return ran
 
@@ -120,9 +165,15 @@ class FakeQueue:
         """`drain` from async code: async jobs are awaited; how many ran."""
         ran = 0
         while self.jobs:
-            await arun_now(self.jobs.pop(0))
+            job = self.jobs.pop(0)
+            self._results.keep(job, await arun_now(job))
             ran += 1
         return ran
+
+    def result(self, jid: str) -> results.Stored | str:
+        """A drained job's kept result (what `Client.result` reads in fake mode); one still
+        collected hasn't ended ("timed out"), any other is "not found"."""
+        return self._results.found(jid, pending=any(job.jid == jid for job in self.jobs))
 
     def clear(self) -> None:
         """Forget every collected job."""

@@ -31,6 +31,9 @@ the worker gathers (runs the job, asks its `retry_in` hook), calls
 * records: the attempt (every end but a success) and the run history (when
   kept, for a run); a run goes into its job's own history only when the
   job is tracked or has failed before (else its class's history is enough).
+* result (jobs keeping one, `domain.results`): every end for good stores
+  its record (the return value, or the outcome with its error); a retry
+  stores none, only keeps the job findable by jid (`result_of`).
 
 A cancelled or expired job ends for good as any end does (locks released,
 a terminal status), and is never retried.
@@ -46,11 +49,11 @@ Pure: no I/O, no clock, no randomness (`now` and the jitter are parameters).
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias, assert_never
+from typing import Literal, TypeAlias, TypeVar, assert_never, cast
 
 import attrs
 
-from cogworker.domain import failure, limits, status
+from cogworker.domain import failure, limits, results, status
 from cogworker.domain.class_metrics import RunSample
 from cogworker.domain.deadlines import TimedOut
 from cogworker.domain.job import ErrorRecord, JobRecord, with_failure
@@ -78,7 +81,10 @@ class Run:
 
 @attrs.frozen(kw_only=True)
 class Returned:
-    """The run's `perform` returned."""
+    """The run's `perform` returned; `value`: what it returned as JSON, when its result is
+    kept (`results.encoded_value`)."""
+
+    value: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -130,6 +136,8 @@ class Effects:
     history_per_job: bool = False
     #: What the run adds to its class's metrics; None when it isn't counted.
     sample: RunSample | None = None
+    #: The result kept for a waiter (`result_of`); None when the job keeps none.
+    result: results.Kept | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -214,27 +222,64 @@ def settle(
     `now` is when the write is made; `jitter` in [0, 30) spreads the default
     backoff; `interrupted`: the first write of this failure failed.
     """
+    decided: Settlement
     match end:
         case Returned():
-            return _ack(run, keeping)
+            decided = _ack(run, keeping)
         case Raised():
-            return _failure(run, end, keeping, now, jitter, interrupted)
+            decided = _failure(run, end, keeping, now, jitter, interrupted)
         case EndedByCancel(error=error):
-            return _cancelled(run, error, keeping, now)
+            decided = _cancelled(run, error, keeping, now)
         case _:
             assert_never(end)
+    value = end.value if isinstance(end, Returned) else None
+    return _with_result(decided, result_of(decided, run.job, value, now))
 
 
 def expire(job: JobRecord, keeping: Keeping, *, now: float) -> Expired:
     """What dropping `job`, fetched at `now` past its expiry and never started, writes."""
     message = f"not started by its expiry at {job.expires_at}"
-    return Expired(job=job, effects=_unrun_effects(job, "expired", message, keeping, now))
+    expired = Expired(job=job, effects=_unrun_effects(job, "expired", message, keeping, now))
+    return _with_result(expired, result_of(expired, job, None, now))
 
 
 def cancel_waiting(job: JobRecord, keeping: Keeping, *, now: float) -> Cancelled:
     """What cancelling `job` while it waits (queued, scheduled, to retry) writes."""
     message = "cancelled before it started"
-    return Cancelled(job=job, effects=_unrun_effects(job, "cancelled", message, keeping, now))
+    cancelled = Cancelled(job=job, effects=_unrun_effects(job, "cancelled", message, keeping, now))
+    return _with_result(cancelled, result_of(cancelled, job, None, now))
+
+
+def result_of(
+    settlement: Settlement, job: JobRecord, value: str | None, now: float
+) -> results.Kept | None:
+    """The result `settlement` of `job` keeps (None when the job keeps none): a success's
+    `value` (JSON; `null` if none was encoded), an end for good's outcome and error, and
+    for a retry no record, the job kept findable until its retry's run."""
+    match settlement:
+        case Ack():
+            return results.final(job, results.success_record(value or "null"))
+        case ToRetry(at=at):
+            return results.pending(job, at, now)
+        case ToDead() | Discarded() | Cancelled() | Expired():
+            attempt = settlement.effects.attempt
+            error_class = attempt.error_class if attempt else ""
+            message = attempt.error_message if attempt else ""
+            # Not a retry: an end for good, whose attempt outcome is a final one.
+            outcome = cast("results.FinalOutcome", attempt_outcome(settlement))
+            record = results.ended_record(outcome, error_class, message)
+            return results.final(job, record)
+        case _:
+            assert_never(settlement)
+
+
+_Decided = TypeVar("_Decided", bound=Settlement)
+
+
+def _with_result(decided: _Decided, kept: results.Kept | None) -> _Decided:
+    if kept is None:
+        return decided
+    return attrs.evolve(decided, effects=attrs.evolve(decided.effects, result=kept))
 
 
 def _unrun_effects(

@@ -23,7 +23,8 @@ from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.process_registry import ProcessRegistry, cancel_signal
 from cogworker.adapters.replies import as_bytes
-from cogworker.adapters.scripts import LuaScript
+from cogworker.adapters.results import queue_indexes, result_args, result_key
+from cogworker.adapters.scripts import LuaScript, run_pipeline
 from cogworker.domain import payload
 from cogworker.domain.job import JobRecord
 from cogworker.domain.stats import day_of
@@ -88,13 +89,19 @@ class CancelStore:
             waiting.key, keys.stat("cancelled"), keys.stat("cancelled", day_of(now)),
             keys.job_attempts(outcome.jid), keys.status(outcome.jid),
             outcome.unique_lock or keys.NO_LOCK, outcome.running_lock or keys.NO_LOCK, events,
+            result_key(outcome.jid, outcome.result),
         )  # fmt: skip
         cancel_args = (
             waiting.kind, waiting.entry, outcome.jid, DAY_COUNTER_TTL,
             outcome.attempt, kept.attempts_kept, int(kept.attempts_ttl),
-            outcome.status, int(kept.status_ttl), now, event,
+            outcome.status, int(kept.status_ttl), now, event, *result_args(outcome.result),
         )  # fmt: skip
-        return bool(CANCEL(self.client, cancel_keys, cancel_args))
+        if outcome.result is None:
+            return bool(CANCEL(self.client, cancel_keys, cancel_args))
+        pipe = self.client.pipeline(transaction=False)
+        queue_indexes(pipe, [(outcome.jid, outcome.result)])
+        CANCEL.queue(pipe, cancel_keys, cancel_args)
+        return bool(run_pipeline(self.client, pipe)[-1])
 
     def _in_list(self, key: str, jid: str) -> tuple[bytes, JobRecord] | None:
         for found in search_list(self.client, key, jid):

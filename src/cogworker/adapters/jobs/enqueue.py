@@ -28,6 +28,7 @@ import redis.asyncio
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
+from cogworker.adapters.jid_index import JidIndex, queue_indexes
 from cogworker.adapters.jobs.status_marks import queue_mark
 from cogworker.adapters.replication import Replication
 from cogworker.adapters.replies import as_bytes
@@ -78,6 +79,8 @@ class UniquePush:
     at: float | None = None
     #: Its status is tracked: marked queued by the push itself.
     tracked: bool = False
+    #: Its jid index, written before it, when it keeps its result.
+    index: JidIndex | None = None
 
 
 def push_call(queue: str, payloads: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -105,11 +108,13 @@ def queue_push_all(
     now: float,
     status_ttl: float,
     register: Sequence[str],
+    indexed: Sequence[JidIndex] = (),
 ) -> None:
-    """Queue on `pipe` the marks of tracked jids `queued` since `now` (kept `status_ttl`
-    seconds), then the pushes onto queues and into the scheduled set (marked after its
-    push, a job a fast worker finished meanwhile would read queued again), then the
-    registration of the queues in `register`."""
+    """Queue on `pipe` the jid indexes of jobs keeping their result (`indexed`), the marks of
+    tracked jids `queued` since `now` (kept `status_ttl` seconds), then the pushes onto
+    queues and into the scheduled set (marked after its push, a job a fast worker finished
+    meanwhile would read queued again), then the registration of the queues in `register`."""
+    queue_indexes(pipe, indexed)
     for jid in queued:
         queue_mark(pipe, jid, "queued", now, status_ttl)
     for queue, payloads in groups.items():
@@ -126,10 +131,12 @@ def queue_push_unique(
     now: float,
     status_ttl: float,
     register: Sequence[str],
-) -> None:
-    """Queue on `pipe` the pushes of unique jobs, each only if its lock is free (a tracked
-    one marked queued since `now`, kept `status_ttl` seconds, by the same script), then
-    the registration of the queues in `register` (a reply each, after the pushes')."""
+) -> int:
+    """Queue on `pipe` the jid indexes of those keeping their result, then the pushes of
+    unique jobs, each only if its lock is free (a tracked one marked queued since `now`,
+    kept `status_ttl` seconds, by the same script), then the registration of the queues in
+    `register` (a reply each, after the pushes'); how many indexes came first."""
+    indexed = queue_indexes(pipe, (push.index for push in pushes))
     for push in pushes:
         target = keys.SCHEDULE if push.at is not None else keys.queue(push.queue)
         scripts.PUSH_UNIQUE.queue(
@@ -146,6 +153,7 @@ def queue_push_unique(
             ),
         )
     queue_registrations(pipe, register)
+    return indexed
 
 
 @attrs.define
@@ -179,14 +187,15 @@ class EnqueueStore:
         *,
         queued: Sequence[str] = (),
         now: float = 0.0,
+        indexed: Sequence[JidIndex] = (),
     ) -> None:
         """Push payloads onto queues and into the scheduled set, and mark tracked jids
-        `queued`, in one round trip."""
+        `queued` (and write the jid indexes `indexed` first), in one round trip."""
         due = self.registrations.due(groups)
         pipe = self.client.pipeline(transaction=False)
         queue_push_all(
             pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl,
-            register=due,
+            register=due, indexed=indexed,
         )  # fmt: skip
         if pipe.command_stack:
             self.replication.queue_wait(pipe)
@@ -198,11 +207,11 @@ class EnqueueStore:
         another jid holds the lock, 2 where this jid does (pushed before: nothing done)."""
         due = self.registrations.due(unique_queues(pushes))
         pipe = self.client.pipeline(transaction=False)
-        queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl, register=due)
+        first = queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl, register=due)
         self.replication.queue_wait(pipe)
         replies = self.replication.confirmed(scripts.run_pipeline(self.client, pipe))
         self.registrations.done(due)
-        return [int(reply) for reply in replies[: len(pushes)]]
+        return [int(reply) for reply in replies[first : first + len(pushes)]]
 
     def due(self, sorted_set: str, now: float, limit: int) -> list[bytes]:
         """Entries of a scheduled or retry set whose time has come, oldest first."""
@@ -256,13 +265,14 @@ class AsyncEnqueueStore:
         *,
         queued: Sequence[str] = (),
         now: float = 0.0,
+        indexed: Sequence[JidIndex] = (),
     ) -> None:
         """See `EnqueueStore.push_all`."""
         due = self.registrations.due(groups)
         pipe = self.client.pipeline(transaction=False)
         queue_push_all(
             pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl,
-            register=due,
+            register=due, indexed=indexed,
         )  # fmt: skip
         if pipe.command_stack:
             self.replication.queue_wait(pipe)
@@ -273,8 +283,8 @@ class AsyncEnqueueStore:
         """See `EnqueueStore.push_unique`."""
         due = self.registrations.due(unique_queues(pushes))
         pipe = self.client.pipeline(transaction=False)
-        queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl, register=due)
+        first = queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl, register=due)
         self.replication.queue_wait(pipe)
         replies = self.replication.confirmed(await scripts.run_pipeline_async(self.client, pipe))
         self.registrations.done(due)
-        return [int(reply) for reply in replies[: len(pushes)]]
+        return [int(reply) for reply in replies[first : first + len(pushes)]]

@@ -14,6 +14,7 @@ import attrs
 from cogworker.domain import payload, records
 from cogworker.domain.class_metrics import RunSample
 from cogworker.domain.locks import Extend, LockEffect, Release
+from cogworker.domain.results import Kept
 from cogworker.domain.settlement import (
     Ack,
     Cancelled,
@@ -62,6 +63,8 @@ class OutcomeRecord:
     #: appends the batch's event (set by `adapters.batch_events.with_batch`).
     bid: str = ""
     queue: str = ""
+    #: The job's kept result and its jid index (`domain.results`); None: it keeps none.
+    result: Kept | None = None
 
     @property
     def is_plain_ack(self) -> bool:
@@ -114,6 +117,7 @@ def _record(
         lock_ttl=ttl,
         running_lock=effects.running_lock.key if effects.running_lock else "",
         sample=effects.sample,
+        result=effects.result,
     )
 
 

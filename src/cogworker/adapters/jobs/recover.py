@@ -18,7 +18,9 @@ from cogworker.adapters.batch_events import entry_event_target
 from cogworker.adapters.jobs.fetch import FetchStore
 from cogworker.adapters.jobs.retention import ORPHANINGS_TTL, Retention
 from cogworker.adapters.replies import as_bytes
+from cogworker.adapters.results import queue_indexes, result_args, result_key
 from cogworker.domain import payload
+from cogworker.domain.results import Kept
 
 
 @attrs.frozen(kw_only=True)
@@ -145,20 +147,26 @@ class RecoverStore:
         filed: str,
         now: float,
         jid: str | None = None,
+        result: Kept | None = None,
     ) -> bool:
         """File `entry` of `source` in dead as `filed`; True if this call did.
 
         With `jid`, the job's orphanings and hand-backs counters go too (a
-        buried repeat orphan or hand-back).
+        buried repeat orphan or hand-back), and its `result` when it keeps one
+        (its jid index written first, in the same round trip).
         """
         counters = [keys.orphanings(jid), keys.handbacks(jid)] if jid else []
         events, event = entry_event_target(entry, "dead")
-        done = scripts.BURY(
-            self.client,
-            (source, keys.DEAD, events, *counters),
-            (kind, entry, now, filed, *self.retention.dead_trim(now), event),
-        )
-        return bool(done)
+        bury_keys = (source, keys.DEAD, events, result_key(jid or "", result), *counters)
+        bury_args = (
+            kind, entry, now, filed, *self.retention.dead_trim(now), event, *result_args(result),
+        )  # fmt: skip
+        if result is None or jid is None:
+            return bool(scripts.BURY(self.client, bury_keys, bury_args))
+        pipe = self.client.pipeline(transaction=False)
+        queue_indexes(pipe, [(jid, result)])
+        scripts.BURY.queue(pipe, bury_keys, bury_args)
+        return bool(scripts.run_pipeline(self.client, pipe)[-1])
 
     def bury_unreadable(
         self,

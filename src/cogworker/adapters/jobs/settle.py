@@ -5,6 +5,9 @@ With `replication` asking for replicas, each write ends with a WAIT; one
 that reached too few is told to `shortfalls` (the outcome stands on the
 primary: a failover that loses it runs the job again, never zero times).
 
+A job keeping its result has it written by the same script (`adapters.results`),
+its jid index refreshed in the same pipeline, before it.
+
 The same scripts add each run to its class's metrics in its queue's slot
 (`adapters.class_metrics` reads them).  What needn't be written with every
 run is written at most once a `REGISTER_EVERY` per store: the queue joins
@@ -28,6 +31,7 @@ from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.jobs.status_marks import queue_mark
 from cogworker.adapters.replication import Replication, ShortfallLog
+from cogworker.adapters.results import queue_indexes, result_args, result_key
 from cogworker.domain.class_metrics import RunSample, hour_of, minute_of
 from cogworker.domain.stats import day_of
 
@@ -93,6 +97,7 @@ class SettleStore:
         orders = [order.with_batch() for order in orders]
         pipe = self.client.pipeline(transaction=False)
         parts = self._queue_parts(pipe, [order.outcome for order in orders], now)
+        indexed = queue_indexes(pipe, [(o.outcome.jid, o.outcome.result) for o in orders])
         refreshes = self._due_classes([order.outcome for order in orders], now)
         marks = working or {}
         for jid, started_at in marks.items():
@@ -111,8 +116,9 @@ class SettleStore:
                 holder, order.fetched.raw, identity is not None, order.outcome, now, refreshes
             )
             scripts.SETTLE.queue(pipe, *call)
-        # The parts' SADD and the marks' replies (an HSET's and an EXPIRE's each) come first.
-        replies = iter(self._run(pipe)[bool(parts) + 2 * len(marks) :])
+        # The parts' SADD, the jid indexes' SETs and the marks' replies (an HSET's and an
+        # EXPIRE's each) come first.
+        replies = iter(self._run(pipe)[bool(parts) + indexed + 2 * len(marks) :])
         self._registered.update(dict.fromkeys([*parts, *refreshes], now))
         written = [False] * len(orders)
         for i, flag in zip(plain, next(replies) if plain else (), strict=True):
@@ -128,12 +134,13 @@ class SettleStore:
         """Write `outcome` for `entry` of the list `holder` (checked only when `owned`)."""
         refreshes = self._due_classes([outcome], now)
         call = self._settle_call(holder, entry, owned, outcome, now, refreshes)
-        if not (self.replication.replicas or self._due_queues([outcome], now)):
+        if not (self.replication.replicas or self._due_queues([outcome], now) or outcome.result):
             reply = scripts.SETTLE(self.client, *call)
             self._registered.update(dict.fromkeys(refreshes, now))
         else:
             pipe = self.client.pipeline(transaction=False)
             parts = self._queue_parts(pipe, [outcome], now)
+            queue_indexes(pipe, [(outcome.jid, outcome.result)])
             scripts.SETTLE.queue(pipe, *call)
             *_, reply = self._run(pipe)
             self._registered.update(dict.fromkeys([*parts, *refreshes], now))
@@ -205,9 +212,11 @@ class SettleStore:
                 keys.handbacks(outcome.jid),
                 keys.class_history(outcome.class_name),
                 *metrics_keys(outcome.class_name, outcome.sample, now),
+                result_key(outcome.jid, outcome.result),
             )
             ack_args += (ack.fetched.raw, outcome.history, outcome.class_name)
             ack_args += metrics_args(outcome, refreshes)
+            ack_args += result_args(outcome.result)
         scripts.ACK_MANY.queue(pipe, ack_keys, ack_args)
 
     def _settle_call(
@@ -240,6 +249,7 @@ class SettleStore:
             *metrics_keys(outcome.class_name, outcome.sample, now),
             outcome.limit_place or keys.NO_LOCK,
             events,
+            result_key(outcome.jid, outcome.result),
         )
         settle_args = (
             entry, "1" if owned else "0", outcome.kind, outcome.score, outcome.payload,
@@ -254,6 +264,7 @@ class SettleStore:
             "1" if outcome.sample and outcome.sample.failed else "0", int(kept.metrics_ttl),
             "release" if outcome.limit_place else "",
             event,
+            *result_args(outcome.result),
         )  # fmt: skip
         return settle_keys, settle_args
 

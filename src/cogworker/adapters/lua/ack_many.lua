@@ -5,22 +5,24 @@
 -- The counters, the class lists and the class metrics (see _tallies.lua) are
 -- written once per call, not per job.
 --
--- shape: KEYS 3 + 7n, ARGV 6 + 6n
--- uses: _tallies
+-- shape: KEYS 3 + 8n, ARGV 6 + 8n
+-- uses: _tallies, _results
 -- KEYS[1]  the list holding the entries
 -- KEYS[2]  processed, in total    KEYS[3]  processed, today
--- KEYS[4], KEYS[5], ... KEYS[10]  per entry: the job's orphanings counter, its
+-- KEYS[4], KEYS[5], ... KEYS[11]  per entry: the job's orphanings counter, its
 --          hand-backs counter, its class's history list, then its class's metrics
 --          on its queue: the minute's, the hour's and the total hash, and the
---          queue's registry of classes
+--          queue's registry of classes, then its result (see _results.lua; any
+--          unused name when it keeps none)
 -- ARGV[1]  "1" to require each entry on KEYS[1], "0" for basic fetch (no list)
 -- ARGV[2]  TTL of a day's counter
 -- ARGV[3]  history kept per class   ARGV[4]  history TTL
 -- ARGV[5]  now                      ARGV[6]  metrics TTL
--- ARGV[7], ARGV[8], ... ARGV[12]  per entry: the entry on KEYS[1], its history
+-- ARGV[7], ARGV[8], ... ARGV[14]  per entry: the entry on KEYS[1], its history
 --          record (or ""), its class, its run time in microseconds (or "": not
---          counted in the metrics), its histogram bucket, and "1" to refresh its
---          class's total and registry entry (see _tallies.lua), else "0"
+--          counted in the metrics), its histogram bucket, "1" to refresh its
+--          class's total and registry entry (see _tallies.lua), else "0", then
+--          its result's record (or "") and TTL ("0": it keeps none)
 --
 -- Returns per entry 1, or 0 if it was no longer on the list.
 need_choice(1, "0", "1")
@@ -29,22 +31,23 @@ need_int(3, 1, MOST)
 need_int(4, 0, LONGEST_SECONDS)
 need_number(5)
 need_int(6, 1, LONGEST_SECONDS)
-need_groups(7, 6)
-for i = 7, #ARGV, 6 do
+need_groups(7, 8)
+for i = 7, #ARGV, 8 do
   need_text(i)
   need_text(i + 1)
   need_text(i + 2)
   need_run_figures(i + 3)
+  need_result(i + 6)
 end
-if #KEYS ~= 3 + 7 * (#ARGV - 6) / 6 then
-  error({err = "ERR cogworker: " .. #KEYS .. " keys for " .. (#ARGV - 6) / 6 .. " entries"})
+if #KEYS ~= 3 + (#ARGV - 6) then
+  error({err = "ERR cogworker: " .. #KEYS .. " keys for " .. (#ARGV - 6) / 8 .. " entries"})
 end
 
 local written = {}
 local acked = 0
 local histories, seen = {}, {}
-for i = 7, #ARGV, 6 do
-  local k = 4 + 7 * (i - 7) / 6
+for i = 7, #ARGV, 8 do
+  local k = 4 + (i - 7)
   local orphanings, handbacks, history = KEYS[k], KEYS[k + 1], KEYS[k + 2]
   if ARGV[1] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[i]) == 0 then
     written[#written + 1] = 0
@@ -63,6 +66,7 @@ for i = 7, #ARGV, 6 do
       tally_run(KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], ARGV[i + 2], ARGV[i + 3],
         ARGV[i + 4], "0", ARGV[i + 5])
     end
+    keep_result(KEYS[k + 7], ARGV[i + 6], ARGV[i + 7])
   end
 end
 if acked > 0 then

@@ -2,15 +2,18 @@
 -- the payload given (an unparseable entry wrapped, a repeat orphan with its
 -- error). At most once: only the caller that removed it files it.
 --
--- shape: KEYS 3 + 2n, ARGV 7
+-- shape: KEYS 4 + 2n, ARGV 9
+-- uses: _results
 -- KEYS[1] where it is now   KEYS[2] the dead set
 -- KEYS[3] its queue's batch events (any unused name when ARGV[7] is "")
--- KEYS[4], KEYS[5] (optional) the job's orphanings and hand-backs counters,
+-- KEYS[4] the job's result (see _results.lua; any unused name when it keeps none)
+-- KEYS[5], KEYS[6] (optional) the job's orphanings and hand-backs counters,
 --         deleted with the move
 -- ARGV[1] "zset" or "list", or "taken": already taken off by the caller (basic fetch)
 -- ARGV[2] the entry as stored   ARGV[3] the score
 -- ARGV[4] the payload to file   ARGV[5] trim below this score   ARGV[6] most entries kept
 -- ARGV[7] the batch event its death appends (adapters/batch_events.py), or ""
+-- ARGV[8] its result's record   ARGV[9] its TTL, or "0" (it keeps none)
 --
 -- Returns 1 if this call filed it, 0 if it was already gone.
 need_choice(1, "zset", "list", "taken")
@@ -20,6 +23,7 @@ need_text(4)
 need_number(5)
 need_int(6, 1, MOST)
 need_text(7)
+need_result(8)
 
 local removed = 1
 if ARGV[1] == "zset" then
@@ -36,7 +40,8 @@ redis.call("ZREMRANGEBYRANK", KEYS[2], 0, -(tonumber(ARGV[6]) + 1))
 if ARGV[7] ~= "" then
   redis.call("RPUSH", KEYS[3], ARGV[7])
 end
-if KEYS[4] then
-  redis.call("DEL", unpack(KEYS, 4))
+if KEYS[5] then
+  redis.call("DEL", unpack(KEYS, 5))
 end
+keep_result(KEYS[4], ARGV[8], ARGV[9])
 return 1

@@ -4,16 +4,19 @@
 -- running, and is told to stop through its process's signal list).
 -- Its locks are owner-checked: released only while they still name its jid.
 --
--- shape: KEYS 8, ARGV 11
+-- shape: KEYS 9, ARGV 13
+-- uses: _results
 -- KEYS[1] where it waits (a queue's list, or the schedule or retry sorted set)
 -- KEYS[2] the cancelled counter in total   KEYS[3] the same, today
 -- KEYS[4] its attempts list   KEYS[5] its status hash
 -- KEYS[6] its unique lock   KEYS[7] its periodic running lock (any unused name for none)
+-- KEYS[8] its result (see _results.lua; any unused name when it keeps none)
 -- ARGV[1] "list" or "zset"   ARGV[2] the entry as stored   ARGV[3] its jid
 -- ARGV[4] TTL of a day's counter
 -- ARGV[5] the attempt record   ARGV[6] attempts kept   ARGV[7] their TTL
 -- ARGV[8] the new status, or "" (not tracked)   ARGV[9] status TTL   ARGV[10] now
 -- KEYS[8] its queue's batch events   ARGV[11] its batch's event, or "" (no batch)
+-- KEYS[9] its result   ARGV[12] its result's record   ARGV[13] its TTL, or "0" (it keeps none)
 --
 -- Returns 1, or 0 if the entry was no longer there.
 local list = need_choice(1, "list", "zset") == "list"
@@ -27,6 +30,7 @@ need_text(8)
 need_int(9, 0, LONGEST_SECONDS)
 need_number(10)
 need_text(11)
+need_result(12)
 
 local gone
 if list then
@@ -57,4 +61,5 @@ end
 if ARGV[11] ~= "" then
   redis.call("RPUSH", KEYS[8], ARGV[11])
 end
+keep_result(KEYS[9], ARGV[12], ARGV[13])
 return 1

@@ -5,8 +5,8 @@
 -- The list is this process's in-progress list (a run just ended), or the
 -- unsettled list (a settlement a stopped process handed over).
 --
--- shape: KEYS 20, ARGV 31
--- uses: _tallies
+-- shape: KEYS 21, ARGV 33
+-- uses: _tallies, _results
 -- KEYS[1]  the list holding the entry
 -- KEYS[2]  the target sorted set (retry or dead; unused for ack and discard)
 -- KEYS[3]  processed, in total    KEYS[4]  processed, today
@@ -44,6 +44,9 @@
 -- KEYS[20] its queue's batch events (any unused name when ARGV[31] is "")
 -- ARGV[31] the batch event a final outcome of a batch member appends, or ""
 --          (adapters/batch_events.py)
+-- KEYS[21] its result (see _results.lua; any unused name when it keeps none)
+-- ARGV[32] its result's record, or "" (none, or not ended: a retry)
+-- ARGV[33] its result's TTL, or "0" (it keeps none)
 --
 -- Returns 1, or 0 if the entry was no longer on the list.
 need_text(1)
@@ -75,6 +78,7 @@ need_choice(28, "0", "1")
 need_int(29, 1, LONGEST_SECONDS)
 need_choice(30, "release", "")
 need_text(31)
+need_result(32)
 
 if ARGV[2] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
   return 0
@@ -142,4 +146,5 @@ end
 if ARGV[31] ~= "" then
   redis.call("RPUSH", KEYS[20], ARGV[31])
 end
+keep_result(KEYS[21], ARGV[32], ARGV[33])
 return 1

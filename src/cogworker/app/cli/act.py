@@ -152,8 +152,9 @@ def enqueue(
     due = None if seconds is None else now + seconds
     try:
         job = build_job(
-            job_class, args, now, lock_ttl=session.config.unique_lock_ttl, expiry=Expiry(due=due)
-        )
+            job_class, args, now, lock_ttl=session.config.unique_lock_ttl, expiry=Expiry(due=due),
+            keep_result=session.config.keep_result,
+        )  # fmt: skip
         if queue is not None:
             job = attrs.evolve(job, queue=checked_name(queue))
     except (TypeError, ValueError) as error:

@@ -224,6 +224,7 @@ class Processor:
             clock=self.clock,
             job_modules=self.config.job_modules,
             interrupts=self.state.interrupts,
+            max_result_bytes=self.config.max_result_bytes,
         )
 
     def _begin(self, job: JobRecord, fetched: Fetched) -> None:

@@ -30,7 +30,7 @@ from cogworker.app.job import load_job_class
 from cogworker.app.job_record import new_jid
 from cogworker.app.worker.backoff import Backoff, repeat
 from cogworker.app.worker.state import WorkerState
-from cogworker.domain import locks, payload
+from cogworker.domain import locks, payload, results
 from cogworker.domain.job import JobRecord
 from cogworker.exceptions import (
     JobFailedError,
@@ -196,7 +196,8 @@ class Reconciler:
                 )
                 continue
             job = _with_error(decoded.unwrap(), error, now)
-            if self.recovers.bury(parked, "list", entry, payload.encode(job), now, jid=job.jid):
+            filed, kept = payload.encode(job), results.buried(job)
+            if self.recovers.bury(parked, "list", entry, filed, now, jid=job.jid, result=kept):
                 buried += 1
                 self.logger.error("moved to dead: %s", error, extra={"jid": job.jid})
                 self._release_locks(job)

@@ -63,9 +63,10 @@ def cancelled_end(
 def end_of(
     attempt: Attempt, answer: failure.HookAnswer | None, timed_out: deadlines.TimedOut | None
 ) -> settlement.RunEnd:
-    """A run's end that no cancel reached: returned, or raised (with its hook's answer)."""
+    """A run's end that no cancel reached: returned (with its kept result), or raised (with
+    its hook's answer)."""
     if attempt.error is None:
-        return _RETURNED
+        return _RETURNED if attempt.result is None else settlement.Returned(value=attempt.result)
     error = user_hooks.error_record(attempt.error)
     answer = failure.NO_HOOK if answer is None else answer
     return settlement.Raised(error=error, answer=answer, timed_out=timed_out)

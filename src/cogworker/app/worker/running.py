@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import attrs
+from returns.pipeline import is_successful
 
 from cogworker.adapters import user_hooks
 from cogworker.app.job import Job, load_job_class, perform_awaited, perform_now
@@ -31,9 +32,9 @@ from cogworker.app.middleware import (
     split_layers,
 )
 from cogworker.app.worker.interrupts import Interrupts
-from cogworker.domain import failure, payload
+from cogworker.domain import failure, payload, results
 from cogworker.domain.job import JobRecord
-from cogworker.exceptions import JobCancelledError, UnknownJobClassError
+from cogworker.exceptions import JobCancelledError, UnknownJobClassError, UnstorableResultError
 
 #: Asks the job class's `retry_in` hook about a failure as soon as `perform` raises
 #: (the error, the job's class if loaded).
@@ -52,6 +53,8 @@ class Attempt:
     ended_at: float
     error: BaseException | None = None
     answer: failure.HookAnswer | None = None
+    #: What it returned as JSON, when its job keeps its result (`domain.results`).
+    result: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -64,6 +67,8 @@ class Runner:
     job_modules: tuple[str, ...] | None
     #: Where a cancel (or a time limit) reaches the job's perform.
     interrupts: Interrupts = attrs.field(factory=Interrupts)
+    #: The largest result kept (`Config.max_result_bytes`).
+    max_result_bytes: int = results.DEFAULT_MAX_BYTES
 
     def run(
         self,
@@ -76,13 +81,15 @@ class Runner:
         error.  `loaded`: its class, or why there is none (see `load_class`)."""
         job_class, load_error = loaded
         answers: list[failure.HookAnswer] = []
+        kept: list[str | None] = []
 
         def perform(ctx: RunContext) -> None:
             if job_class is None:
                 raise load_error or UnknownJobClassError(job.class_name)
             try:
                 with self.interrupts.sync_window(job.jid):
-                    perform_now(job_class, job.jid, ctx.args, self._cancelled(job.jid))
+                    returned = perform_now(job_class, job.jid, ctx.args, self._cancelled(job.jid))
+                kept.append(self._result(job, job_class, returned))
             except BaseException as error:
                 # Asked now, before any middleware sees the failure; a hook
                 # that raises instead is met again, and handled, at settlement.
@@ -99,7 +106,7 @@ class Runner:
         except BaseException as error:  # the job's own: see the module's docstring
             first = answers[0] if answers else None
             return attrs.evolve(attempt, ended_at=self.clock(), error=error, answer=first)
-        return attrs.evolve(attempt, ended_at=self.clock())
+        return attrs.evolve(attempt, ended_at=self.clock(), result=kept[-1] if kept else None)
 
     async def run_async(
         self, job: JobRecord, queue: str, job_class: type[Job], ask: AskAsync
@@ -107,11 +114,14 @@ class Runner:
         """Run an async job through the middleware on the running loop: the sync layers
         (outermost, on a thread of their own) and the async ones; see the module's docstring."""
         answers: list[failure.HookAnswer] = []
+        kept: list[str | None] = []
 
         async def perform(ctx: RunContext) -> None:
             try:
                 with self.interrupts.async_window(job.jid):
-                    await perform_awaited(job_class, job.jid, ctx.args, self._cancelled(job.jid))
+                    cancelled = self._cancelled(job.jid)
+                    returned = await perform_awaited(job_class, job.jid, ctx.args, cancelled)
+                kept.append(self._result(job, job_class, returned))
             except BaseException as error:
                 if not _stopped() and self.interrupts.requested(job.jid) is None:
                     with contextlib.suppress(Exception):
@@ -129,7 +139,18 @@ class Runner:
                 raise  # the stop's cancellation: not settled, handed back
             first = answers[0] if answers else None
             return attrs.evolve(attempt, ended_at=self.clock(), error=error, answer=first)
-        return attrs.evolve(attempt, ended_at=self.clock())
+        return attrs.evolve(attempt, ended_at=self.clock(), result=kept[-1] if kept else None)
+
+    def _result(self, job: JobRecord, job_class: type[Job], returned: object) -> str | None:
+        """What `perform` returned as the JSON its job keeps (None when it keeps none);
+        `UnstorableResultError`, the run's error, when a result can't hold it."""
+        if results.keep_of(job) is None:
+            return None
+        encoded = results.encoded_value(returned, self.max_result_bytes)
+        if not is_successful(encoded):
+            problem = encoded.failure()
+            raise UnstorableResultError(f"{job_class.__qualname__}.perform: {problem}")
+        return encoded.unwrap()
 
     def _cancelled(self, jid: str) -> Callable[[], bool]:
         """What `Job.cancelled` asks for the run of `jid`."""

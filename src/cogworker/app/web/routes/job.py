@@ -14,6 +14,7 @@ from litestar import Request, get
 from litestar.exceptions import NotFoundException
 from litestar.response import Redirect, Response, Template
 
+from cogworker.adapters.dashboard_results import kept_result
 from cogworker.app.web import notices, params
 from cogworker.app.web.cards import is_stale, stale_after
 from cogworker.app.web.context import Dashboard, dashboard, query_of, render, threaded
@@ -110,6 +111,7 @@ def _page(
         timeline=[(attempt, attempt_label(attempt)) for attempt in attempts[:ATTEMPTS_SHOWN]],
         more_attempts=max(0, len(attempts) - ATTEMPTS_SHOWN),
         now=now,
+        result=kept_result(dash.client.redis, jid),
     )
 
 

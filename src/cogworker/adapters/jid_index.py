@@ -1,0 +1,89 @@
+"""The jid index: which queue's slot holds a job's records, for a reader knowing the jid alone.
+
+A job's own records (its kept result, later its status, attempts and
+history) live in its queue's slot, `cogworker:{q:Q}:...:J`.  The index
+`cogworker:jid:J` holds Q's name.  It is a global key, so no script writes
+it: a single-key SET is pipelined *before* the script writing the records
+(a push, a settlement), and the writer gives it the TTL its records need
+(`domain.results` for results).  Every reader goes through `locate`: the
+index when it is there; else (never written, expired, lost in a failover)
+each registered queue's slot is asked whether it holds any of the jid's
+records (`probe`): slower, one round trip over all queues, never wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import attrs
+import redis
+import redis.asyncio
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters import scripts
+from cogworker.adapters.replies import as_bytes
+
+#: The keys of a jid's records in a queue's slot (all in that one slot): `probe(queue)`.
+Probe = Callable[[str], Sequence[str]]
+
+
+@attrs.frozen
+class JidIndex:
+    """An index entry to write: `jid`'s records are in `queue`'s slot, for `ttl` seconds."""
+
+    jid: str
+    queue: str
+    ttl: int
+
+
+def queue_indexes(pipe: scripts.Pipeline, indexes: Iterable[JidIndex | None]) -> int:
+    """Queue on `pipe` the index entries given (before the script writing the records, in
+    the same pipeline); how many commands were queued."""
+    written = [index for index in indexes if index is not None]
+    for index in written:
+        pipe.set(keys.jid_index(index.jid), index.queue, ex=index.ttl)
+    return len(written)
+
+
+def locate(client: redis.Redis, jid: str, probe: Probe) -> str | None:
+    """The queue whose slot holds `jid`'s records: the index's, else the first registered
+    queue where `probe` finds one; None if none does."""
+    found = client.get(keys.jid_index(jid))
+    if found is not None:
+        return as_bytes(found).decode()
+    pipe = client.pipeline(transaction=False)
+    pipe.smembers(keys.QUEUES)
+    pipe.smembers(keys.PARTS)
+    queues = _names(_registered(pipe.execute()))
+    for queue in queues:
+        pipe.exists(*probe(queue))
+    return _first_holding(queues, pipe.execute() if queues else [])
+
+
+async def locate_async(client: redis.asyncio.Redis, jid: str, probe: Probe) -> str | None:
+    """`locate` through a redis.asyncio client."""
+    found = await client.get(keys.jid_index(jid))
+    if found is not None:
+        return as_bytes(found).decode()
+    pipe = client.pipeline(transaction=False)
+    pipe.smembers(keys.QUEUES)
+    pipe.smembers(keys.PARTS)
+    queues = _names(_registered(await pipe.execute()))
+    for queue in queues:
+        pipe.exists(*probe(queue))
+    return _first_holding(queues, await pipe.execute() if queues else [])
+
+
+def _registered(replies: Sequence[Iterable[bytes | str]]) -> set[bytes | str]:
+    """The queues of the registry and of the parts' registry (two sets: two slots)."""
+    return {member for reply in replies for member in reply}
+
+
+def _names(members: Iterable[bytes | str]) -> list[str]:
+    return sorted({as_bytes(member).decode() for member in members})
+
+
+def _first_holding(queues: Sequence[str], counts: Sequence[Any]) -> str | None:
+    """The first of `queues` whose probe found a key (`counts`: EXISTS's replies)."""
+    return next((queue for queue, count in zip(queues, counts, strict=True) if count), None)
