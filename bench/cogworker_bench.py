@@ -46,6 +46,12 @@ VARIANTS = {
 #: Variants without per-class metrics (`Config(metrics=False)`): the cost of the metrics.
 NO_METRICS = "nometrics"
 VARIANTS.update({f"{name}{NO_METRICS}": VARIANTS[name] for name in ("p2c10", "p2c20pf40")})
+#: Variants whose no-op keeps its result, or runs under a concurrency limit it never
+#: reaches (#24): the cost of each against the plain drain (bench/README.md).
+KEEP_RESULT, NEVER_REACHED_LIMIT = "keep", "limit"
+VARIANTS.update(
+    {f"p2c10{kind}": VARIANTS["p2c10"] for kind in (KEEP_RESULT, NEVER_REACHED_LIMIT)}
+)
 
 
 def _config(variant: str, url: str | None = None) -> cogworker.Config:
@@ -81,7 +87,20 @@ class Lat(cogworker.Job, queue=QUEUE):
         common.record_latency(enqueued_us)
 
 
+class KeptNoop(cogworker.Job, queue=QUEUE, keep_result=600):
+    def perform(self, i: int) -> int:
+        common.mark_done()
+        return i
+
+
+class LimitedNoop(cogworker.Job, queue=QUEUE, limit=cogworker.Concurrency(max=1000)):
+    def perform(self, i: int) -> None:
+        common.mark_done()
+
+
 JOBS = {"noop": Noop, "lat": Lat}
+#: The no-op each flow-control variant runs instead of `Noop`.
+NOOP_OF = {KEEP_RESULT: KeptNoop, NEVER_REACHED_LIMIT: LimitedNoop}
 
 _BOOT = (
     "import sys; sys.path.insert(0, {here!r}); sys.argv[0] = 'cogworker'; "
@@ -96,6 +115,14 @@ def describe(variant: str) -> str:
         f"(Config(concurrency={c}, prefetch={prefetch}, queues=('{QUEUE}',), fetch='{fetch}', "
         f"log_level='WARNING'{', metrics=False' if variant.endswith(NO_METRICS) else ''}), "
         f"other settings default; {c} processor threads + fetcher, heartbeat, poller, reconciler)"
+        + _flow_control_note(variant)
+    )
+
+
+def _flow_control_note(variant: str) -> str:
+    return next(
+        (f"; the no-op is {job.__name__}" for kind, job in NOOP_OF.items() if variant.endswith(kind)),
+        "",
     )
 
 
@@ -117,6 +144,9 @@ class Client(common.SyncClient):
     def __init__(self, url: str, variant: str):
         super().__init__(url, variant)
         self.client = cogworker.Client(self.config(url))
+        for kind, job in NOOP_OF.items():
+            if variant.endswith(kind):
+                self.jobs = {**self.jobs, "noop": job}
 
     def config(self, url: str) -> cogworker.Config:
         return attrs.evolve(_config(self.variant), redis_url=url)

@@ -74,7 +74,6 @@ class OutcomeRecord:
             or self.status
             or self.unique_lock
             or self.running_lock
-            or self.limit_place
             or self.bid
         )
 

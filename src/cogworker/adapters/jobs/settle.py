@@ -213,10 +213,11 @@ class SettleStore:
                 keys.class_history(outcome.class_name),
                 *metrics_keys(outcome.class_name, outcome.sample, now),
                 result_key(outcome.jid, outcome.result),
+                outcome.limit_place or keys.NO_LOCK,
             )
             ack_args += (ack.fetched.raw, outcome.history, outcome.class_name)
             ack_args += metrics_args(outcome, refreshes)
-            ack_args += result_args(outcome.result)
+            ack_args += (*result_args(outcome.result), outcome.jid if outcome.limit_place else "")
         scripts.ACK_MANY.queue(pipe, ack_keys, ack_args)
 
     def _settle_call(

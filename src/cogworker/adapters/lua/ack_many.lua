@@ -1,28 +1,31 @@
 -- ack_many: acknowledge many plain successful runs in one step: each comes
 -- off the list it was on, and only if it was still there (a repeated or
--- late call writes nothing for it).  Plain: no status tracked, no lock to
--- let go, history kept in the class's list only; anything else is `settle`.
+-- late call writes nothing for it).  Plain: no status tracked, no unique or
+-- running lock to let go, history kept in the class's list only; anything
+-- else is `settle`.  A per-key limit's place is let go of here too.
 -- The counters, the class lists and the class metrics (see _tallies.lua) are
 -- written once per call, not per job.
 --
--- shape: KEYS 3 + 8n, ARGV 6 + 8n
+-- shape: KEYS 3 + 9n, ARGV 6 + 9n
 -- uses: _tallies, _results
 -- KEYS[1]  the list holding the entries
 -- KEYS[2]  processed, in total    KEYS[3]  processed, today
--- KEYS[4], KEYS[5], ... KEYS[11]  per entry: the job's orphanings counter, its
+-- KEYS[4], KEYS[5], ... KEYS[12]  per entry: the job's orphanings counter, its
 --          hand-backs counter, its class's history list, then its class's metrics
 --          on its queue: the minute's, the hour's and the total hash, and the
 --          queue's registry of classes, then its result (see _results.lua; any
---          unused name when it keeps none)
+--          unused name when it keeps none), then its concurrency limit's holders
+--          (limit_take.lua; any unused name when it holds no place)
 -- ARGV[1]  "1" to require each entry on KEYS[1], "0" for basic fetch (no list)
 -- ARGV[2]  TTL of a day's counter
 -- ARGV[3]  history kept per class   ARGV[4]  history TTL
 -- ARGV[5]  now                      ARGV[6]  metrics TTL
--- ARGV[7], ARGV[8], ... ARGV[14]  per entry: the entry on KEYS[1], its history
+-- ARGV[7], ARGV[8], ... ARGV[15]  per entry: the entry on KEYS[1], its history
 --          record (or ""), its class, its run time in microseconds (or "": not
 --          counted in the metrics), its histogram bucket, "1" to refresh its
 --          class's total and registry entry (see _tallies.lua), else "0", then
---          its result's record (or "") and TTL ("0": it keeps none)
+--          its result's record (or "") and TTL ("0": it keeps none), then its
+--          jid ("" when it holds no place: the holders' member to remove)
 --
 -- Returns per entry 1, or 0 if it was no longer on the list.
 need_choice(1, "0", "1")
@@ -31,22 +34,23 @@ need_int(3, 1, MOST)
 need_int(4, 0, LONGEST_SECONDS)
 need_number(5)
 need_int(6, 1, LONGEST_SECONDS)
-need_groups(7, 8)
-for i = 7, #ARGV, 8 do
+need_groups(7, 9)
+for i = 7, #ARGV, 9 do
   need_text(i)
   need_text(i + 1)
   need_text(i + 2)
   need_run_figures(i + 3)
   need_result(i + 6)
+  need_text(i + 8)
 end
 if #KEYS ~= 3 + (#ARGV - 6) then
-  error({err = "ERR cogworker: " .. #KEYS .. " keys for " .. (#ARGV - 6) / 8 .. " entries"})
+  error({err = "ERR cogworker: " .. #KEYS .. " keys for " .. (#ARGV - 6) / 9 .. " entries"})
 end
 
 local written = {}
 local acked = 0
 local histories, seen = {}, {}
-for i = 7, #ARGV, 8 do
+for i = 7, #ARGV, 9 do
   local k = 4 + (i - 7)
   local orphanings, handbacks, history = KEYS[k], KEYS[k + 1], KEYS[k + 2]
   if ARGV[1] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[i]) == 0 then
@@ -67,6 +71,9 @@ for i = 7, #ARGV, 8 do
         ARGV[i + 4], "0", ARGV[i + 5])
     end
     keep_result(KEYS[k + 7], ARGV[i + 6], ARGV[i + 7])
+    if ARGV[i + 8] ~= "" then
+      redis.call("ZREM", KEYS[k + 8], ARGV[i + 8])
+    end
   end
 end
 if acked > 0 then
