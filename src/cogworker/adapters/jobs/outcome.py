@@ -70,11 +70,7 @@ class OutcomeRecord:
     def is_plain_ack(self) -> bool:
         """A success with only counters and its class's history to write (see ack_many.lua)."""
         return self.kind == "ack" and not (
-            self.history_per_job
-            or self.status
-            or self.unique_lock
-            or self.running_lock
-            or self.bid
+            self.history_per_job or self.status or self.unique_lock or self.running_lock or self.bid
         )
 
 
