@@ -102,3 +102,10 @@ class Spins(Job, queue="web", track_status=True):
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not client.exists("release"):
             time.sleep(0.05)
+
+
+class KeptLimitedMember(Job, queue="web", keep_result=60, limit=cogworker.Concurrency(max=1)):
+    """A job keeping its result under a concurrency limit (enqueued into a batch)."""
+
+    def perform(self, *args: Any) -> str:
+        return "done"

@@ -4,12 +4,20 @@ its jid index, or without it; escaped like everything else."""
 from __future__ import annotations
 
 import html
+import time
 
 import redis
 
+import cogworker
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.jobs.fetch import Fetched
+from cogworker.adapters.jobs.outcome import OutcomeRecord
+from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.domain import results
 from tests.web.helpers import Web
+from tests.web.jobs import Done, KeptLimitedMember
+
+IDENTITY = "host:1:web"
 
 
 def test_the_job_page_shows_a_kept_value_or_how_the_job_ended(web: Web, raw: redis.Redis) -> None:
@@ -34,3 +42,29 @@ def test_the_job_page_shows_a_kept_value_or_how_the_job_ended(web: Web, raw: red
     long = web.get("/job", params={"jid": "long01"}).text
     assert "characters, the first" in long
     assert "x" * 5000 not in long
+
+
+def test_the_job_page_of_a_limited_batch_member_keeping_its_result(
+    web: Web, raw: redis.Redis, enqueuer: cogworker.Client
+) -> None:
+    """Waiting, and once settled (its result, its batch event and its limit place written
+    by one script): the page shows the job with its batch, then its value."""
+    with enqueuer.batch(on_complete=Done) as batch:
+        jid = str(batch.enqueue(KeptLimitedMember))
+    waiting = web.get("/job", params={"jid": jid})
+    assert waiting.status_code == 200
+    assert batch.bid in waiting.text
+    entry = raw.lmove(keys.queue("web"), keys.in_progress(IDENTITY), "RIGHT", "LEFT")
+    assert entry is not None
+    place = keys.limit("web", "concurrency", KeptLimitedMember.class_path(), "")
+    raw.zadd(place, {jid: 1e12})
+    kept = results.Kept(queue="web", record=results.success_record('"done"'), keep=60, index_ttl=60)
+    outcome = OutcomeRecord(kind="ack", jid=jid, class_name="x", limit_place=place, result=kept)
+    order = SettleOrder(fetched=Fetched(queue="web", raw=entry), outcome=outcome)
+    assert SettleStore(raw).settle_many(IDENTITY, [order], time.time()) == [True]
+    assert raw.zcard(place) == 0
+    assert raw.lrange(keys.batch_events("web"), 0, -1) == [f"{batch.bid} {jid} ack".encode()]
+    ended = web.get("/job", params={"jid": jid})
+    assert ended.status_code == 200
+    assert 'id="cw-result-title"' in ended.text
+    assert '"done"' in html.unescape(ended.text)

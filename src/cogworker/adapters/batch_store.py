@@ -23,6 +23,7 @@ import attrs
 import redis
 
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.jid_index import JidIndex, queue_indexes
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript, run_pipeline
 from cogworker.domain import batches
@@ -55,10 +56,20 @@ class BatchStore:
 
     client: redis.Redis
 
-    def open(self, bid: str, payloads: Mapping[Callback, str], now: float) -> bool:
-        """Write a new batch with its callbacks' payloads; False if `bid` exists already."""
+    def open(
+        self,
+        bid: str,
+        payloads: Mapping[Callback, str],
+        now: float,
+        indexes: Sequence[JidIndex] = (),
+    ) -> bool:
+        """Write a new batch with its callbacks' payloads, after the jid `indexes` of those
+        keeping their results; False if `bid` exists already."""
         fields = [text for name, body in payloads.items() for text in (f"cb:{name}", body)]
-        opened = BATCH_OPEN(self.client, (keys.batch(bid),), (UNFINISHED_TTL, now, *fields))
+        pipe = self.client.pipeline(transaction=False)
+        queue_indexes(pipe, indexes)
+        BATCH_OPEN.queue(pipe, (keys.batch(bid),), (UNFINISHED_TTL, now, *fields))
+        opened = run_pipeline(self.client, pipe)[-1]
         if opened:
             self.client.zadd(keys.BATCHES, {bid: now})
         return bool(opened)

@@ -17,18 +17,19 @@ and a batch left open would never report), and propagates.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 
 import attrs
 
 from cogworker.adapters.batch_events import BID_FIELD
-from cogworker.adapters.batch_store import BatchStore
+from cogworker.adapters.batch_store import UNFINISHED_TTL, BatchStore
+from cogworker.adapters.jid_index import JidIndex
 from cogworker.app import testing
 from cogworker.app.batch_folding import fold_event
 from cogworker.app.job import Job, load_job_class
 from cogworker.app.job_record import check_args, new_jid
-from cogworker.domain import batches, payload
+from cogworker.domain import batches, payload, results
 from cogworker.domain.job import DEFAULT_QUEUE, JobRecord
 from cogworker.domain.json_values import JSON
 from cogworker.exceptions import BatchClosedError, ConfigError, UnknownJobClassError
@@ -72,14 +73,26 @@ def checked_callbacks(
     return {name: callback_class(c, f"on_{name}") for name, c in given.items() if c is not None}
 
 
-def callback_payloads(
+def callback_records(
     bid: str, build: Build, callbacks: Mapping[batches.Callback, type[Job]], args: Sequence[JSON]
-) -> dict[batches.Callback, str]:
-    """The payload of each callback: its class run with (bid, *args), its jid fixed."""
+) -> dict[batches.Callback, JobRecord]:
+    """Each callback: its class run with (bid, *args), its jid fixed."""
     return {
-        name: payload.encode(build(job_class, [bid, *args], batches.callback_jid(bid, name)))
+        name: build(job_class, [bid, *args], batches.callback_jid(bid, name))
         for name, job_class in callbacks.items()
     }
+
+
+def callback_indexes(records: Iterable[JobRecord], now: float) -> list[JidIndex]:
+    """The jid index of each callback keeping its result, written as its batch opens (as an
+    enqueue writes a job's): `result()` of its fixed jid then waits for it rather than
+    finding nothing until it has run.  It lasts the batch's life unfinished, then as a
+    push's (`results.index_ttl_at_push`)."""
+    return [
+        JidIndex(job.jid, job.queue, results.index_ttl_at_push(keep, now + UNFINISHED_TTL, now))
+        for job in records
+        if (keep := results.keep_of(job)) is not None
+    ]
 
 
 def closing_queue(payloads: Mapping[batches.Callback, str]) -> str:
@@ -190,6 +203,8 @@ def open_batch(
 ) -> Batch:
     """Open a new batch with its callbacks (`checked_callbacks`)."""
     bid = new_jid()
-    payloads = callback_payloads(bid, build, callbacks, args)
-    store.open(bid, payloads, now())
+    records = callback_records(bid, build, callbacks, args)
+    payloads = {name: payload.encode(job) for name, job in records.items()}
+    opened_at = now()
+    store.open(bid, payloads, opened_at, callback_indexes(records.values(), opened_at))
     return Batch(store, bid, build, push, push_many, now, closing_queue(payloads))

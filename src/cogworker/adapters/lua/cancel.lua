@@ -10,13 +10,14 @@
 -- KEYS[2] the cancelled counter in total   KEYS[3] the same, today
 -- KEYS[4] its attempts list   KEYS[5] its status hash
 -- KEYS[6] its unique lock   KEYS[7] its periodic running lock (any unused name for none)
--- KEYS[8] its result (see _results.lua; any unused name when it keeps none)
 -- ARGV[1] "list" or "zset"   ARGV[2] the entry as stored   ARGV[3] its jid
 -- ARGV[4] TTL of a day's counter
 -- ARGV[5] the attempt record   ARGV[6] attempts kept   ARGV[7] their TTL
 -- ARGV[8] the new status, or "" (not tracked)   ARGV[9] status TTL   ARGV[10] now
--- KEYS[8] its queue's batch events   ARGV[11] its batch's event, or "" (no batch)
--- KEYS[9] its result   ARGV[12] its result's record   ARGV[13] its TTL, or "0" (it keeps none)
+-- KEYS[8] its queue's batch events (any unused name when ARGV[11] is "")
+-- ARGV[11] its batch's event (adapters/batch_events.py), or "" (no batch)
+-- KEYS[9] its result (see _results.lua; any unused name when it keeps none)
+-- ARGV[12] its result's record   ARGV[13] its TTL, or "0" (it keeps none)
 --
 -- Returns 1, or 0 if the entry was no longer there.
 local list = need_choice(1, "list", "zset") == "list"
