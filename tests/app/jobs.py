@@ -11,7 +11,9 @@ suite points at a closed port on purpose); the testing-mode jobs record in
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import sys
 import threading
 import time
 from collections.abc import Coroutine
@@ -97,6 +99,13 @@ class Record(Job):
         pipe.sadd("done", self.jid)
         pipe.incr("done:total")
         pipe.execute()
+
+
+class RecordModules(Job):
+    """Records the modules its worker process has loaded (`modules:JID`, a JSON list)."""
+
+    def perform(self) -> None:
+        side_effects().set(f"modules:{self.jid}", json.dumps(sorted(sys.modules)))
 
 
 class RecordHeavy(Record, queue="heavy"):

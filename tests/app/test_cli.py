@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -96,16 +94,3 @@ def test_weighted_queues_are_both_served(
     assert rc.smembers("done") == {jid.encode() for jid in [*heavy, *light] if jid}
     assert rc.llen("cogworker:queue:heavy") == rc.llen("cogworker:queue:light") == 0
     assert json.loads(process_hash(rc, identity)["queues"]) == [["heavy", 3], ["light", 1]]
-
-
-def test_running_work_loads_no_dashboard_module() -> None:
-    """The CLI imports a command's module only when it runs: `work` never loads Litestar."""
-    probe = (
-        "import sys, click; from cogworker.app.cli import main; "
-        "main.get_command(click.Context(main), 'work'); print('litestar' in sys.modules)"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
-    )
-
-    assert done.stdout.strip() == "False"

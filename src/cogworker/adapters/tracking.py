@@ -18,7 +18,6 @@ import redis.asyncio
 from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.codec import structured
 from cogworker.adapters.flagged_reads import count_of, refusal, replies
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory, payload
@@ -186,6 +185,9 @@ def _waited(oldest: bytes | None, now: float) -> float:
 
 
 def _records(raw: list[Any], kind: type[R]) -> list[R]:
+    # Imported here: the converter (cattrs) is for these cold reads, never a worker's run.
+    from cogworker.adapters.codec import structured
+
     return [record for item in raw if (record := structured(item, kind)) is not None]
 
 

@@ -18,9 +18,8 @@ anything is enqueued.
 
 from __future__ import annotations
 
-import zoneinfo
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -29,6 +28,9 @@ from cogworker.domain import cron
 from cogworker.domain.cron import ScheduleEntry
 from cogworker.domain.json_values import JSON, first_non_json
 from cogworker.exceptions import ConfigError, UnknownJobClassError
+
+if TYPE_CHECKING:  # imported where used: a worker that declares no periodic job never needs it
+    import zoneinfo
 
 
 def _class_path(job: object) -> str:
@@ -78,6 +80,8 @@ def _check_args(entry: Periodic, _: attrs.Attribute[Any], value: object) -> None
 def _check_tz(entry: Periodic, _: attrs.Attribute[Any], value: object) -> None:
     if not isinstance(value, str):
         raise _fail(entry, f"tz must be a time zone name, got {value!r}")
+    import zoneinfo
+
     try:
         zoneinfo.ZoneInfo(value)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
@@ -110,6 +114,8 @@ class Periodic:
     @property
     def zone(self) -> zoneinfo.ZoneInfo:
         """The time zone."""
+        import zoneinfo
+
         return zoneinfo.ZoneInfo(self.tz)
 
     def entry(self, now: float) -> ScheduleEntry:

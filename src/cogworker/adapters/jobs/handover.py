@@ -16,7 +16,6 @@ import redis
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.batch_events import with_batch
-from cogworker.adapters.codec import structured, unstructured
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.settle import SettleStore
@@ -25,11 +24,16 @@ from cogworker.adapters.replies import as_bytes
 
 def handover_record(outcome: OutcomeRecord) -> str:
     """`outcome` as the JSON record a stopping process hands over."""
+    # Imported here, as below: the converter (cattrs) is for this cold path only.
+    from cogworker.adapters.codec import unstructured
+
     return json.dumps(unstructured(outcome))
 
 
 def parse_handover_record(record: bytes) -> OutcomeRecord | None:
     """A handed-over record, or None if it isn't one (damaged by hand, say)."""
+    from cogworker.adapters.codec import structured
+
     return structured(record, OutcomeRecord)
 
 

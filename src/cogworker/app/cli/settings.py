@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -106,6 +105,8 @@ def import_from_cwd() -> None:
 
 def read_config_file(path: Path) -> dict[str, Any]:
     """The settings of a `--config` TOML file (top level, or its `[cogworker]` table)."""
+    import tomllib  # here: a worker started without --config never needs it
+
     try:
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as error:

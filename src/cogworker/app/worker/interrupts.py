@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import threading
 from collections.abc import Iterator
 
@@ -75,9 +74,7 @@ class Interrupts:
             if target is None:
                 return
             if isinstance(target, int):
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                    ctypes.c_ulong(target), ctypes.py_object(error)
-                )
+                _raise_in_thread(target, error)
             else:
                 loop, task = target
                 loop.call_soon_threadsafe(task.cancel)
@@ -91,3 +88,10 @@ class Interrupts:
         """The run of `jid` is settled: an interrupt asked for it is done with."""
         with self._lock:
             self._requested.pop(jid, None)
+
+
+def _raise_in_thread(ident: int, error: type[BaseException]) -> None:
+    """Raise `error` in thread `ident` at its next bytecode."""
+    import ctypes  # here: a process that interrupts no sync job never loads it
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(error))

@@ -23,8 +23,8 @@ import datetime as dt
 import logging
 import threading
 import time
-import zoneinfo
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import attrs
 import redis
@@ -42,6 +42,9 @@ from cogworker.app.worker.backoff import repeat
 from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.domain import cron
 from cogworker.domain.cron import DROP, Due, ScheduleEntry
+
+if TYPE_CHECKING:  # imported where used: no schedule, no time zones
+    import zoneinfo
 
 #: The longest pause between looks at the schedule (another process may change it).
 MAX_PAUSE = 5.0
@@ -228,6 +231,8 @@ class PeriodicManager:
         problem = "not a schedule entry" if entry is None else cron.problem(entry.cron)
         zone = None
         if entry is not None and problem is None:
+            import zoneinfo
+
             try:
                 zone = zoneinfo.ZoneInfo(entry.tz)
             except (zoneinfo.ZoneInfoNotFoundError, ValueError):
