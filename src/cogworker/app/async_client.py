@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import threading
 import time
-import weakref
-from collections.abc import AsyncGenerator, Awaitable, Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from types import TracebackType
 from typing import NoReturn, Self, TypeVar
 
-import attrs
 import redis
 import redis.asyncio
 
@@ -334,62 +331,3 @@ class AsyncClient:
 def _not_pushed(job: object) -> NoReturn:
     """An `AsyncBatch` pushes its members itself (`AsyncBatch.enqueue`), never its Batch."""
     raise RuntimeError("an AsyncBatch pushes its members with the async client")
-
-
-@attrs.frozen
-class _LoopDefault:
-    """The default client of one event loop, and what closes it when the loop ends."""
-
-    client: AsyncClient
-    closer: AsyncGenerator[None, None]
-
-
-_defaults: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopDefault] = (
-    weakref.WeakKeyDictionary()
-)
-_defaults_lock = threading.Lock()
-
-
-async def default_async_client() -> AsyncClient:
-    """The running event loop's client for the `aperform_*` shortcuts.
-
-    It is made from the config given to `cogworker.configure` at its first
-    use on this loop (again after `configure` is called anew, the old one
-    closed), and closed when the loop ends: when its runner shuts its async
-    generators down, as `asyncio.run` (and so uvicorn) does.
-    """
-    from cogworker.app.client import default_client
-
-    loop = asyncio.get_running_loop()
-    config = default_client().config
-    with _defaults_lock:
-        current = _defaults.get(loop)
-        if current is not None and current.client.config is config:
-            return current.client
-        made = AsyncClient(config)
-        closer = _closed_with_loop(loop, made)
-        _defaults[loop] = _LoopDefault(made, closer)
-    # Started now, the generator is one its loop closes at shutdown: then it closes `made`.
-    await anext(closer)
-    if current is not None:
-        await current.closer.aclose()
-    return made
-
-
-async def _closed_with_loop(
-    loop: asyncio.AbstractEventLoop, client: AsyncClient
-) -> AsyncGenerator[None, None]:
-    """Waits, suspended, until closed (by `loop`'s shutdown), then forgets and closes
-    `client`.
-
-    asyncio has no hook for a loop's end; `shutdown_asyncgens` closing every
-    suspended async generator is the documented step that comes nearest.
-    """
-    try:
-        yield
-    finally:
-        with _defaults_lock:
-            current = _defaults.get(loop)
-            if current is not None and current.client is client:
-                del _defaults[loop]
-        await client.aclose()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
@@ -347,32 +346,3 @@ class Client:
         if problem is not None:
             raise LayoutError(problem)
         self._layout_checked = True
-
-
-_default: Client | None = None
-_default_lock = threading.Lock()
-
-
-def configure(config: Config) -> Client:
-    """Make `config` the one `Job.perform_async` and friends use (and `aperform_async` and
-    friends, through an `AsyncClient` per event loop); returns its client."""
-    global _default
-    with _default_lock:
-        if _default is not None:
-            _default.close()
-        _default = Client(config)
-        return _default
-
-
-def status(jid: str) -> str | None:
-    """A tracked job's status through the configured client (see `Client.status`)."""
-    return default_client().status(jid)
-
-
-def default_client() -> Client:
-    """The client `configure` set up (or one for a default `Config` on first use)."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = Client(Config())
-        return _default
