@@ -25,8 +25,9 @@ documented modules: `cogworker.testing` (inline and fake modes),
 from cogworker import testing
 from cogworker.app.async_client import AsyncClient
 from cogworker.app.cancelling import CancelResult
-from cogworker.app.client import Client, configure, status
+from cogworker.app.client import Client
 from cogworker.app.config import Config
+from cogworker.app.default_clients import configure, status
 from cogworker.app.job import Job, JobOptions
 from cogworker.app.middleware import AsyncCallNext, CallNext, RunContext
 from cogworker.app.periodic import Periodic

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 import cogworker
-from cogworker.app import client as client_module
+from cogworker.app import default_clients
 from tests.app.cli_runner import Cli
 from tests.app.helpers import Workers
 from tests.support.processes import CogworkerFactory
@@ -25,7 +25,7 @@ def configured(redis_url: str) -> Iterator[cogworker.Client]:
     default = cogworker.configure(cogworker.Config(redis_url=redis_url))
     yield default
     default.close()
-    client_module._default = None
+    default_clients._default = None
 
 
 @pytest.fixture

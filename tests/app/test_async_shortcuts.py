@@ -13,8 +13,8 @@ import redis
 
 import cogworker
 from cogworker.adapters import redis_keys as keys
-from cogworker.app import client as client_module
-from cogworker.app.async_client import default_async_client
+from cogworker.app import default_clients
+from cogworker.app.default_clients import default_async_client
 from tests.app.helpers import queue_payloads, zset_entries
 from tests.app.jobs import Record
 from tests.support.processes import wait_until
@@ -46,8 +46,8 @@ def configure_db(
         return config
 
     yield configure
-    client_module.default_client().close()
-    client_module._default = None
+    default_clients.default_client().close()
+    default_clients._default = None
 
 
 def test_the_shortcuts_enqueue_through_the_configured_redis(

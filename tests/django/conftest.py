@@ -21,7 +21,7 @@ from django.conf import settings
 from django.core.management import call_command
 
 import cogworker
-from cogworker.app import client as client_module
+from cogworker.app import default_clients
 from tests.support.processes import CogworkerFactory, CogworkerProcess
 from tests.support.redis_server import RedisServer
 
@@ -61,7 +61,7 @@ def django_project(
 def configured(django_project: Path, redis_url: str) -> Iterator[cogworker.Client]:
     """The default client as the app's `ready()` configures it from the settings."""
     apps.get_app_config("cogworker").ready()
-    yield client_module.default_client()
+    yield default_clients.default_client()
     _forget_default_client()
 
 
@@ -79,5 +79,5 @@ def shop_worker(
 
 
 def _forget_default_client() -> None:
-    client_module.default_client().close()
-    client_module._default = None
+    default_clients.default_client().close()
+    default_clients._default = None

@@ -2,22 +2,20 @@
 
 It builds, checks and sorts jobs as `Client` does (`job_record`, `PushBatch`,
 `enqueue_call`) and sends the same Lua scripts with the same keys and
-arguments (`adapters/jobs/enqueue.py`); only the sending is awaited.  Like
-every redis.asyncio client, it belongs to the event loop it is first used on.
+arguments (`adapters/jobs/enqueue.py`, through `AsyncPusher`, its `Pusher`);
+only the sending is awaited.  Like every redis.asyncio client, it belongs to
+the event loop it is first used on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import threading
 import time
-import weakref
-from collections.abc import AsyncGenerator, Awaitable, Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from types import TracebackType
 from typing import NoReturn, Self, TypeVar
 
-import attrs
 import redis
 import redis.asyncio
 
@@ -26,33 +24,21 @@ from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.connection import connect, connect_async
 from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import AsyncEnqueueStore
-from cogworker.adapters.layout_store import admit_async
 from cogworker.adapters.redis_clock import AsyncRedisClock
-from cogworker.adapters.replication import NotReplicatedError
 from cogworker.app import testing
 from cogworker.app.async_batches import AsyncBatch
+from cogworker.app.async_pushing import AsyncPusher
 from cogworker.app.batches import Batch, CallbackClass, checked_callbacks, open_batch
 from cogworker.app.cancelling import CancelResult, cancel
 from cogworker.app.config import Config
-from cogworker.app.enqueue_call import (
-    batch_outcome,
-    batches,
-    due_time,
-    enqueue_failure,
-    read_failure,
-    with_pushed,
-)
+from cogworker.app.enqueue_call import due_time, read_errors
 from cogworker.app.job import Job
 from cogworker.app.job_record import Expiry, build_job, build_jobs, check_jid
-from cogworker.app.middleware import async_client_chain
-from cogworker.app.push_batch import PushBatch
 from cogworker.app.results import checked_timeout, value_of
 from cogworker.domain.batches import BatchStatus
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
-from cogworker.domain.layout import refusal
 from cogworker.domain.queues import checked_name
-from cogworker.exceptions import EnqueueError, LayoutError
 
 T = TypeVar("T")
 
@@ -76,7 +62,7 @@ class AsyncClient:
         )
         self._redis_clock = AsyncRedisClock(self.redis)
         self._blocking_client: redis.Redis | None = None
-        self._layout_checked = False
+        self._pusher = AsyncPusher(config, self.redis, self.store, self._clock)
 
     async def __aenter__(self) -> Self:
         return self
@@ -150,25 +136,11 @@ class AsyncClient:
             job_class, list(args_list), jids, now, lock_ttl=lock_ttl, expiry=expiry,
             keep_result=self.config.keep_result,
         )  # fmt: skip
-        done: list[str | None] = []
-        for batch in batches(jobs):
-            try:
-                done.extend(await self._push_batch(batch))
-            except EnqueueError as error:
-                raise with_pushed(error, done) from error.__cause__
-        return done
+        return await self._pusher.push_many(jobs)
 
     async def push(self, job: JobRecord, *, at: float | None = None) -> str | None:
         """Push a built record through the client middleware; the jid, or None if stopped."""
-        mode = testing.current_mode()
-        if mode is not None:
-            return await mode.apush(job)
-
-        async def push_one(passed: JobRecord) -> str | None:
-            (pushed,) = await self._write([(passed, at)])
-            return passed.jid if pushed else None
-
-        return await async_client_chain(self.config.client_middleware, push_one)(job)
+        return await self._pusher.push(job, at)
 
     async def cancel(self, jid: str) -> CancelResult:
         """Cancel the job `jid` (see `Client.cancel`): taken off if it waits, told to stop
@@ -194,7 +166,7 @@ class AsyncClient:
         callbacks = checked_callbacks(on_success, on_complete, args)
 
         async def opened() -> Batch:
-            await self._check_layout()
+            await self._pusher.check_layout()
             now, lock_ttl = await self._clock(), self.config.unique_lock_ttl
 
             def build(job_class: type[Job], args: Sequence[JSON], jid: str | None) -> JobRecord:
@@ -249,13 +221,8 @@ class AsyncClient:
 
     async def _call(self, doing: str, call: Awaitable[T]) -> T:
         """`await call`, a Redis failure raised as the error saying what it stopped."""
-        try:
+        with read_errors(self.config, doing):
             return await call
-        except redis.RedisError as error:
-            failure = read_failure(self.config, doing, error)
-            if failure is None:
-                raise
-            raise failure from error
 
     async def aclose(self) -> None:
         """Close this client's connections."""
@@ -268,16 +235,6 @@ class AsyncClient:
         if self._blocking_client is None:
             self._blocking_client = connect(self.config.redis_target())
         return self._blocking_client
-
-    async def _check_layout(self) -> None:
-        """At the first write, refuse a Redis holding another key layout than this code's
-        (see `Client`)."""
-        if self._layout_checked:
-            return
-        problem = refusal(await admit_async(self.redis))
-        if problem is not None:
-            raise LayoutError(problem)
-        self._layout_checked = True
 
     async def _clock(self) -> float:
         """Now, on Redis's clock; in a testing mode (no Redis), on this host's."""
@@ -293,103 +250,7 @@ class AsyncClient:
             keep_result=self.config.keep_result,
         )  # fmt: skip
 
-    async def _push_batch(self, jobs: Sequence[JobRecord]) -> list[str | None]:
-        mode = testing.current_mode()
-        if mode is not None:
-            return [await mode.apush(job) for job in jobs]
-        passed: list[JobRecord] = []
-
-        async def collect(job: JobRecord) -> str | None:
-            passed.append(job)  # as the middleware left it
-            return job.jid
-
-        chain = async_client_chain(self.config.client_middleware, collect)
-        results = [await chain(job) for job in jobs]
-        return batch_outcome(results, passed, await self._write([(job, None) for job in passed]))
-
-    async def _write(self, jobs: Sequence[tuple[JobRecord, float | None]]) -> list[bool]:
-        """Push jobs (now, or at a time); False where a unique job's lock was already held."""
-        if not jobs:  # every job stopped by a middleware: nothing reaches Redis
-            return []
-        now = await self._clock()
-        batch = PushBatch.of(jobs, now, self.config)
-        try:
-            await self._check_layout()
-            if batch.is_one_plain_push():
-                await self.store.push(*batch.only_push())
-                return [True] * len(jobs)
-            replies = batch.replies_by_jid(await self.store.push_unique(batch.unique, now))
-            queued = batch.queued(replies)
-            await self.store.push_all(
-                batch.groups, batch.scheduled, queued=queued, now=now, indexed=batch.indexed
-            )
-        except (redis.RedisError, NotReplicatedError) as error:
-            failure = enqueue_failure(self.config, error, batch.jids)
-            if failure is None:
-                raise
-            raise failure from error
-        return batch.pushed(replies)
-
 
 def _not_pushed(job: object) -> NoReturn:
     """An `AsyncBatch` pushes its members itself (`AsyncBatch.enqueue`), never its Batch."""
     raise RuntimeError("an AsyncBatch pushes its members with the async client")
-
-
-@attrs.frozen
-class _LoopDefault:
-    """The default client of one event loop, and what closes it when the loop ends."""
-
-    client: AsyncClient
-    closer: AsyncGenerator[None, None]
-
-
-_defaults: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopDefault] = (
-    weakref.WeakKeyDictionary()
-)
-_defaults_lock = threading.Lock()
-
-
-async def default_async_client() -> AsyncClient:
-    """The running event loop's client for the `aperform_*` shortcuts.
-
-    It is made from the config given to `cogworker.configure` at its first
-    use on this loop (again after `configure` is called anew, the old one
-    closed), and closed when the loop ends: when its runner shuts its async
-    generators down, as `asyncio.run` (and so uvicorn) does.
-    """
-    from cogworker.app.client import default_client
-
-    loop = asyncio.get_running_loop()
-    config = default_client().config
-    with _defaults_lock:
-        current = _defaults.get(loop)
-        if current is not None and current.client.config is config:
-            return current.client
-        made = AsyncClient(config)
-        closer = _closed_with_loop(loop, made)
-        _defaults[loop] = _LoopDefault(made, closer)
-    # Started now, the generator is one its loop closes at shutdown: then it closes `made`.
-    await anext(closer)
-    if current is not None:
-        await current.closer.aclose()
-    return made
-
-
-async def _closed_with_loop(
-    loop: asyncio.AbstractEventLoop, client: AsyncClient
-) -> AsyncGenerator[None, None]:
-    """Waits, suspended, until closed (by `loop`'s shutdown), then forgets and closes
-    `client`.
-
-    asyncio has no hook for a loop's end; `shutdown_asyncgens` closing every
-    suspended async generator is the documented step that comes nearest.
-    """
-    try:
-        yield
-    finally:
-        with _defaults_lock:
-            current = _defaults.get(loop)
-            if current is not None and current.client is client:
-                del _defaults[loop]
-        await client.aclose()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
@@ -15,34 +14,22 @@ from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.connection import connect
 from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import EnqueueStore
-from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.redis_clock import RedisClock
-from cogworker.adapters.replication import NotReplicatedError
 from cogworker.app import testing
 from cogworker.app.batches import Batch, CallbackClass, checked_callbacks, open_batch
 from cogworker.app.cancelling import CancelResult, cancel
 from cogworker.app.config import Config
-from cogworker.app.enqueue_call import (
-    batch_outcome,
-    batches,
-    due_time,
-    enqueue_failure,
-    read_failure,
-    with_pushed,
-)
+from cogworker.app.enqueue_call import due_time, enqueue_failure, read_errors
 from cogworker.app.job import Job
 from cogworker.app.job_record import Expiry, build_job, build_jobs, check_jid
-from cogworker.app.middleware import client_chain
 from cogworker.app.periodic_runs import RunNow, run_now
-from cogworker.app.push_batch import PushBatch
+from cogworker.app.pushing import Pusher
 from cogworker.app.results import checked_timeout, value_of
 from cogworker.domain.batches import BatchStatus
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
-from cogworker.domain.layout import refusal
 from cogworker.domain.queues import checked_name
-from cogworker.exceptions import EnqueueError, LayoutError
 
 T = TypeVar("T")
 
@@ -71,7 +58,7 @@ class Client:
             self.redis, status_ttl=config.retention.status_ttl, replication=target.replication
         )
         self._redis_clock = clock or RedisClock(self.redis)
-        self._layout_checked = False
+        self._pusher = Pusher(config, self.redis, self.store, self._clock)
 
     def enqueue(
         self,
@@ -145,7 +132,7 @@ class Client:
             expiry=expiry,
             keep_result=self.config.keep_result,
         )
-        return self._push_members(jobs)
+        return self._pusher.push_many(jobs)
 
     def _clock(self) -> float:
         """Now, on Redis's clock; in a testing mode (no Redis), on this host's."""
@@ -166,11 +153,7 @@ class Client:
 
     def push(self, job: JobRecord, *, at: float | None = None) -> str | None:
         """Push a built record through the client middleware; the jid, or None if stopped."""
-        mode = testing.current_mode()
-        if mode is not None:
-            return mode.push(job)
-        middleware = self.config.client_middleware
-        return client_chain(middleware, lambda passed: self._push_one(passed, at))(job)
+        return self._pusher.push(job, at)
 
     def enqueue_periodic(self, name: str) -> RunNow:
         """Enqueue a run of the periodic job `name` now, outside its schedule (its ticks
@@ -179,7 +162,7 @@ class Client:
         queued or running.  Reads the schedule the workers keep in Redis (testing modes
         included)."""
         try:
-            self._check_layout()
+            self._pusher.check_layout()
             return run_now(PeriodicStore(self.redis), self.config, name, self._clock())
         except redis.RedisError as error:
             failure = enqueue_failure(self.config, error, ())
@@ -207,29 +190,19 @@ class Client:
         once, with the batch's id and then `args` (docs/batches.md).  A callback
         a worker can't import is an UnknownJobClassError naming it."""
         callbacks = checked_callbacks(on_success, on_complete, args)
-        self._check_layout()
+        self._pusher.check_layout()
         return self._call(
             "can't open a batch",
             lambda: open_batch(
                 BatchStore(self.redis),
                 self._build,
                 self.push,
-                self._push_members,
+                self._pusher.push_many,
                 self._clock,
                 callbacks,
                 args,
             ),
         )
-
-    def _push_members(self, jobs: Sequence[JobRecord]) -> list[str | None]:
-        """Push a batch's members as `enqueue_many` does (its error naming the jids pushed)."""
-        done: list[str | None] = []
-        for part in batches(jobs):
-            try:
-                done.extend(self._push_batch(part))
-            except EnqueueError as error:
-                raise with_pushed(error, done) from error.__cause__
-        return done
 
     def batch_status(self, bid: str) -> BatchStatus | None:
         """A batch's status (members, pending, succeeded, failed, callbacks fired), or None
@@ -288,91 +261,5 @@ class Client:
 
     def _call(self, doing: str, call: Callable[[], T]) -> T:
         """`call()`, a Redis failure raised as the error saying what it stopped (`doing`)."""
-        try:
+        with read_errors(self.config, doing):
             return call()
-        except redis.RedisError as error:
-            failure = read_failure(self.config, doing, error)
-            if failure is None:
-                raise
-            raise failure from error
-
-    def _push_one(self, job: JobRecord, at: float | None) -> str | None:
-        (pushed,) = self._write([(job, at)])
-        return job.jid if pushed else None
-
-    def _push_batch(self, jobs: Sequence[JobRecord]) -> list[str | None]:
-        mode = testing.current_mode()
-        if mode is not None:
-            return [mode.push(job) for job in jobs]
-        passed: list[JobRecord] = []
-
-        def collect(job: JobRecord) -> str | None:
-            passed.append(job)  # as the middleware left it
-            return job.jid
-
-        chain = client_chain(self.config.client_middleware, collect)
-        results = [chain(job) for job in jobs]
-        return batch_outcome(results, passed, self._write([(job, None) for job in passed]))
-
-    def _write(self, jobs: Sequence[tuple[JobRecord, float | None]]) -> list[bool]:
-        """Push jobs (now, or at a time); False where a unique job's lock was already held."""
-        if not jobs:  # every job stopped by a middleware: nothing reaches Redis
-            return []
-        now = self._clock()
-        batch = PushBatch.of(jobs, now, self.config)
-        try:
-            self._check_layout()
-            if batch.is_one_plain_push():
-                self.store.push(*batch.only_push())
-                return [True] * len(jobs)
-            replies = batch.replies_by_jid(self.store.push_unique(batch.unique, now))
-            queued = batch.queued(replies)
-            self.store.push_all(
-                batch.groups, batch.scheduled, queued=queued, now=now, indexed=batch.indexed
-            )
-        except (redis.RedisError, NotReplicatedError) as error:
-            failure = enqueue_failure(self.config, error, batch.jids)
-            if failure is None:
-                raise
-            raise failure from error
-        return batch.pushed(replies)
-
-    def _check_layout(self) -> None:
-        """At the first write, refuse a Redis holding another key layout than this code's
-        (`LayoutError`, naming the cure); a fresh Redis is given this code's number.  One
-        round trip, once per client."""
-        if self._layout_checked:
-            return
-        problem = refusal(LayoutStore(self.redis).admit())
-        if problem is not None:
-            raise LayoutError(problem)
-        self._layout_checked = True
-
-
-_default: Client | None = None
-_default_lock = threading.Lock()
-
-
-def configure(config: Config) -> Client:
-    """Make `config` the one `Job.perform_async` and friends use (and `aperform_async` and
-    friends, through an `AsyncClient` per event loop); returns its client."""
-    global _default
-    with _default_lock:
-        if _default is not None:
-            _default.close()
-        _default = Client(config)
-        return _default
-
-
-def status(jid: str) -> str | None:
-    """A tracked job's status through the configured client (see `Client.status`)."""
-    return default_client().status(jid)
-
-
-def default_client() -> Client:
-    """The client `configure` set up (or one for a default `Config` on first use)."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = Client(Config())
-        return _default

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import redis
 
@@ -78,6 +79,31 @@ def enqueue_failure(
     problem, refused = failed
     kind = EnqueueRefusedError if refused else EnqueueUnavailableError
     return kind(problem, unknown=unknown)
+
+
+@contextmanager
+def enqueue_errors(config: Config, unknown: Sequence[str]) -> Iterator[None]:
+    """Around a push: a Redis failure (or too few replicas) raised as `enqueue_failure`'s
+    error, naming the `unknown` jids; another error raised as it is."""
+    try:
+        yield
+    except (redis.RedisError, NotReplicatedError) as error:
+        failure = enqueue_failure(config, error, unknown)
+        if failure is None:
+            raise
+        raise failure from error
+
+
+@contextmanager
+def read_errors(config: Config, doing: str) -> Iterator[None]:
+    """Around a read: a Redis failure raised as the error saying what it stopped (`doing`)."""
+    try:
+        yield
+    except redis.RedisError as error:
+        failure = read_failure(config, doing, error)
+        if failure is None:
+            raise
+        raise failure from error
 
 
 def read_failure(

@@ -153,7 +153,7 @@ class Job:
         `jid`: your own id for the run, which makes repeating the call safe (see
         `Client.enqueue`); `expires_in`/`expires_at`: drop it unrun if it hasn't
         started by then."""
-        from cogworker.app.client import default_client
+        from cogworker.app.default_clients import default_client
 
         return default_client().enqueue(
             cls, *args, jid=jid, expires_in=expires_in, expires_at=expires_at
@@ -169,7 +169,7 @@ class Job:
         expires_at: float | None = None,
     ) -> str | None:
         """Enqueue a run `seconds` from now (`expires_in` counts from then)."""
-        from cogworker.app.client import default_client
+        from cogworker.app.default_clients import default_client
 
         return default_client().enqueue_in(
             seconds, cls, *args, jid=jid, expires_in=expires_in, expires_at=expires_at
@@ -186,7 +186,7 @@ class Job:
     ) -> str | None:
         """Enqueue a run at `at` (a unix timestamp or an aware datetime; `expires_in`
         counts from then)."""
-        from cogworker.app.client import default_client
+        from cogworker.app.default_clients import default_client
 
         return default_client().enqueue_at(
             at, cls, *args, jid=jid, expires_in=expires_in, expires_at=expires_at
@@ -196,14 +196,14 @@ class Job:
     async def aperform_async(cls, *args: JSON, jid: str | None = None) -> str | None:
         """`perform_async` for async code: enqueue through the running event loop's
         `AsyncClient`, made from the config given to `cogworker.configure`."""
-        from cogworker.app.async_client import default_async_client
+        from cogworker.app.default_clients import default_async_client
 
         return await (await default_async_client()).enqueue(cls, *args, jid=jid)
 
     @classmethod
     async def aperform_in(cls, seconds: float, *args: JSON, jid: str | None = None) -> str | None:
         """`perform_in` for async code (see `aperform_async`)."""
-        from cogworker.app.async_client import default_async_client
+        from cogworker.app.default_clients import default_async_client
 
         return await (await default_async_client()).enqueue_in(seconds, cls, *args, jid=jid)
 
@@ -212,7 +212,7 @@ class Job:
         cls, at: float | dt.datetime, *args: JSON, jid: str | None = None
     ) -> str | None:
         """`perform_at` for async code (see `aperform_async`)."""
-        from cogworker.app.async_client import default_async_client
+        from cogworker.app.default_clients import default_async_client
 
         return await (await default_async_client()).enqueue_at(at, cls, *args, jid=jid)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
-from cogworker.app.client import configure
+from cogworker.app.default_clients import configure
 from cogworker.contrib.django.settings_config import config_from_settings
 
 

@@ -13,7 +13,7 @@ import time
 
 from django.db import transaction
 
-from cogworker.app.client import default_client
+from cogworker.app.default_clients import default_client
 from cogworker.app.job import Job
 from cogworker.app.job_record import build_job
 from cogworker.domain.json_values import JSON
