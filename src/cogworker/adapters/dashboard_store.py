@@ -15,8 +15,8 @@ from typing import Any
 import attrs
 import redis
 
+from cogworker.adapters import jid_index, tracking
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import tracking
 from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.class_metrics import ClassMetricsStore
 from cogworker.adapters.dashboard_processes import ProcessStore
@@ -180,6 +180,10 @@ class DashboardStore:
     def status(self, jid: str) -> str | None:
         """A tracked job's status, or None (not tracked, or expired)."""
         return tracking.status(self._client, jid)
+
+    def indexed_queue(self, jid: str) -> str | None:
+        """The queue the jid index names for `jid` (`cogworker:jid:J`), or None."""
+        return jid_index.indexed(self._client, jid)
 
     def set_status(self, jid: str, status: str, now: float) -> None:
         """Set a tracked job's status (put back on its queue by hand, say)."""
