@@ -25,11 +25,13 @@ from cogworker.adapters.dashboard_sets import SetStore
 from cogworker.adapters.flagged_reads import Flags, refusal, replies
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.run import RunStore
+from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.limit_store import LimitStore
 from cogworker.adapters.periodic_store import PeriodicStore, decode_entry
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain.cron import ScheduleEntry
+from cogworker.domain.layout import Verdict
 from cogworker.domain.records import AttemptRecord, RunRecord
 
 #: The counters of the stat cards, and the sorted sets they count.
@@ -159,6 +161,10 @@ class DashboardStore:
             (pipe.llen if kind == "list" else pipe.hlen)(key)
         found = zip(sized, replies(pipe), strict=True)
         return [flags.checked(key, length, kind) or 0 for (key, kind), length in found]
+
+    def layout(self) -> Verdict:
+        """What this code makes of the key layout Redis holds (read only: one round trip)."""
+        return LayoutStore(self._client).verdict()
 
     def redis_info(self) -> dict[str, Any]:
         """The server, clients and memory sections of INFO, merged (one round trip)."""
