@@ -12,6 +12,8 @@ import pytest
 import redis
 
 import cogworker
+from cogworker.adapters import key_guard
+from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import Workers, queue_payloads, runs, wait_for_processes, zset_entries
 from tests.app.jobs import Record
 from tests.support.processes import CogworkerProcess, wait_until
@@ -186,6 +188,20 @@ def test_non_json_argument_is_a_type_error_at_enqueue_and_nothing_is_pushed(
 
     assert rc.dbsize() == 0
     assert queue_payloads(rc, "default") == []
+
+
+def test_a_layout_key_of_the_wrong_type_is_named_and_the_worker_stops(
+    rc: redis.Redis, workers: Workers
+) -> None:
+    """`cogworker:layout` not a string: the layout can't be told, so the worker names the
+    key as KeyGuard does and exits 2 rather than retry the read for ever."""
+    rc.hset(keys.LAYOUT, "number", "1")
+    worker = workers.start()
+    assert worker.wait_for_exit(30) == 2
+    assert "KeyGuard: cogworker:layout is a hash, cogworker needs a string" in worker.log_text()
+    assert key_guard.wrong_types(rc, key_guard.expected_types(())) == [
+        key_guard.WrongType(key=keys.LAYOUT, actual="hash", expected="string")
+    ]
 
 
 def test_a_process_key_of_the_wrong_type_is_named_at_start(

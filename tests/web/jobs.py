@@ -109,3 +109,10 @@ class KeptLimitedMember(Job, queue="web", keep_result=60, limit=cogworker.Concur
 
     def perform(self, *args: Any) -> str:
         return "done"
+
+
+class Kept(Job, queue="web", keep_result=60):
+    """A job keeping its result: its push writes its jid index entry."""
+
+    def perform(self, *args: Any) -> str:
+        return "done"

@@ -17,6 +17,7 @@ from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.web.locate import search, search_plan
 from cogworker.domain.records import AttemptRecord
 from tests.web.helpers import Web
+from tests.web.jobs import Kept
 
 SCORE = 1.7e9
 
@@ -117,6 +118,22 @@ def test_a_search_stops_at_its_bounds_and_says_how_far_it_got(
     by_time = search(store, "nosuch", seconds=1.5, clock=lambda: float(next(ticks)))
     assert (by_time.place, by_time.looked, by_time.stopped) == (None, 1_000, "after 1.5 s")
     assert search(store, "queued1999").place is not None
+
+
+def test_a_job_keeping_its_result_is_found_in_the_queue_its_jid_index_names(
+    store: DashboardStore, raw: redis.Redis, enqueuer: cogworker.Client
+) -> None:
+    """Deep in its queue, behind a queue searched before it by name: the index sends the
+    search to its queue first, so the other queue's entries are never looked at."""
+    _queue(raw, *[f"queued{n}" for n in range(1_200)])
+    raw.lpush(keys.queue("web"), *[_entry(f"web{n}", "web") for n in range(1_200)])
+    jid = enqueuer.enqueue(Kept)
+    assert jid is not None
+    assert raw.get(keys.jid_index(jid)) == b"web"
+    found = search(store, jid)
+    assert found.place is not None
+    assert found.place.where == "web"
+    assert found.looked <= 1_201
 
 
 def test_the_records_of_a_jid_order_the_search() -> None:

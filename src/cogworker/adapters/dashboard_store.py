@@ -15,8 +15,8 @@ from typing import Any
 import attrs
 import redis
 
+from cogworker.adapters import jid_index, tracking
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import tracking
 from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.class_metrics import ClassMetricsStore
 from cogworker.adapters.dashboard_processes import ProcessStore
@@ -25,11 +25,13 @@ from cogworker.adapters.dashboard_sets import SetStore
 from cogworker.adapters.flagged_reads import Flags, refusal, replies
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.run import RunStore
+from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.limit_store import LimitStore
 from cogworker.adapters.periodic_store import PeriodicStore, decode_entry
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain.cron import ScheduleEntry
+from cogworker.domain.layout import Verdict
 from cogworker.domain.records import AttemptRecord, RunRecord
 
 #: The counters of the stat cards, and the sorted sets they count.
@@ -160,6 +162,10 @@ class DashboardStore:
         found = zip(sized, replies(pipe), strict=True)
         return [flags.checked(key, length, kind) or 0 for (key, kind), length in found]
 
+    def layout(self) -> Verdict:
+        """What this code makes of the key layout Redis holds (read only: one round trip)."""
+        return LayoutStore(self._client).verdict()
+
     def redis_info(self) -> dict[str, Any]:
         """The server, clients and memory sections of INFO, merged (one round trip)."""
         pipe = self._client.pipeline(transaction=False)
@@ -180,6 +186,10 @@ class DashboardStore:
     def status(self, jid: str) -> str | None:
         """A tracked job's status, or None (not tracked, or expired)."""
         return tracking.status(self._client, jid)
+
+    def indexed_queue(self, jid: str) -> str | None:
+        """The queue the jid index names for `jid` (`cogworker:jid:J`), or None."""
+        return jid_index.indexed(self._client, jid)
 
     def set_status(self, jid: str, status: str, now: float) -> None:
         """Set a tracked job's status (put back on its queue by hand, say)."""

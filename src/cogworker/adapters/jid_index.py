@@ -46,12 +46,18 @@ def queue_indexes(pipe: scripts.Pipeline, indexes: Iterable[JidIndex | None]) ->
     return len(written)
 
 
+def indexed(client: redis.Redis, jid: str) -> str | None:
+    """The queue `jid`'s index entry names; None if there is none (one GET)."""
+    found = client.get(keys.jid_index(jid))
+    return None if found is None else as_bytes(found).decode()
+
+
 def locate(client: redis.Redis, jid: str, probe: Probe) -> str | None:
     """The queue whose slot holds `jid`'s records: the index's, else the first registered
     queue where `probe` finds one; None if none does."""
-    found = client.get(keys.jid_index(jid))
+    found = indexed(client, jid)
     if found is not None:
-        return as_bytes(found).decode()
+        return found
     pipe = client.pipeline(transaction=False)
     pipe.smembers(keys.QUEUES)
     pipe.smembers(keys.PARTS)

@@ -27,6 +27,10 @@ class WrongType:
         return f"{self.key} is a {self.actual}, cogworker needs a {self.expected}"
 
 
+#: The layout number's key: read before everything else at a start, so also checked alone.
+LAYOUT_TYPE = {keys.LAYOUT: "string"}
+
+
 def expected_types(queues: tuple[str, ...]) -> dict[str, str]:
     """The Redis type of every fixed key and of the given queues."""
     expected = {
@@ -39,6 +43,7 @@ def expected_types(queues: tuple[str, ...]) -> dict[str, str]:
         keys.REPEAT_ORPHANS: "list",
         keys.BEATS: "hash",
         keys.PERIODIC_SCHEDULE: "hash",
+        **LAYOUT_TYPE,
     }
     expected.update({keys.queue(name): "list" for name in queues})
     return expected

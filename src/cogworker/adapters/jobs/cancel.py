@@ -4,7 +4,13 @@ one off in one script (see cancel.lua).
 Nothing indexes jobs by jid, so each place is searched: every registered
 queue's next `QUEUE_SEARCH_DEPTH` jobs and each process's in-progress list
 (the text found server-side, `FIND_CHUNK` entries per call), and the schedule and retry sets by
-`ZSCAN MATCH`.  Each hit is decoded and its jid compared.
+`ZSCAN MATCH` on the jid, `ZSCAN_COUNT` entries per call.  Each hit is decoded and its jid
+compared.
+
+A scan, not the dashboard's walk by rank: entries leave the sets while it
+runs (the pollers move due ones out), which shifts every rank after them,
+so a walk by rank can pass over a waiting job; `ZSCAN` returns every entry
+present from its start to its end.
 """
 
 from __future__ import annotations
@@ -31,6 +37,9 @@ from cogworker.domain.stats import day_of
 from cogworker.domain.status import status_of
 
 CANCEL = LuaScript("cancel")
+#: Entries one `ZSCAN` looks at (redis-py's default is 10: 10,000 round trips for 100,000
+#: retries); the pattern is matched server-side, so only the job's entry comes back.
+ZSCAN_COUNT = 1_000
 
 
 @attrs.frozen(kw_only=True)
@@ -57,7 +66,9 @@ class CancelStore:
             if found is not None:
                 return Waiting(key=keys.queue(name), kind="list", entry=found[0], job=found[1])
         for sorted_set in (keys.SCHEDULE, keys.RETRY):
-            for entry, _ in self.client.zscan_iter(sorted_set, match=f"*{_glob(jid)}*"):
+            for entry, _ in self.client.zscan_iter(
+                sorted_set, match=f"*{_glob(jid)}*", count=ZSCAN_COUNT
+            ):
                 job = _job_of(as_bytes(entry), jid)
                 if job is not None:
                     return Waiting(key=sorted_set, kind="zset", entry=as_bytes(entry), job=job)

@@ -12,7 +12,7 @@ from typing import Any
 
 import jinja2
 import redis
-from litestar import Litestar, Request
+from litestar import Litestar, Request, Router
 from litestar.config.csrf import CSRFConfig
 from litestar.datastructures import State
 from litestar.exceptions import HTTPException
@@ -31,6 +31,13 @@ from cogworker.app.config import Config
 from cogworker.app.web.asgi import DashboardApp
 from cogworker.app.web.context import Dashboard, render
 from cogworker.app.web.format import FILTERS, visible_controls
+from cogworker.app.web.layout_gate import (
+    STATE_KEY,
+    LayoutGate,
+    LayoutMismatchError,
+    check_layout,
+    layout_mismatch,
+)
 from cogworker.app.web.routes import (
     batches,
     bulk,
@@ -226,7 +233,11 @@ def create_app(
         redis_label=target.label,
     )
     litestar = Litestar(
-        route_handlers=[*ROUTES, create_static_files_router("/static", [_static_dir()])],
+        route_handlers=[
+            # Every page checks the key layout first; the assets don't read Redis.
+            Router("/", route_handlers=ROUTES, before_request=check_layout),
+            create_static_files_router("/static", [_static_dir()]),
+        ],
         template_config=_templates(),
         csrf_config=CSRFConfig(
             secret=csrf_secret or secrets.token_hex(32),
@@ -238,6 +249,7 @@ def create_app(
         ),
         exception_handlers={
             HTTPException: _http_error,
+            LayoutMismatchError: layout_mismatch,
             # Before ConnectionError's handler: redis-py makes a refused AUTH one of those.
             redis.AuthenticationError: _redis_refused,
             redis.exceptions.NoPermissionError: _redis_refused,
@@ -250,7 +262,7 @@ def create_app(
             redis.ResponseError: _redis_answer,
             Exception: _unexpected,
         },
-        state=State({"cogworker_dashboard": dashboard}),
+        state=State({"cogworker_dashboard": dashboard, STATE_KEY: LayoutGate(store)}),
         # Bulk actions stop with the process (between two batches: each entry's move is atomic).
         on_shutdown=[dashboard.bulk.stop_all],
         openapi_config=None,

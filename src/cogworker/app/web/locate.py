@@ -104,15 +104,28 @@ def look_at(store: DashboardStore, jid: str, hint: Hint) -> Place | None:
             assert_never(hint)
 
 
-def plan_for(store: DashboardStore, jid: str) -> tuple[str, ...]:
-    """Where to search for `jid`, in order, from what is recorded under its jid (each read
-    O(1)): its tracked status and its newest failed attempt.
+@attrs.frozen(kw_only=True)
+class Plan:
+    """Where a search looks, in order, and the queue it searches first among the queues."""
 
-    The one place a jid index plugs in (`cogworker:jid:J`, docs/redis-cluster.md, "A job
-    by jid"): read here with the records, the queue it names narrows the queues searched
-    to that one.
+    places: tuple[str, ...]
+    #: The queue the jid index names ("": none): searched before the other queues.
+    queue: str = ""
+
+
+def plan_for(store: DashboardStore, jid: str) -> Plan:
+    """Where to search for `jid`, in order, from what is recorded under its jid (each read
+    O(1)): its tracked status, its newest failed attempt, and the queue its jid index
+    entry names (`cogworker:jid:J`, docs/redis-cluster.md, "The jid index").
+
+    The index says which queue the job was pushed to, not where it is now (it may be
+    retrying or dead, or have no entry: plain jobs write none, a failover can lose one),
+    so that queue is searched first among the queues, and the others after it.
     """
-    return search_plan(store.status(jid), store.attempts(jid))
+    places = search_plan(store.status(jid), store.attempts(jid))
+    if not places:
+        return Plan(places=places)
+    return Plan(places=places, queue=store.indexed_queue(jid) or "")
 
 
 def search_plan(status: str | None, attempts: Sequence[AttemptRecord]) -> tuple[str, ...]:
@@ -155,14 +168,19 @@ def search(
     return Search(place=None, looked=looked)
 
 
-def _chunks(store: DashboardStore, jid: str, plan: Sequence[str]) -> Iterator[Looked]:
+def _chunks(store: DashboardStore, jid: str, plan: Plan) -> Iterator[Looked]:
     """Each search call's entries looked at, and the place if that call found the job."""
-    for where in plan:
+    for where in plan.places:
         if where == QUEUES:
-            for queue in store.queues.names():
+            for queue in _queue_order(store.queues.names(), plan.queue):
                 yield from _queue_chunks(store, jid, queue)
         else:
             yield from _set_chunks(store, jid, KINDS[where])
+
+
+def _queue_order(names: Sequence[str], first: str) -> list[str]:
+    """The queues to search: `first` (the index's, if any) and then the others."""
+    return [first, *(name for name in names if name != first)] if first else list(names)
 
 
 def _queue_chunks(store: DashboardStore, jid: str, queue: str) -> Iterator[Looked]:

@@ -391,6 +391,9 @@ class Manager:
     def _check_layout(self) -> None:
         """Go on only if Redis holds this code's key layout (a fresh Redis is given it):
         on an older one this process would miss the keys it looks for."""
+        for wrong in key_guard.wrong_types(self.redis, key_guard.LAYOUT_TYPE):
+            self.logger.error("KeyGuard: %s; stopping", wrong, extra={"reason": "layout"})
+            raise SystemExit(SETTING_EXIT)
         problem = refusal(LayoutStore(self.redis).admit())
         if problem is not None:
             self.logger.error("%s; stopping", problem, extra={"reason": "layout"})
