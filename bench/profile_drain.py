@@ -3,15 +3,18 @@
 
     bash bench/run.sh --profile [--variant p2c10] [--n 100000] [-- --idle]
     bash bench/run.sh --profile --workload io [--variant p2a100] [--n 50000]
+    bash bench/run.sh --profile --workload fail [--variant p2c10] [--n 50000]
 
 (run.sh starts the private Redis and calls this with --url and --peers-dir).
 It queues N jobs of the benchmark (the no-op cogworker_bench.Noop, one INCR
 each; with --workload io the I/O-bound cogworker_io_bench job, a 10 ms wait
-then the INCR) with the bulk API, starts the variant's worker processes as the harness does,
-waits for the first completion (start-up is not profiled), samples ONE worker
-process with `py-spy record` for --duration seconds, waits for the drain to
-end and stops the workers.  It writes py-spy's raw collapsed stacks (input for
-flamegraph.pl or speedscope) and a summary to --out and prints the summary:
+then the INCR; with --workload fail cogworker_fail_bench's job, the INCR then a
+raise, each filed for a retry) with the bulk API, starts the variant's worker
+processes as the harness does, waits for the first completion (start-up is
+not profiled), samples ONE worker process with `py-spy record` for --duration
+seconds, waits for the drain to end and stops the workers.  It writes py-spy's
+raw collapsed stacks (input for flamegraph.pl or speedscope) and a summary to
+--out and prints the summary:
 
 * by default only the thread holding the GIL is sampled (py-spy --gil): the
   shares are of the process's Python CPU time;
@@ -160,8 +163,8 @@ def parse_args() -> argparse.Namespace:
     )
     ap.add_argument("--url", required=True, help="a Redis to FLUSHALL and use")
     ap.add_argument("--peers-dir", required=True, help="the harness folder (for common.py)")
-    ap.add_argument("--workload", choices=("noop", "io"), default="noop")
-    ap.add_argument("--variant", default=None, help="default p2c10 (noop), p2a100 (io)")
+    ap.add_argument("--workload", choices=("noop", "io", "fail"), default="noop")
+    ap.add_argument("--variant", default=None, help="default p2c10 (noop, fail), p2a100 (io)")
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--duration", type=int, default=8, help="seconds of sampling")
     ap.add_argument("--rate", type=int, default=200, help="py-spy samples per second")
@@ -178,12 +181,19 @@ def main() -> None:
     sys.path[:0] = [HERE, args.peers_dir]
     import common
 
+    done_key = common.DONE_KEY
     if args.workload == "io":
         import cogworker_io_bench as cb
         import io_work
 
         args.variant = args.variant or "p2a100"
         kind = io_work.KIND
+    elif args.workload == "fail":
+        import cogworker_fail_bench as cb
+        import fail_work
+
+        args.variant = args.variant or "p2c10"
+        kind, done_key = fail_work.KIND, fail_work.ATTEMPTS_KEY
     else:
         import cogworker_bench as cb
 
@@ -210,11 +220,11 @@ def main() -> None:
         procs = spawn_workers(cb.worker_commands(args.url, args.variant), args.peers_dir, log)
         t0 = time.perf_counter()
         try:
-            while done_count(r, common.DONE_KEY) == 0:
+            while done_count(r, done_key) == 0:
                 if time.perf_counter() - t0 > 30:
                     sys.exit("no job finished within 30 s; see workers.log")
                 time.sleep(0.01)
-            c0, ts = done_count(r, common.DONE_KEY), time.perf_counter()
+            c0, ts = done_count(r, done_key), time.perf_counter()
             spy = subprocess.run(
                 [pyspy, "record", "--pid", str(procs[0].pid), "--duration", str(args.duration),
                  "--rate", str(args.rate), "--threads", *mode, "--format", "raw", "--output", raw],
@@ -222,10 +232,10 @@ def main() -> None:
                 stderr=subprocess.PIPE,
                 check=False,
             )  # fmt: skip
-            rate_during = (done_count(r, common.DONE_KEY) - c0) / (time.perf_counter() - ts)
-            while done_count(r, common.DONE_KEY) < args.n and time.perf_counter() - t0 < 300:
+            rate_during = (done_count(r, done_key) - c0) / (time.perf_counter() - ts)
+            while done_count(r, done_key) < args.n and time.perf_counter() - t0 < 300:
                 time.sleep(0.05)
-            done, total_s = done_count(r, common.DONE_KEY), time.perf_counter() - t0
+            done, total_s = done_count(r, done_key), time.perf_counter() - t0
         finally:
             stop_workers(procs)
     if spy.returncode != 0:

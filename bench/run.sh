@@ -11,6 +11,7 @@
 #   bash bench/run.sh --workload noop --reps 1 -- --phases drain --no-incr  # after --: to the driver
 #   bash bench/run.sh --profile [--variant p2c10] [--n 100000]  # py-spy on one worker in a drain
 #   bash bench/run.sh --profile --workload io [--variant p2a100]  # the same, I/O-bound jobs
+#   bash bench/run.sh --profile --workload fail [--variant p2c10]  # the same, failing jobs
 #   bash bench/run.sh --ref HEAD ...        # cogworker as committed, not the working tree
 #   bash bench/run.sh --workload io         # I/O-bound jobs (10 ms wait): cogworker async + threads
 #                                           # against arq, SAQ, taskiq, streaq, 3 reps (~15 min)
@@ -31,8 +32,8 @@
 # cogworker part, the same way; default each workload's *_LIBS; --quick: the default
 # variants) | --reps N (default 3) | --n N (jobs per enqueue/drain; default 20,000) |
 # --timeout S (per driver call, default 300) | --out DIR | --no-limit (skip redis_limit.py)
-# | --profile (instead of the runs: bench/profile_drain.py on workload noop or io, with
-# --variant V, default p2c10 (io: p2a100), and --n, default 100,000 (io: 50,000)) |
+# | --profile (instead of the runs: bench/profile_drain.py on workload noop, io or fail, with
+# --variant V, default p2c10 (io: p2a100), and --n, default 100,000 (io, fail: 50,000)) |
 # --ref REV (measure cogworker's src/ as of commit REV, unpacked into <out>/cogworker-src
 # and put first on PYTHONPATH, instead of the working tree, which others may be editing) |
 # --base REV (io workload: every cogworker target also run with src/ as of REV,
@@ -111,7 +112,8 @@ if [ "$PROFILE" = 1 ]; then
   case "$WORKLOADS" in
     noop) VARIANT=${VARIANT:-p2c10}; PROFILE_N=100000 ;;
     io) VARIANT=${VARIANT:-p2a100}; PROFILE_N=50000 ;;
-    *) echo "run.sh: --profile is for one workload, noop or io" >&2; exit 2 ;;
+    fail) VARIANT=${VARIANT:-p2c10}; PROFILE_N=50000 ;;
+    *) echo "run.sh: --profile is for one workload, noop, io or fail" >&2; exit 2 ;;
   esac
 fi
 # The workload of a target, by its adapter's name: <lib>_fail, <lib>_io, else noop.

@@ -6,6 +6,7 @@ the names in FIELDS are shown, in that order.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import logging
@@ -20,9 +21,14 @@ def _fields(record: logging.LogRecord) -> dict[str, object]:
     return {name: record.__dict__[name] for name in FIELDS if name in record.__dict__}
 
 
+@functools.lru_cache(maxsize=4)
+def _second(second: int) -> str:
+    """A second's text, formatted once: in a retry storm every failure logs a line."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+
+
 def _timestamp(record: logging.LogRecord) -> str:
-    seconds = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
-    return f"{seconds}.{int(record.msecs):03d}Z"
+    return f"{_second(int(record.created))}.{int(record.msecs):03d}Z"
 
 
 class KeyValueFormatter(logging.Formatter):

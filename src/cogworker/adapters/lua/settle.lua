@@ -94,8 +94,10 @@ local function count(total, today)
 end
 
 local function keep(list, record, most, ttl)
-  redis.call("LPUSH", list, record)
-  redis.call("LTRIM", list, 0, tonumber(most) - 1)
+  -- Trimmed only when too long: a failing job's own lists are short (a retry's commands cost).
+  if redis.call("LPUSH", list, record) > tonumber(most) then
+    redis.call("LTRIM", list, 0, tonumber(most) - 1)
+  end
   redis.call("EXPIRE", list, ttl)
 end
 

@@ -312,6 +312,8 @@ class Processor:
     ) -> None:
         if not written:
             return  # an interrupted write logs its own lines; a lost job isn't this one's
+        if not self.logger.isEnabledFor(logging.WARNING):
+            return  # its fields built only when its line is written: one per failure
         error = end.error.summary if isinstance(end, settlement.Raised) else ""
         self.logger.warning(
             "fail",
