@@ -15,12 +15,18 @@ from typing import Any
 
 import pytest
 import redis
+from hypothesis import settings
 
 import cogworker
 from tests.support.async_variants import KINDS, Kind
 from tests.support.clients import CLIENT_KINDS, EitherClient, client_of
 from tests.support.processes import CogworkerFactory, CogworkerProcess, start_worker
 from tests.support.redis_server import RedisServer, RedisServerFactory
+
+# No per-example deadline: the suite asserts nothing about timing, and an example that
+# a busy machine slows past Hypothesis's default 200 ms would fail as "unreliable".
+settings.register_profile("cogworker", deadline=None)
+settings.load_profile("cogworker")
 
 #: Nothing listens on port 1: connecting is refused at once.
 UNREACHABLE_REDIS_URL = "redis://127.0.0.1:1/0"

@@ -19,9 +19,7 @@ slots = st.integers(min_value=-2 * memory.SLOTS, max_value=2).map(
 readings = st.integers(min_value=0, max_value=2**40)
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     stored=st.dictionaries(slots, readings, max_size=12),
     reading=st.none() | readings,

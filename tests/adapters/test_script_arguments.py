@@ -251,7 +251,6 @@ def _writes(rc: redis.Redis) -> int:
 
 @settings(
     max_examples=40 * len(CALLS),
-    deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
@@ -275,7 +274,6 @@ def test_a_script_given_an_extreme_argument_succeeds_or_writes_nothing(
 
 @settings(
     max_examples=len(CALLS) * 3,
-    deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(name=st.sampled_from(sorted(CALLS)))

@@ -12,7 +12,7 @@ import zoneinfo
 
 import attrs
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from cogworker.domain import cron
@@ -126,7 +126,6 @@ def test_ticks_are_read_in_the_time_zone(after: float) -> None:
 
 
 @given(expressions, ZONES, instants, gaps)
-@settings(deadline=None)
 def test_ticks_between_are_increasing_and_inside_the_interval(
     expression: str, tz: dt.tzinfo, since: float, gap: float
 ) -> None:
@@ -139,7 +138,6 @@ def test_ticks_between_are_increasing_and_inside_the_interval(
 
 
 @given(expressions, ZONES, instants, gaps, st.integers(1, 12))
-@settings(deadline=None)
 def test_latest_ticks_are_the_tail_of_all_ticks(
     expression: str, tz: dt.tzinfo, since: float, gap: float, count: int
 ) -> None:
@@ -153,7 +151,6 @@ def test_latest_ticks_are_the_tail_of_all_ticks(
 
 
 @given(expressions, ZONES, instants, gaps, CATCH_UPS, st.integers(1, 12))
-@settings(deadline=None)
 def test_due_ticks_follow_the_catch_up_rules(
     expression: str, tz: dt.tzinfo, since: float, gap: float, catch_up: cron.CatchUp, limit: int
 ) -> None:
@@ -164,7 +161,6 @@ def test_due_ticks_follow_the_catch_up_rules(
 
 
 @given(expressions, ZONES, instants, gaps, CATCH_UPS, st.integers(1, 12))
-@settings(deadline=None)
 def test_due_ticks_are_ordered_bounded_and_inside_the_gap(
     expression: str, tz: dt.tzinfo, since: float, gap: float, catch_up: cron.CatchUp, limit: int
 ) -> None:
