@@ -64,7 +64,7 @@ fi
 # subprocesses they start are not measured) and two floors, the measured figures rounded down:
 # raise them when coverage rises, never lower them to let a change in.
 domain_floor=99  # measured 99.7 % (2026-12-04, fifth session)
-total_floor=76   # measured 77 % (2026-12-04, fifth session)
+total_floor=77   # measured 78 % (2026-12-04, fifth session)
 # Two parts: most tests on two pytest processes (they spend their time waiting on workers
 # and Redis), then the `solo` ones alone, so that no other test loads the machine under them.
 echo "== pytest, with branch coverage: the tests not marked solo, on 2 processes"
