@@ -9,6 +9,8 @@ a failover of the one they were fetched from.
 
 from __future__ import annotations
 
+import time
+
 import cogworker
 from cogworker import Job
 from cogworker.app.periodic import Periodic
@@ -25,8 +27,12 @@ config = cogworker.Config(
 
 
 def record(kind: str, jid: str) -> int:
-    """Count a run of `jid` in `runs:KIND` (a hash: jid -> runs); this run's number."""
-    return int(side_effects().hincrby(f"runs:{kind}", jid, 1))
+    """Count a run of `jid` in `runs:KIND` (a hash: jid -> runs), keep when its first run
+    was in `first:KIND` (jid -> Unix time); this run's number."""
+    pipe = side_effects().pipeline(transaction=False)
+    pipe.hincrby(f"runs:{kind}", jid, 1)
+    pipe.hsetnx(f"first:{kind}", jid, time.time())
+    return int(pipe.execute()[0])
 
 
 class Drain(Job):
