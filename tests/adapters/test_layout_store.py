@@ -3,12 +3,15 @@ overwrites; the number only goes up; a fresh Redis is given this code's number."
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 import redis
+import redis.asyncio
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.layout_store import KeyReport, LayoutStore
-from cogworker.domain.layout import Fresh, Outdated, Ready, Rename, Step
+from cogworker.adapters.layout_store import KeyReport, LayoutStore, admit_async
+from cogworker.domain.layout import Fresh, Outdated, Ready, Rename, RenameMatching, Step
 
 HASH = Rename(old="cogworker:old:hash", new="cogworker:{new}:hash")
 TEXT = Rename(old="cogworker:old:text", new="cogworker:{new}:text")
@@ -105,3 +108,65 @@ def test_a_report_reads_each_old_key_and_writes_nothing(rc: redis.Redis) -> None
         KeyReport(old=TEXT.old, new=TEXT.new, kind="none", entries=0),
     ]
     assert rc.dbsize() == before
+
+
+def test_lists_sets_and_sorted_sets_under_both_names_are_merged(rc: redis.Redis) -> None:
+    """A straggler's list waits behind the new one's entries in its own order; a sorted set
+    keeps the new scores and gains the old members; a set gains the old members."""
+    queue = Rename(old="cogworker:old:list", new="cogworker:{new}:list")
+    rc.lpush(queue.old, "old-1", "old-2")  # old-1 was pushed first
+    rc.lpush(queue.new, "new-1", "new-2")
+    waiting = Rename(old="cogworker:old:zset", new="cogworker:{new}:zset")
+    rc.zadd(waiting.old, {"a": 1.0, "b": 2.0})
+    rc.zadd(waiting.new, {"a": 5.0})
+    members = Rename(old="cogworker:old:set", new="cogworker:{new}:set")
+    rc.sadd(members.old, "x", "y")
+    rc.sadd(members.new, "y", "z")
+    store = LayoutStore(rc)
+
+    assert [store.move(queue), store.move(waiting), store.move(members)] == ["merged"] * 3
+
+    taken_in_order = [rc.rpop(queue.new) for _ in range(4)]
+    assert taken_in_order == [b"new-1", b"new-2", b"old-1", b"old-2"]
+    assert rc.zrange(waiting.new, 0, -1, withscores=True) == [(b"b", 2.0), (b"a", 5.0)]
+    assert rc.smembers(members.new) == {b"x", b"y", b"z"}
+    assert not rc.exists(queue.old, waiting.old, members.old)
+
+
+#: A family of keys, named like queue lists with glob characters in them.
+QUEUE_LISTS = RenameMatching(old="cogworker:old:q[*]", new="cogworker:{q:*}:new")
+FAMILY_STEPS = (Step(number=1, summary="queue lists", renames=(), families=(QUEUE_LISTS,)),)
+
+
+def test_a_familys_members_are_found_by_a_scan_that_reads_its_name_literally(
+    rc: redis.Redis,
+) -> None:
+    """Found: every key named like the family's old name (its brackets literal), and no
+    other; with no layout number, one member is enough to refuse."""
+    for name in ("a", "b*", ""):
+        rc.lpush(f"cogworker:old:q[{name}]", "job")
+    rc.lpush("cogworker:old:qa", "not a member")
+    store = LayoutStore(rc)
+
+    assert store.found(FAMILY_STEPS) == {
+        "cogworker:old:q[a]", "cogworker:old:q[b*]", "cogworker:old:q[]"
+    }  # fmt: skip
+    assert store.admit(FAMILY_STEPS) == Outdated(stored=0, current=1)
+    assert not rc.exists(keys.LAYOUT)
+
+
+def test_the_async_admission_scans_for_family_members_too(rc: redis.Redis, redis_url: str) -> None:
+    """An AsyncClient's first write is refused the same way by a family member alone."""
+
+    async def admit_twice() -> list[object]:
+        client = redis.asyncio.Redis.from_url(redis_url)
+        try:
+            refused = await admit_async(client, FAMILY_STEPS)
+            await client.delete("cogworker:old:q[a]")
+            return [refused, await admit_async(client, FAMILY_STEPS)]
+        finally:
+            await client.aclose()
+
+    rc.lpush("cogworker:old:q[a]", "job")
+
+    assert asyncio.run(admit_twice()) == [Outdated(stored=0, current=1), Ready()]

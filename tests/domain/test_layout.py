@@ -3,6 +3,7 @@ the old keys found, which steps a migration applies, and whom it waits for."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -109,3 +110,41 @@ def test_still_beating_are_the_processes_with_a_beat_younger_than_the_threshold(
     assert running == sorted(running)
     for identity, beat in beats.items():
         assert (identity in running) == (beat is not None and now - beat < threshold)
+
+
+#: A family as a layout step names one: a queue's list, under its queue's hash tag.
+QUEUES = layout.RenameMatching(old="cogworker:queue:*", new="cogworker:{q:*}:queue")
+queue_names = st.text(min_size=1, max_size=12)
+
+
+@given(names=st.sets(queue_names, max_size=5), stored=st.sampled_from([0, 1]))
+def test_a_family_moves_each_member_found_keeping_what_varies(names: set[str], stored: int) -> None:
+    """A family's members are the keys found that match it, pending step or applied: each
+    goes to the new name with the same varying text; keys it doesn't match stay put."""
+    step = Step(number=1, summary="queues", renames=(), families=(QUEUES,))
+    found = {f"cogworker:queue:{name}" for name in names} | {"cogworker:queues", "x:queue:a"}
+
+    planned = layout.plan(stored, found, (step,))
+
+    moves = {rename.old: rename.new for each in planned for rename in each.renames}
+    assert moves == {f"cogworker:queue:{n}": f"cogworker:{{q:{n}}}:queue" for n in names}
+    decided = layout.verdict(None, found, (step,))
+    assert decided == (Outdated(stored=0, current=1) if names else Fresh(number=1))
+
+
+@given(name=st.text(max_size=20))
+def test_a_family_matches_exactly_the_names_its_rename_can_read(name: str) -> None:
+    """A name matches the family only when it has the old name's fixed head and tail; its
+    rename then gives back the varying text."""
+    if QUEUES.matches(name):
+        assert (
+            QUEUES.rename(name).new == "cogworker:{q:" + name[len("cogworker:queue:") :] + "}:queue"
+        )
+    else:
+        assert not name.startswith("cogworker:queue:")
+
+
+def test_a_family_names_one_varying_part() -> None:
+    """A family whose names don't hold exactly one `*` is refused when it is written."""
+    with pytest.raises(ValueError, match="must hold one"):
+        layout.RenameMatching(old="cogworker:queue:*:*", new="cogworker:{q:*}:queue")

@@ -9,6 +9,7 @@ a run again finishes it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 
 import attrs
@@ -19,10 +20,14 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
 from cogworker.domain import layout
-from cogworker.domain.layout import Fresh, Ready, Rename, Step, Verdict
+from cogworker.domain.layout import Fresh, Ready, Rename, RenameMatching, Step, Verdict
 
 MOVE_KEY = LuaScript("move_key")
 RAISE_LAYOUT = LuaScript("raise_layout")
+#: Keys a SCAN step looks at: large, as a migration's scans cross the whole keyspace.
+SCAN_COUNT = 1000
+#: The characters a SCAN MATCH pattern reads as more than themselves.
+GLOB_SPECIAL = frozenset("*?[]\\")
 
 
 @attrs.frozen(kw_only=True)
@@ -46,23 +51,42 @@ class LayoutStore:
         """The layout number Redis holds; None if it holds none."""
         return layout_number(self.client.get(keys.LAYOUT))
 
-    def found(self, names: Sequence[str]) -> frozenset[str]:
-        """Those of `names` that exist (an EXISTS each, in one round trip)."""
+    def found(self, steps: tuple[Step, ...] = layout.STEPS) -> frozenset[str]:
+        """The old keys of `steps` that exist: their names (an EXISTS each, in one round
+        trip) and every member of their families (a scan each)."""
+        names = layout.old_names(steps)
         pipe = self.client.pipeline(transaction=False)
         for name in names:
             pipe.exists(name)
-        return frozenset(name for name, n in zip(names, pipe.execute(), strict=True) if n)
+        named = {name for name, n in zip(names, pipe.execute(), strict=True) if n}
+        members = {
+            as_bytes(name).decode()
+            for family in layout.old_families(steps)
+            for name in self.client.scan_iter(match=scan_pattern(family), count=SCAN_COUNT)
+        }
+        return frozenset(named | {name for name in members if layout.is_old(name, steps)})
 
     def verdict(self, steps: tuple[Step, ...] = layout.STEPS) -> Verdict:
         """What a process of this code does on this Redis (`domain.layout.verdict`): the
-        number and the old keys read in one round trip (an EXISTS each: single-key)."""
+        number and the old keys read in one round trip (an EXISTS each: single-key); with
+        no number, a scan for a member of each family too, stopping at the first."""
         names = layout.old_names(steps)
         pipe = self.client.pipeline(transaction=False)
         pipe.get(keys.LAYOUT)
         for name in names:
             pipe.exists(name)
         raw, *found = pipe.execute()
-        return _verdict(raw, names, found, steps)
+        members = self._first_members(steps) if raw is None else []
+        return _verdict(raw, names, found, members, steps)
+
+    def _first_members(self, steps: tuple[Step, ...]) -> list[str]:
+        return [
+            as_bytes(name).decode()
+            for family in layout.old_families(steps)
+            for name in itertools.islice(
+                self.client.scan_iter(match=scan_pattern(family), count=SCAN_COUNT), 1
+            )
+        ]
 
     def admit(self, steps: tuple[Step, ...] = layout.STEPS) -> Verdict:
         """The verdict, once a fresh Redis has this code's number written (SET NX: of
@@ -116,7 +140,13 @@ async def admit_async(
     for name in names:
         pipe.exists(name)
     raw, *found = await pipe.execute()
-    verdict = _verdict(raw, names, found, steps)
+    members = []
+    if raw is None:
+        for family in layout.old_families(steps):
+            async for name in client.scan_iter(match=scan_pattern(family), count=SCAN_COUNT):
+                members.append(as_bytes(name).decode())
+                break
+    verdict = _verdict(raw, names, found, members, steps)
     if isinstance(verdict, Fresh):
         if await client.set(keys.LAYOUT, verdict.number, nx=True):
             return Ready()
@@ -135,9 +165,25 @@ def layout_number(raw: bytes | str | None) -> int | None:
     return int(text)
 
 
+def scan_pattern(family: RenameMatching) -> str:
+    """A SCAN MATCH pattern for the family's old keys: its `*` a wildcard, the rest literal."""
+    head, tail = family.old.split(layout.WILDCARD)
+    return _glob_literal(head) + "*" + _glob_literal(tail)
+
+
+def _glob_literal(text: str) -> str:
+    return "".join("\\" + char if char in GLOB_SPECIAL else char for char in text)
+
+
 def _verdict(
-    raw: bytes | None, names: Sequence[str], exists: Sequence[int], steps: tuple[Step, ...]
+    raw: bytes | None,
+    names: Sequence[str],
+    exists: Sequence[int],
+    members: Iterable[str],
+    steps: tuple[Step, ...],
 ) -> Verdict:
-    """The verdict on what one round trip read: the number, and EXISTS of each old name."""
+    """The verdict on what was read: the number, EXISTS of each old name, and the family
+    members a scan found."""
     found = {name for name, count in zip(names, exists, strict=True) if count}
+    found |= {name for name in members if layout.is_old(name, steps)}
     return layout.verdict(layout_number(raw), found, steps)

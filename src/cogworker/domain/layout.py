@@ -27,14 +27,45 @@ class Rename:
     new: str
 
 
+#: What stands, in a family's names, for the part each key has of its own.
+WILDCARD = "*"
+
+
+def _one_wildcard(_: object, attribute: attrs.Attribute[str], value: str) -> None:
+    if value.count(WILDCARD) != 1:
+        raise ValueError(f"{attribute.name} must hold one {WILDCARD!r}: {value!r}")
+
+
+@attrs.frozen(kw_only=True)
+class RenameMatching:
+    """A family of keys moved whole, each on its own: every key named like `old` (one `*`
+    standing for what varies: a queue's name, a counter's name and day) goes to `new` with
+    its `*` replaced by that same text.  A migration finds the members by a scan."""
+
+    old: str = attrs.field(validator=_one_wildcard)
+    new: str = attrs.field(validator=_one_wildcard)
+
+    def matches(self, name: str) -> bool:
+        """Whether `name` is one of the family's old keys."""
+        head, tail = self.old.split(WILDCARD)
+        return len(name) >= len(head) + len(tail) and name.startswith(head) and name.endswith(tail)
+
+    def rename(self, name: str) -> Rename:
+        """The move of the family's old key `name` (one it `matches`)."""
+        head, tail = self.old.split(WILDCARD)
+        varying = name[len(head) : len(name) - len(tail)]
+        return Rename(old=name, new=self.new.replace(WILDCARD, varying))
+
+
 @attrs.frozen(kw_only=True)
 class Step:
     """One layout step: its number (the layout a Redis holds once it is applied), what it
-    changes in words, and the keys it renames."""
+    changes in words, the keys it renames, and the families of keys it renames each."""
 
     number: int
     summary: str
     renames: tuple[Rename, ...]
+    families: tuple[RenameMatching, ...] = ()
 
 
 #: Every step, in the order they apply; a step's number is its place (1, 2, ...).
@@ -72,11 +103,18 @@ class Planned:
 def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -> list[Planned]:
     """What a migration from layout `stored` does, in order: every rename of each pending
     step; of the steps applied already, the renames whose old key is `found` again (a
-    process of an older release wrote it after the migration), so a run moves those too."""
+    process of an older release wrote it after the migration), so a run moves those too.
+    A family's members are the `found` keys it matches, pending or not (in name order)."""
     planned = []
     for step in steps:
         pending_step = step.number > stored
         renames = tuple(r for r in step.renames if pending_step or r.old in found)
+        renames += tuple(
+            family.rename(name)
+            for family in step.families
+            for name in sorted(found)
+            if family.matches(name)
+        )
         if pending_step or renames:
             planned.append(Planned(step=step, renames=renames))
     return planned
@@ -85,6 +123,16 @@ def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -
 def old_names(steps: tuple[Step, ...]) -> tuple[str, ...]:
     """The keys `steps` move away from: any of them found means they weren't applied."""
     return tuple(rename.old for step in steps for rename in step.renames)
+
+
+def old_families(steps: tuple[Step, ...]) -> tuple[RenameMatching, ...]:
+    """The families of keys `steps` move away from: a member found means the same."""
+    return tuple(family for step in steps for family in step.families)
+
+
+def is_old(name: str, steps: tuple[Step, ...] = STEPS) -> bool:
+    """Whether `name` is a key some step moves away from (by name or by family)."""
+    return name in old_names(steps) or any(f.matches(name) for f in old_families(steps))
 
 
 @attrs.frozen(kw_only=True)
@@ -139,10 +187,10 @@ Verdict = Ready | Fresh | Outdated | Newer
 
 def verdict(stored: int | None, found: Collection[str], steps: tuple[Step, ...] = STEPS) -> Verdict:
     """What a process does on a Redis holding layout `stored` (None: missing), where
-    `found` are the keys of `old_names(steps)` that exist."""
+    `found` are keys that exist: those of `old_names(steps)`, and any of `old_families`."""
     latest = current(steps)
     if stored is None:
-        if any(name in found for name in old_names(steps)):
+        if any(is_old(name, steps) for name in found):
             return Outdated(stored=0, current=latest)
         return Fresh(number=latest)
     if stored < latest:

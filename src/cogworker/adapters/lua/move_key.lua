@@ -2,8 +2,11 @@
 -- (`cogworker migrate`), so it is under one name or the other at every
 -- moment, never both, never neither.  Found under both names (a process of
 -- the older release wrote the old one after a migration), it is merged into
--- the new one, whose content wins: a hash gains the fields it lacks, a
--- string keeps its value; then the old key goes.
+-- the new one, whose content wins: a hash gains the fields it lacks, a set
+-- the members, a sorted set the members with their scores; a list's entries
+-- go to the new list's left end in their order (the end a push writes: a
+-- straggler's jobs wait behind the others); a string keeps its value.  Then
+-- the old key goes.
 --
 -- shape: KEYS 2, ARGV 0
 -- KEYS[1] the key's old name   KEYS[2] its new name
@@ -20,7 +23,7 @@ if there == "none" then
   return "renamed"
 end
 -- Checked before the first write: Lua doesn't roll back.
-if there ~= kind or (kind ~= "hash" and kind ~= "string") then
+if there ~= kind or kind == "stream" then
   error({err = "ERR cogworker: can't merge " .. KEYS[1] .. " (" .. kind .. ") into "
     .. KEYS[2] .. " (" .. there .. ")"})
 end
@@ -28,6 +31,18 @@ if kind == "hash" then
   local fields = redis.call("HGETALL", KEYS[1])
   for i = 1, #fields, 2 do
     redis.call("HSETNX", KEYS[2], fields[i], fields[i + 1])
+  end
+elseif kind == "set" then
+  for _, member in ipairs(redis.call("SMEMBERS", KEYS[1])) do
+    redis.call("SADD", KEYS[2], member)
+  end
+elseif kind == "zset" then
+  local entries = redis.call("ZRANGE", KEYS[1], 0, -1, "WITHSCORES")
+  for i = 1, #entries, 2 do
+    redis.call("ZADD", KEYS[2], "NX", entries[i + 1], entries[i])
+  end
+elseif kind == "list" then
+  while redis.call("LMOVE", KEYS[1], KEYS[2], "RIGHT", "LEFT") do
   end
 end
 redis.call("DEL", KEYS[1])

@@ -38,7 +38,7 @@ def migrate(session: Session, dry_run: bool) -> bool:
     if stored is not None and stored > latest:
         click.echo(f"cogworker: {layout.Newer(stored=stored, current=latest).problem}", err=True)
         return False
-    found = store.found(layout.old_names(layout.STEPS))
+    found = store.found()
     planned = layout.plan(stored or 0, found)
     if not dry_run and planned and not _workers_stopped(session):
         return False
