@@ -157,8 +157,8 @@ CALLS = {
     "raise_layout": Call(layout_store.RAISE_LAYOUT, (keys.LAYOUT,), ("1",)),
     "dashboard_remove": Call(
         dashboard_removal.REMOVE,
-        (keys.RETRY, keys.DEAD, "lk", "rl", "ev"),
-        ("zset", "kill", "1700000000.5", "1690000000", "10", ENTRY, "j1", "b1 j1 dead"),
+        (keys.RETRY, keys.DEAD, "lk", "rl", "ev", "rs"),
+        ("zset", "kill", "1700000000.5", "1690000000", "10", ENTRY, "j1", "b1 j1 dead", "", "0"),
         lambda rc: (rc.zadd(keys.RETRY, {ENTRY: 1}), rc.set("lk", "j1")),
     ),
     "pulse": Call(
