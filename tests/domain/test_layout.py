@@ -144,7 +144,10 @@ def test_a_family_matches_exactly_the_names_its_rename_can_read(name: str) -> No
         assert not name.startswith("cogworker:queue:")
 
 
-def test_a_family_names_one_varying_part() -> None:
-    """A family whose names don't hold exactly one `*` is refused when it is written."""
-    with pytest.raises(ValueError, match="must hold one"):
+def test_a_family_names_its_varying_parts_alike_on_both_sides() -> None:
+    """A family whose names hold no `*`, or not as many in the new name as in the old, is
+    refused when it is written."""
+    with pytest.raises(ValueError, match="must hold a"):
+        layout.RenameMatching(old="cogworker:queue:x", new="cogworker:{q:*}:queue")
+    with pytest.raises(ValueError, match="as many"):
         layout.RenameMatching(old="cogworker:queue:*:*", new="cogworker:{q:*}:queue")
