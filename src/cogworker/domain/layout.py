@@ -103,6 +103,26 @@ STEPS: tuple[Step, ...] = (
             Rename(old="cogworker:periodic:epoch", new="cogworker:{periodic}:epoch"),
         ),
     ),
+    Step(
+        number=2,
+        summary="every queue's list, and its batch callbacks' markers, under the queue's {q:NAME}",
+        renames=(),
+        families=(
+            # A marker was named in the slot of its queue's list: by the list's whole name
+            # as the hash tag, or by the list's own tag when its queue's name held one.
+            RenameMatching(
+                old="{cogworker:queue:*}:batch_callback:*",
+                new="cogworker:{q:*}:queue:batch_callback:*",
+                kind="string",
+            ),
+            RenameMatching(
+                old="cogworker:queue:*:batch_callback:*",
+                new="cogworker:{q:*}:queue:batch_callback:*",
+                kind="string",
+            ),
+            RenameMatching(old="cogworker:queue:*", new="cogworker:{q:*}:queue", kind="list"),
+        ),
+    ),
 )
 
 
