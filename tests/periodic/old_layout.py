@@ -67,6 +67,7 @@ def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
     rc.lpush(keys.in_progress(GONE), _payload("j-running"))
     for name, jobs in HAND_QUEUES.items():
         rc.rpush(keys.queue(name), *jobs)
+    # This code's client pushed onto the new names: each list goes where the old one pushed.
     for key in list(rc.scan_iter(match=keys.queue("*"))):
         rc.rename(key, OLD_QUEUE.format(keys.queue_of(key.decode())))
     for old_marker in OLD_MARKERS.values():

@@ -52,7 +52,7 @@ def queue(name: str) -> str:
 
 
 def queue_of(key: str) -> str:
-    """The name of the queue whose list is `key` (one `queue` named)."""
+    """The name of the queue whose list is `key` (a name `queue` gave)."""
     return key[len(QUEUE_HEAD) : len(key) - len(QUEUE_TAIL)]
 
 
