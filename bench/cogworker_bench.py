@@ -23,6 +23,7 @@ import attrs
 import common
 
 import cogworker
+from cogworker.adapters import redis_keys
 
 NAME = "cogworker"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -188,7 +189,7 @@ def pending(r) -> int:
     Exact for reliable fetch.  With basic fetch a popped, running job is on
     no list, so this undercounts by at most the jobs running at that moment.
     """
-    total = r.llen(f"cogworker:queue:{QUEUE}")
+    total = r.llen(redis_keys.queue(QUEUE))
     for key in r.scan_iter(match="cogworker:inprogress:*", count=1000):
         total += r.llen(key)
     return total

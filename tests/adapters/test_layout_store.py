@@ -170,3 +170,26 @@ def test_the_async_admission_scans_for_family_members_too(rc: redis.Redis, redis
     rc.lpush("cogworker:old:q[a]", "job")
 
     assert asyncio.run(admit_twice()) == [Outdated(stored=0, current=1), Ready()]
+
+
+#: Two families matching one name, told apart by the type of the key under it.
+MARKERS = RenameMatching(old="cogworker:old:*:mark:*", new="cogworker:{q:*}:mark:*", kind="string")
+LISTS = RenameMatching(old="cogworker:old:*", new="cogworker:{q:*}:new", kind="list")
+
+
+def test_a_rename_of_a_kind_moves_only_a_key_of_that_type(rc: redis.Redis) -> None:
+    """A name both families match: the family of its key's type moves it; the other finds
+    nothing of its type there, writes nothing, and a dry run shows it so."""
+    name = "cogworker:old:q[x]:mark:j1"
+    rc.set(name, "1")
+    store = LayoutStore(rc)
+    as_list, as_marker = LISTS.rename(name), MARKERS.rename(name)
+
+    assert store.report([as_list]) == [
+        KeyReport(old=name, new="cogworker:{q:q[x]:mark:j1}:new", kind="none", entries=0)
+    ]
+    assert store.move(as_list) == "absent"
+    assert store.move(as_marker) == "renamed"
+
+    assert rc.get("cogworker:{q:q[x]}:mark:j1") == b"1"
+    assert not rc.exists(name, as_list.new)

@@ -94,8 +94,8 @@ CALLS = {
         scripts.REQUEUE,
         (LIST, keys.REPEAT_ORPHANS, keys.PROCESSES, "ph", "pw", "pm", keys.BEATS,
          keys.REPEAT_HANDBACKS),
-        ("0", "2", "3", "p1", keys.QUEUE_PREFIX, keys.ORPHANINGS_PREFIX, "600", "5", "10",
-         keys.HANDBACKS_PREFIX, SHA, "default", "j1", "1"),
+        ("0", "2", "3", "p1", keys.QUEUE_HEAD, keys.QUEUE_TAIL, keys.ORPHANINGS_PREFIX, "600",
+         "5", "10", keys.HANDBACKS_PREFIX, SHA, "default", "j1", "1"),
         _on_list(LIST),
     ),
     "bury": Call(
@@ -155,7 +155,7 @@ CALLS = {
     "handover": Call(scripts.HANDOVER, (LIST, keys.UNSETTLED), (ENTRY, "{}"), _on_list(LIST)),
     "release_lock": Call(scripts.RELEASE_LOCK, ("lk",), ("j1",), lambda rc: rc.set("lk", "j1")),
     "take_lock": Call(scripts.TAKE_LOCK, ("lk",), ("j1", "60000")),
-    "move_key": Call(layout_store.MOVE_KEY, ("old", "new"), (), lambda rc: rc.set("old", "1")),
+    "move_key": Call(layout_store.MOVE_KEY, ("old", "new"), ("",), lambda rc: rc.set("old", "1")),
     "raise_layout": Call(layout_store.RAISE_LAYOUT, (keys.LAYOUT,), ("1",)),
     "dashboard_remove": Call(
         dashboard_removal.REMOVE,

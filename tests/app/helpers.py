@@ -12,6 +12,7 @@ import redis
 
 import cogworker
 from cogworker import AsyncClient
+from cogworker.adapters import redis_keys as keys
 from tests.app.jobs import SIDE_EFFECTS_URL_ENV
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
 
@@ -119,7 +120,7 @@ def zset_entries(rc: redis.Redis, key: str) -> list[tuple[dict[str, Any], float]
 
 def queue_payloads(rc: redis.Redis, name: str) -> list[dict[str, Any]]:
     """The decoded jobs on a queue."""
-    return [json.loads(raw) for raw in rc.lrange(f"cogworker:queue:{name}", 0, -1)]
+    return [json.loads(raw) for raw in rc.lrange(keys.queue(name), 0, -1)]
 
 
 def start_times(rc: redis.Redis, jid: str) -> list[float]:

@@ -24,7 +24,7 @@ MISSING_CLASS = "tests.app.jobs.DoesNotExist"
 def push_raw(rc: redis.Redis, queue: str, raw: str) -> None:
     """Put a payload on a queue by hand, as another (older, buggy) client might."""
     rc.sadd("cogworker:queues", queue)
-    rc.lpush(f"cogworker:queue:{queue}", raw)
+    rc.lpush(keys.queue(queue), raw)
 
 
 def runs_next_job(rc: redis.Redis, client: cogworker.Client, worker: CogworkerProcess) -> None:
@@ -111,7 +111,7 @@ def test_unparseable_payload_goes_to_dead_keeping_its_text(
     assert entry["error_message"]
     assert "queue" not in entry  # so it can't be put back on one by mistake
     runs_next_job(rc, client, worker)
-    assert rc.llen("cogworker:queue:default") == 0
+    assert rc.llen(keys.queue("default")) == 0
     # The next job's ack is written by the acker a moment after the job ran.
     wait_until(
         lambda: rc.llen(f"cogworker:inprogress:{identity}") == 0,
@@ -124,43 +124,43 @@ def test_unparseable_payload_goes_to_dead_keeping_its_text(
 def test_queue_key_of_wrong_type_is_named_in_the_log_and_other_queues_run(
     rc: redis.Redis, client: cogworker.Client, workers: Workers
 ) -> None:
-    """With `cogworker:queue:broken` a string, a worker serving broken and default logs an
+    """With `cogworker:{q:broken}:queue` a string, a worker serving broken and default logs an
     error naming the key and still runs jobs from default."""
-    rc.set("cogworker:queue:broken", "x")
+    rc.set(keys.queue("broken"), "x")
     worker = workers.start(queues=["broken", "default"])
     wait_for_processes(rc, 1, worker)
 
     runs_next_job(rc, client, worker)
 
     wait_until(
-        lambda: "cogworker:queue:broken" in worker.log_text(),
+        lambda: keys.queue("broken") in worker.log_text(),
         10.0,
         message=lambda: f"the log never named the key; log:\n{worker.log_tail()}",
     )
     error_lines = [line for line in worker.log_text().splitlines() if "ERROR" in line]
-    assert any("cogworker:queue:broken" in line for line in error_lines), worker.log_tail()
-    assert rc.get("cogworker:queue:broken") == b"x"
+    assert any(keys.queue("broken") in line for line in error_lines), worker.log_tail()
+    assert rc.get(keys.queue("broken")) == b"x"
     assert worker.is_running
 
 
 def test_queue_key_turned_wrong_type_while_running_is_named_and_other_queues_run(
     rc: redis.Redis, client: cogworker.Client, workers: Workers
 ) -> None:
-    """When `cogworker:queue:broken` becomes a string under a running worker serving broken and
+    """When `cogworker:{q:broken}:queue` becomes a string under a running worker serving broken and
     default, the worker logs an error naming the key and still runs jobs from default."""
     worker = workers.start(queues=["broken", "default"])
     wait_for_processes(rc, 1, worker)
     runs_next_job(rc, client, worker)
 
-    rc.set("cogworker:queue:broken", "x")
+    rc.set(keys.queue("broken"), "x")
 
     runs_next_job(rc, client, worker)
     wait_until(
-        lambda: "cogworker:queue:broken" in worker.log_text(),
+        lambda: keys.queue("broken") in worker.log_text(),
         10.0,
         message=lambda: f"the log never named the key; log:\n{worker.log_tail()}",
     )
-    assert rc.get("cogworker:queue:broken") == b"x"
+    assert rc.get(keys.queue("broken")) == b"x"
     assert worker.is_running
 
 

@@ -7,6 +7,7 @@ import time
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from cogworker.domain.stats import day_of
 from tests.app.helpers import Workers, logs, wait_for_processes
 from tests.app.jobs import Gate, NoRetryFalse, Record
@@ -34,7 +35,7 @@ def test_basic_fetch_runs_jobs_without_an_in_progress_list(
 
     # Running right now, yet on no list at all.
     assert in_progress_keys(rc) == []
-    assert rc.llen("cogworker:queue:default") == 0
+    assert rc.llen(keys.queue("default")) == 0
     assert rc.hget(f"cogworker:process:{identity}", "fetch") == b"basic"
     jids = [client.enqueue(Record, n) for n in range(20)]
     wait_until(

@@ -9,6 +9,7 @@ import pytest
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import Workers, last_beat, logs, process_hash, wait_for_processes
 from tests.app.jobs import RecordHeavy, RecordLight, RecordToml
 from tests.support.processes import wait_until
@@ -92,5 +93,5 @@ def test_weighted_queues_are_both_served(
     )
 
     assert rc.smembers("done") == {jid.encode() for jid in [*heavy, *light] if jid}
-    assert rc.llen("cogworker:queue:heavy") == rc.llen("cogworker:queue:light") == 0
+    assert rc.llen(keys.queue("heavy")) == rc.llen(keys.queue("light")) == 0
     assert json.loads(process_hash(rc, identity)["queues"]) == [["heavy", 3], ["light", 1]]

@@ -9,6 +9,7 @@ import redis
 
 import cogworker
 from cogworker import JobRecord
+from cogworker.adapters import redis_keys as keys
 from cogworker.app.middleware import Push
 from cogworker.domain.queues import NAME_RULE
 from tests.app.jobs import Record
@@ -45,7 +46,7 @@ def test_an_enqueue_a_middleware_sends_to_such_a_queue_pushes_nothing(
     finally:
         client.close()
     assert rc.smembers("cogworker:queues") == set()
-    assert rc.keys("cogworker:queue:*") == []
+    assert rc.keys(keys.queue("*")) == []
 
 
 def test_a_worker_config_naming_such_a_queue_is_refused() -> None:

@@ -7,6 +7,7 @@ import time
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from cogworker.domain.retries import max_retries
 from tests.app.helpers import Workers, identities, runs, wait_for_beats_over, zset_entries
 from tests.app.jobs import AlwaysFails, FailsTwiceRetried, NoRetryFalse, NoRetryZero
@@ -49,7 +50,7 @@ def test_first_failure_files_a_retry_entry_with_the_default_backoff(
     assert max_retries(entry["retry"]) == 25
     assert runs(rc, jid) == 1
     assert rc.zcard("cogworker:dead") == 0
-    assert rc.llen("cogworker:queue:default") == 0
+    assert rc.llen(keys.queue("default")) == 0
 
 
 def test_job_with_retry_two_runs_three_times_after_its_delays_then_is_dead(
@@ -86,7 +87,7 @@ def test_job_with_retry_two_runs_three_times_after_its_delays_then_is_dead(
     fails = [float(value) for value in rc.lrange(f"fails:{jid}", 0, -1)]
     for failed, next_start in zip(fails, starts[1:], strict=False):
         assert next_start >= failed + 1.0 - 0.05
-    assert rc.llen("cogworker:queue:default") == 0
+    assert rc.llen(keys.queue("default")) == 0
 
 
 def test_retry_false_and_retry_zero_go_to_dead_at_once(

@@ -9,6 +9,7 @@ import pytest
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import (
     Workers,
     logs,
@@ -66,4 +67,4 @@ def test_scheduled_jobs_run_at_their_time_exactly_once_with_three_pollers(
         [start] = start_times(rc, jid)
         assert start >= scheduled_at[jid] - CLOCK_SLACK, (jid, start, scheduled_at[jid])
     assert int(rc.get("done:total") or 0) == len(jids) + 1  # and the past one
-    assert rc.llen("cogworker:queue:default") == 0
+    assert rc.llen(keys.queue("default")) == 0

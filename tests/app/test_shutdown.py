@@ -10,6 +10,7 @@ import time
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import Workers, logs, queue_payloads, wait_for_processes
 from tests.app.jobs import Record, Sleeper
 from tests.support.processes import CogworkerProcess, wait_until
@@ -40,7 +41,7 @@ def test_sigterm_lets_short_jobs_finish_and_requeues_long_ones_once(
     assert [job["jid"] for job in queued] == [long]
     assert queued[0]["args"] == [60.0]
     assert queued[0]["class"] == Sleeper.class_path()
-    assert rc.llen("cogworker:queue:default") == 1
+    assert rc.llen(keys.queue("default")) == 1
     assert rc.zcard("cogworker:dead") == 0
     assert rc.zcard("cogworker:retry") == 0
     assert not rc.exists(f"cogworker:process:{identity}")

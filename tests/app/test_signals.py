@@ -8,6 +8,7 @@ import pytest
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.process_registry import ProcessRegistry
 from tests.app.helpers import (
     Workers,
@@ -42,7 +43,7 @@ def assert_stays_queued(
     jid = client.enqueue(Record, "while quiet")
     assert jid is not None
     wait_for_beats_over(rc, identity, 1.0, worker)
-    assert rc.llen("cogworker:queue:default") == 1
+    assert rc.llen(keys.queue("default")) == 1
     assert runs(rc, jid) == 0
     assert process_hash(rc, identity)["quiet"] == "true"
     return jid

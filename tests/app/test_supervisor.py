@@ -19,6 +19,7 @@ import pytest
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from cogworker.app.supervisor import STOP_GRACE
 from tests.app.helpers import (
     Workers,
@@ -231,7 +232,7 @@ def test_a_child_started_after_sigtstp_starts_quiet(
     jid = client.enqueue(Count, 1)
     assert jid is not None
     wait_for_beats_over(rc, identity, 1.0, supervisor)
-    assert rc.llen("cogworker:queue:default") == 1
+    assert rc.llen(keys.queue("default")) == 1
     assert not rc.sismember("count:jids", jid)
     assert supervisor.terminate(15.0) == 0
 

@@ -144,7 +144,63 @@ def test_a_family_matches_exactly_the_names_its_rename_can_read(name: str) -> No
         assert not name.startswith("cogworker:queue:")
 
 
-def test_a_family_names_one_varying_part() -> None:
-    """A family whose names don't hold exactly one `*` is refused when it is written."""
-    with pytest.raises(ValueError, match="must hold one"):
+def test_a_family_names_its_varying_parts_alike_on_both_sides() -> None:
+    """A family whose names hold no `*`, or not as many in the new name as in the old, is
+    refused when it is written."""
+    with pytest.raises(ValueError, match="must hold a"):
+        layout.RenameMatching(old="cogworker:queue:x", new="cogworker:{q:*}:queue")
+    with pytest.raises(ValueError, match="as many"):
         layout.RenameMatching(old="cogworker:queue:*:*", new="cogworker:{q:*}:queue")
+
+
+#: What the release before step 2 named a batch callback's marker: in the slot of its
+#: queue's list, `cogworker:queue:Q` (written out here: it is what a deployment holds).
+def _old_marker(queue: str, jid: str) -> str:
+    key = "cogworker:queue:" + queue
+    start = key.find("{")
+    tagged = start != -1 and key.find("}", start + 1) > start + 1
+    return f"{key}:batch_callback:{jid}" if tagged else f"{{{key}}}:batch_callback:{jid}"
+
+
+#: A batch callback's jid: its batch's id (24 hex digits), then which callback.
+callback_jids = st.builds(
+    lambda bid, which: f"{bid}-{which}",
+    st.text(alphabet="0123456789abcdef", min_size=24, max_size=24),
+    st.sampled_from(["success", "complete"]),
+)
+#: Queue names, with the texts the old names are made of and glob and tag characters.
+odd_queue_names = st.lists(
+    st.sampled_from(
+        [*"ab{}*?[]:\\ ", "}:batch_callback:", ":batch_callback:", "cogworker:queue:", "{q:",
+         "}:queue"]
+    ),
+    min_size=1,
+    max_size=6,
+).map("".join)  # fmt: skip
+
+
+def _moves(name: str, kind: str) -> list[str]:
+    """Where step 2 moves the key `name` of Redis type `kind`: every rename of it that
+    moves a key of that type."""
+    step = layout.STEPS[1]
+    planned = layout.plan(1, {name}, (*layout.STEPS[:1], step))
+    return [r.new for each in planned for r in each.renames if r.kind in (None, kind)]
+
+
+@given(queue=odd_queue_names | queue_names, jid=callback_jids)
+def test_step_two_moves_a_queue_and_its_markers_under_the_queues_tag(queue: str, jid: str) -> None:
+    """Whatever the queue's name holds, its list goes to `cogworker:{q:Q}:queue` and each
+    callback marker to that name with `:batch_callback:J` after it, by one rename each."""
+    assert _moves("cogworker:queue:" + queue, "list") == ["cogworker:{q:" + queue + "}:queue"]
+    assert _moves(_old_marker(queue, jid), "string") == [
+        "cogworker:{q:" + queue + "}:queue:batch_callback:" + jid
+    ]
+
+
+@given(queue=odd_queue_names | queue_names, jid=callback_jids)
+def test_step_two_new_names_are_no_old_ones(queue: str, jid: str) -> None:
+    """A migrated Redis holds nothing a step moves away from: its keys are never taken for
+    old ones (by the verdict, or by a later run)."""
+    new_list = "cogworker:{q:" + queue + "}:queue"
+    for name in (new_list, f"{new_list}:batch_callback:{jid}"):
+        assert not layout.is_old(name)

@@ -8,6 +8,7 @@ from pathlib import Path
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from tests.faults import jobs, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.support.async_variants import Kind, of_kind
@@ -30,7 +31,7 @@ def test_jobs_cut_off_by_shutdown_run_again_exactly_once_on_a_new_process(
     wait_until(lambda: all(starts_of(oracle_file, j) == 1 for j in jids), 20, message="started")
     first.send_signal(signal.SIGTERM)
     assert first.wait_for_exit(20) == 0, first.log_tail()
-    assert inspect.llen("cogworker:queue:default") == 3
+    assert inspect.llen(keys.queue("default")) == 3
     oracle.assert_nothing_left_behind(inspect)
     second = start_worker()
     wait_until(lambda: set(jids) <= oracle.finished(oracle_file), 30, message=second.log_tail)

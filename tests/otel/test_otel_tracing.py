@@ -19,6 +19,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from cogworker.contrib import otel
 from tests.app.helpers import with_async_client
 from tests.otel.jobs import SPANS_FILE_ENV, Traced, TracedAsync, TracedFails, TracedRetried
@@ -150,7 +151,7 @@ def test_the_async_client_carries_the_enqueue_span_too(
     )
     jid = with_async_client(config, lambda client: client.enqueue(Traced, "async client"))
     (span,) = exporter.get_finished_spans()
-    (stored,) = rc.lrange("cogworker:queue:default", 0, -1)
+    (stored,) = rc.lrange(keys.queue("default"), 0, -1)
     carried = json.loads(stored)[otel.TRACE_CONTEXT_KEY]["traceparent"]
     assert span.attributes["cogworker.job.jid"] == jid
     version, trace_id, parent_id, _flags = carried.split("-")

@@ -23,6 +23,25 @@ from tests.tracking.jobs import TrackedUnique
 #: taken from the code under test: they are what an existing deployment holds).
 OLD_SCHEDULE = "cogworker:periodic:schedule"
 OLD_EPOCH = "cogworker:periodic:epoch"
+#: A queue's list before step 2: named by the queue alone, no hash tag.
+OLD_QUEUE = "cogworker:queue:{}"
+#: Queues written by hand, besides those the client pushed to, their jobs newest first (as
+#: pushed on the left): one whose name holds a hash tag and glob characters, and one whose
+#: list the old release named as it named a marker of a queue with a tag (only its type
+#: tells).
+ODD_QUEUE = "odd{tag}*?q"
+HAND_QUEUES = {
+    ODD_QUEUE: [b"odd-3", b"odd-2", b"odd-1"],
+    "cb": [b"callback"],
+    "{t}:batch_callback:0123456789abcdef01234567-complete": [b"marker-like"],
+}
+#: A batch callback's markers before step 2 (`batch_fire`), by queue and jid: named in the
+#: slot of the queue's list, by its whole name as the tag, or by the tag its name holds.
+CALLBACK_JID = "0123456789abcdef01234567-success"
+OLD_MARKERS = {
+    ("cb", CALLBACK_JID): "{cogworker:queue:cb}:batch_callback:" + CALLBACK_JID,
+    (ODD_QUEUE, CALLBACK_JID): f"cogworker:queue:{ODD_QUEUE}:batch_callback:{CALLBACK_JID}",
+}
 #: A process that died with a job in progress.
 GONE = "host:1:gone"
 NOW = 1_800_000_000.0
@@ -32,8 +51,9 @@ KeyValue = tuple[str, Any, bool]
 
 
 def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
-    """Queued (two queues), scheduled, retrying, dead, unique and tracked jobs, counters, a
-    dead process's job in progress, and the periodic state under its layout-0 names."""
+    """Queued (several queues), scheduled, retrying, dead, unique and tracked jobs, counters,
+    batch callback markers, a dead process's job in progress, and the periodic state under
+    its layout-0 names."""
     client = cogworker.Client(cogworker.Config(redis_url=redis_url))
     try:
         client.enqueue(Record, "queued")
@@ -45,6 +65,13 @@ def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
     _settle(rc, "retry", "j-retry")
     _settle(rc, "dead", "j-dead")
     rc.lpush(keys.in_progress(GONE), _payload("j-running"))
+    for name, jobs in HAND_QUEUES.items():
+        rc.rpush(keys.queue(name), *jobs)
+    # This code's client pushed onto the new names: each list goes where the old one pushed.
+    for key in list(rc.scan_iter(match=keys.queue("*"))):
+        rc.rename(key, OLD_QUEUE.format(keys.queue_of(key.decode())))
+    for old_marker in OLD_MARKERS.values():
+        rc.set(old_marker, "1", ex=30 * 86_400)
     # The release before step 1 wrote no layout number.
     rc.delete(keys.LAYOUT)
     rc.hset(OLD_SCHEDULE, hourly.name, encode_entry(scheduled_entry(hourly, merging, NOW)))

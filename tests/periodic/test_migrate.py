@@ -1,9 +1,12 @@
 """`cogworker migrate` on a Redis the release before layout step 1 wrote: every key moved or
-left as it was, nothing lost, again and after a crash; workers refuse that Redis until then."""
+left as it was, nothing lost, again and after a crash at any point; workers refuse that Redis
+until then."""
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 
 import pytest
 import redis
@@ -19,7 +22,11 @@ from tests.app.helpers import CLIENT_KINDS, enqueue_with
 from tests.app.jobs import Record
 from tests.periodic.conftest import StartWorker
 from tests.periodic.old_layout import (
+    HAND_QUEUES,
+    ODD_QUEUE,
     OLD_EPOCH,
+    OLD_MARKERS,
+    OLD_QUEUE,
     OLD_SCHEDULE,
     KeyValue,
     contents,
@@ -30,6 +37,12 @@ from tests.support.processes import wait_until
 
 #: Where step 1 moves each key.
 MOVES = {OLD_SCHEDULE: keys.PERIODIC_SCHEDULE, OLD_EPOCH: keys.PERIODIC_EPOCH}
+#: The queues of the data set: those its client pushed to, and those written by hand.
+QUEUES = ("default", "heavy", *HAND_QUEUES)
+#: Where step 2 moves each queue's list and each batch callback marker.
+QUEUE_MOVES = {OLD_QUEUE.format(name): keys.queue(name) for name in QUEUES} | {
+    old: keys.batch_callback_mark(queue, jid) for (queue, jid), old in OLD_MARKERS.items()
+}
 MIGRATED: KeyValue = ("string", str(layout.current()).encode(), False)
 
 
@@ -42,12 +55,20 @@ def old(rc: redis.Redis, redis_url: str) -> dict[str, KeyValue]:
 
 def _migrated(before: dict[str, KeyValue]) -> dict[str, KeyValue]:
     """`before` as a migration must leave it: the keys moved, the number written."""
-    return {**renamed(before, MOVES), keys.LAYOUT: MIGRATED}
+    return {**renamed(before, MOVES | QUEUE_MOVES), keys.LAYOUT: MIGRATED}
 
 
 def test_step_one_moves_the_keys_the_old_release_wrote_to_where_the_code_reads_them() -> None:
     """The step's renames are the names above: from the old release's, to this code's."""
     assert {rename.old: rename.new for rename in layout.STEPS[0].renames} == MOVES
+
+
+def test_the_data_set_holds_what_step_two_moves(old: dict[str, KeyValue]) -> None:
+    """Every queue's list under its old name (the odd one's jobs in their order), a marker
+    in each form the old release named one, and none of the names step 2 moves to."""
+    assert {name for name in QUEUE_MOVES if old[name][0] != "none"} == set(QUEUE_MOVES)
+    assert old[OLD_QUEUE.format(ODD_QUEUE)] == ("list", HAND_QUEUES[ODD_QUEUE], False)
+    assert not set(QUEUE_MOVES.values()) & set(old)
 
 
 def test_migrate_moves_the_old_layout_with_nothing_lost(
@@ -74,18 +95,52 @@ def test_migrate_again_moves_nothing(old: dict[str, KeyValue], rc: redis.Redis, 
     assert contents(rc) == _migrated(old)
 
 
-@pytest.mark.parametrize("moved", range(len(layout.STEPS[0].renames) + 1))
-def test_a_migration_cut_short_is_finished_by_running_it_again(
-    moved: int, old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
+def _migration_cut_short(store: LayoutStore, done: int) -> int:
+    """The first `done` writes of a migration (a key's move, or a step noted as applied),
+    as `cogworker migrate` makes them in order; how many writes the whole migration has."""
+    writes: list[Callable[[], object]] = []
+    for each in layout.plan(0, store.found()):
+        writes += [functools.partial(store.move, rename) for rename in each.renames]
+        writes.append(functools.partial(store.applied, each.step))
+    for write in writes[:done]:
+        write()
+    return len(writes)
+
+
+def test_a_migration_cut_short_anywhere_is_finished_by_running_it_again(
+    old: dict[str, KeyValue], rc: redis.Redis, redis_url: str, cli: Cli
 ) -> None:
-    """A run that died after its first `moved` key moves (the number not yet written): a
-    worker still refuses if an old key is left, and the next run finishes the move."""
+    """A run that died after any number of its writes (its data set written afresh each
+    time), before or after a step was noted: the number stays below this code's until the
+    last, and the next run finishes the move."""
     store = LayoutStore(rc)
-    for rename in layout.STEPS[0].renames[:moved]:
-        store.move(rename)
+    done, writes = 0, _migration_cut_short(store, 0)
+    while done <= writes:
+        rc.flushall()
+        write_old_layout(rc, redis_url)
+        before = contents(rc)
+        _migration_cut_short(store, done)
+
+        assert (store.stored() or 0) < layout.current() or done == writes
+        assert cli.run("migrate").status == 0
+        assert contents(rc) == _migrated(before), f"cut short after {done} of {writes} writes"
+        done += 1
+
+
+def test_a_straggler_list_written_after_the_migration_waits_behind_the_migrated_jobs(
+    old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
+) -> None:
+    """An old release pushes onto a queue's old list after the migration: a run again moves
+    its jobs onto the queue's list, in their order, behind those already waiting there."""
+    cli.run("migrate")
+    migrated = rc.lrange(keys.queue(ODD_QUEUE), 0, -1)
+    rc.lpush(OLD_QUEUE.format(ODD_QUEUE), b"late-1", b"late-2")
 
     assert cli.run("migrate").status == 0
-    assert contents(rc) == _migrated(old)
+
+    assert rc.lrange(keys.queue(ODD_QUEUE), 0, -1) == [b"late-2", b"late-1", *migrated]
+    assert migrated == HAND_QUEUES[ODD_QUEUE]
+    assert not rc.exists(OLD_QUEUE.format(ODD_QUEUE))
 
 
 def test_an_old_key_written_again_after_the_migration_is_merged_not_overwritten(
@@ -115,12 +170,21 @@ def test_a_dry_run_says_what_it_would_move_and_writes_nothing(
     assert "would move" in text.stdout
     assert document["dry_run"] is True
     assert document["layout"] is None
-    assert {(entry["old"], entry["type"], entry["entries"], entry["new"])
-            for entry in document["keys"]} == {
+    listed = {(entry["old"], entry["type"], entry["entries"], entry["new"])
+              for entry in document["keys"] if entry["type"] != "none"}  # fmt: skip
+    assert listed == {
         (OLD_SCHEDULE, "hash", 2, keys.PERIODIC_SCHEDULE),
         (OLD_EPOCH, "string", 1, keys.PERIODIC_EPOCH),
+        *((old_name, *old[old_name][:1], _entries(old[old_name]), new)
+          for old_name, new in QUEUE_MOVES.items()),
     }  # fmt: skip
     assert contents(rc) == old
+
+
+def _entries(value: KeyValue) -> int:
+    """A key's entries as a dry run counts them: a list's length, a string 1."""
+    kind, content, _ = value
+    return len(content) if kind == "list" else 1
 
 
 def test_migrate_waits_for_the_workers_to_stop(

@@ -11,6 +11,7 @@ import attrs
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from tests.policy import jobs
 from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import CogworkerProcess
@@ -18,7 +19,7 @@ from tests.support.processes import CogworkerProcess
 SHARED_APP = "tests.policy.jobs:shared_config"
 RETRY_KEY = "cogworker:retry"
 DEAD_KEY = "cogworker:dead"
-QUEUE_KEY = "cogworker:queue:default"
+QUEUE_KEY = keys.queue("default")
 FAILED_KEY = "cogworker:stat:failed"
 PROCESSED_KEY = "cogworker:stat:processed"
 #: The class name of a missing job class (raw payloads name it).

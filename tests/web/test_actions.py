@@ -10,6 +10,7 @@ import redis
 from litestar.testing import TestClient
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from cogworker.app.web import create_app
 from tests.app.helpers import Workers, process_hash, wait_for_processes
 from tests.support.processes import wait_until
@@ -54,7 +55,7 @@ def test_delete_from_dead_runs_no_death_hook(
     assert "Deleted 1 job." in page.text
     assert seeded.dead not in zset_jids(raw, "cogworker:dead")
     assert raw.get(f"runs:{seeded.dead}") == before
-    assert raw.llen("cogworker:queue:web") == 0
+    assert raw.llen(keys.queue("web")) == 0
 
 
 def test_kill_moves_a_retry_to_dead(
@@ -108,7 +109,7 @@ def test_an_entry_selected_twice_is_retried_once(web: Web, raw: redis.Redis) -> 
     token = token_of(raw, "cogworker:retry", "twice")
     page = web.act("/retries/act", {"action": "retry", "e": [token, token]})
     assert "Retried 1 job. 1 job was already gone." in page.text
-    assert raw.llen("cogworker:queue:web") == 1
+    assert raw.llen(keys.queue("web")) == 1
 
 
 def test_bulk_on_all_matching_acts_on_those_only_and_says_how_it_went(
@@ -154,7 +155,7 @@ def test_clear_a_queue_after_a_confirmation_with_the_count(
     assert "deletes all <strong>5</strong> jobs" in confirm.text
     page = web.act("/queue/clear", {"name": "parked"})
     assert "Deleted 5 jobs." in page.text
-    assert raw.llen("cogworker:queue:parked") == 0
+    assert raw.llen(keys.queue("parked")) == 0
     assert not raw.sismember("cogworker:queues", "parked")
 
 
@@ -173,7 +174,7 @@ def test_pause_then_resume_a_queue_shows_and_stores_the_pause(
     assert "cw-paused" in page.text
     assert "cw-paused" in web.get("/").text
     assert enqueuer.paused_queues() == {"parked"}
-    assert raw.llen("cogworker:queue:parked") == 1
+    assert raw.llen(keys.queue("parked")) == 1
     assert "Paused 0 queues." in web.act("/queue/pause", {"name": "parked"}).text
     resumed = web.act("/queue/resume", {"name": "parked"})
     assert "Resumed 1 queue." in resumed.text
@@ -198,7 +199,7 @@ def test_delete_one_job_from_a_queue(
     first, second = (str(enqueuer.enqueue(jobs.Parked, n)) for n in range(2))
     page = web.act("/queue/delete", {"name": "parked", "key": first})
     assert "Deleted 1 job." in page.text
-    assert [json.loads(e)["jid"] for e in raw.lrange("cogworker:queue:parked", 0, -1)] == [second]
+    assert [json.loads(e)["jid"] for e in raw.lrange(keys.queue("parked"), 0, -1)] == [second]
     again = web.act("/queue/delete", {"name": "parked", "key": first})
     assert "1 job was already gone." in again.text
 

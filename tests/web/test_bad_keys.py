@@ -23,7 +23,7 @@ def test_a_queue_key_of_the_wrong_type_is_flagged_where_the_queue_is_shown(
     parked = [enqueuer.enqueue(jobs.Parked, n) for n in range(2)]
     raw.sadd(keys.QUEUES, "broken")
     raw.set(keys.queue("broken"), "not a list")
-    flagged = "cogworker:queue:broken is not a list"
+    flagged = f"{keys.queue('broken')} is not a list"
 
     overview = web.get("/")
     assert overview.status_code == 200

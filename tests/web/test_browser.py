@@ -172,7 +172,7 @@ def test_pause_then_resume_a_queue_a_real_worker_serves(
     held = [str(enqueuer.enqueue(jobs.Done, n)) for n in range(3)]
     wait_for_fetches(raw, 3, worker)
     assert raw.scard("done") == 1
-    assert raw.llen("cogworker:queue:web") == len(held)
+    assert raw.llen(keys.queue("web")) == len(held)
     row.get_by_role("button", name="Resume").click()
     expect(page.locator(".cw-notice")).to_have_text("Resumed 1 queue.")
     expect(page.locator(".cw-paused")).to_have_count(0)

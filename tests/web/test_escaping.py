@@ -8,6 +8,7 @@ import pytest
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import Workers, wait_for_processes
 from tests.support.processes import wait_until
 from tests.web import jobs
@@ -48,8 +49,8 @@ def _seed_hostile(raw: redis.Redis, now: float) -> list[str]:
     raw.zadd("cogworker:retry", {_payload(jid="r" + HANDLER, error_message=HOSTILE): now + 60})
     raw.zadd("cogworker:schedule", {_payload(jid="s" + IMAGE, args=[IMAGE]): now + 60})
     raw.sadd("cogworker:queues", HOSTILE)
-    raw.lpush(f"cogworker:queue:{HOSTILE}", _payload(jid="q" + QUOTES, queue=HOSTILE))
-    raw.lpush(f"cogworker:queue:{HOSTILE}", b"\xff" + SCRIPT.encode())
+    raw.lpush(keys.queue(HOSTILE), _payload(jid="q" + QUOTES, queue=HOSTILE))
+    raw.lpush(keys.queue(HOSTILE), b"\xff" + SCRIPT.encode())
     identity = "host" + SCRIPT + HANDLER
     raw.sadd("cogworker:processes", identity)
     raw.hset(f"cogworker:process:{identity}", mapping={

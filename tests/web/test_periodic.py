@@ -25,7 +25,7 @@ def test_the_schedule_is_listed_and_a_run_can_be_enqueued_now(web: Web, raw: red
         assert shown in page
     done = web.act("/periodic/enqueue", {"name": "report"})
     assert "Enqueued 1 job." in done.text
-    (queued,) = [json.loads(raw_job) for raw_job in raw.lrange("cogworker:queue:web", 0, -1)]
+    (queued,) = [json.loads(raw_job) for raw_job in raw.lrange(keys.queue("web"), 0, -1)]
     assert (queued["class"], queued["args"]) == ("tests.web.jobs.Done", ["nightly"])
     gone = web.act("/periodic/enqueue", {"name": "nope"})
     assert "1 job was already gone." in gone.text

@@ -42,7 +42,7 @@ def test_every_listed_queue_opens_and_clears(web: Web, raw: redis.Redis) -> None
         (ref,) = re.findall(r'name="name" value="([^"]*)"', confirm)
         assert "Deleted 1 job." in web.act("/queue/clear", {"name": html.unescape(ref)}).text
     assert raw.smembers(keys.QUEUES) == set()
-    assert raw.keys("cogworker:queue:*") == []
+    assert raw.keys(keys.queue("*")) == []
 
 
 def test_a_digest_no_queue_has_is_a_404(web: Web) -> None:

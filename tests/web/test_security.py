@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from litestar.testing import TestClient
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from cogworker.app.cli import main
 from cogworker.app.web import BasicAuth, DashboardApp, create_app
 from tests.support.redis_server import RedisServerFactory
@@ -113,7 +114,7 @@ def test_no_state_changes_on_get(web: Web, enqueuer: cogworker.Client, raw: redi
     for path in ("/queue/clear?name=parked", "/scheduled/bulk?action=delete"):
         assert web.get(path).status_code == 200
     assert web.get("/scheduled/act").status_code == 405
-    assert raw.llen("cogworker:queue:parked") == 1
+    assert raw.llen(keys.queue("parked")) == 1
     assert raw.zcard("cogworker:schedule") == 1
 
 

@@ -104,6 +104,8 @@ class LayoutStore:
 
     def _report(self, rename: Rename) -> KeyReport:
         kind = as_bytes(self.client.type(rename.old)).decode()
+        if rename.kind not in (None, kind):
+            kind = "none"  # another family's key: this rename leaves it
         entries = self._entries(rename.old, kind)
         return KeyReport(old=rename.old, new=rename.new, kind=kind, entries=entries)
 
@@ -123,7 +125,8 @@ class LayoutStore:
     def move(self, rename: Rename) -> str:
         """Move one key to its new name (see `lua/move_key.lua`): "absent", "renamed" or
         "merged"."""
-        return as_bytes(MOVE_KEY(self.client, (rename.old, rename.new), ())).decode()
+        moved = MOVE_KEY(self.client, (rename.old, rename.new), (rename.kind or "",))
+        return as_bytes(moved).decode()
 
     def applied(self, step: Step) -> int:
         """Note `step` as applied (the number only goes up); the number stored now."""
@@ -166,9 +169,8 @@ def layout_number(raw: bytes | str | None) -> int | None:
 
 
 def scan_pattern(family: RenameMatching) -> str:
-    """A SCAN MATCH pattern for the family's old keys: its `*` a wildcard, the rest literal."""
-    head, tail = family.old.split(layout.WILDCARD)
-    return _glob_literal(head) + "*" + _glob_literal(tail)
+    """A SCAN MATCH pattern for the family's old keys: its `*`s wildcards, the rest literal."""
+    return "*".join(_glob_literal(text) for text in family.old.split(layout.WILDCARD))
 
 
 def _glob_literal(text: str) -> str:

@@ -24,7 +24,10 @@ REPEAT_ORPHANS = PREFIX + "repeat_orphans"
 REPEAT_HANDBACKS = PREFIX + "repeat_handbacks"
 #: When anyone last beat, and when beats resumed after a gap (Redis's clock).
 BEATS = PREFIX + "beats"
-QUEUE_PREFIX = PREFIX + "queue:"
+#: A queue's list is named this, the queue's name, then `QUEUE_TAIL`: the name is its hash
+#: tag, `{q:NAME}`, which every key the queue owns shares (layout step 2).
+QUEUE_HEAD = PREFIX + "{q:"
+QUEUE_TAIL = "}:queue"
 IN_PROGRESS_PREFIX = PREFIX + "inprogress:"
 ORPHANINGS_PREFIX = PREFIX + "orphanings:"
 HANDBACKS_PREFIX = PREFIX + "handbacks:"
@@ -45,7 +48,12 @@ SORTED_SETS = {"schedule": SCHEDULE, "retry": RETRY, "dead": DEAD}
 
 def queue(name: str) -> str:
     """The list holding a queue's jobs (pushed on the left, taken from the right)."""
-    return QUEUE_PREFIX + name
+    return QUEUE_HEAD + name + QUEUE_TAIL
+
+
+def queue_of(key: str) -> str:
+    """The name of the queue whose list is `key` (a name `queue` gave)."""
+    return key[len(QUEUE_HEAD) : len(key) - len(QUEUE_TAIL)]
 
 
 def queue_paused(name: str) -> str:
@@ -235,13 +243,5 @@ def batch_events(queue: str) -> str:
 
 def batch_callback_mark(queue: str, jid: str) -> str:
     """The marker that a batch's callback `jid` was pushed onto `queue`: in the slot of
-    the queue's list (which has no hash tag of its own until the layout's queue step)."""
-    key = QUEUE_PREFIX + queue
-    return f"{key}:batch_callback:{jid}" if _has_tag(key) else f"{{{key}}}:batch_callback:{jid}"
-
-
-def _has_tag(key: str) -> bool:
-    """Whether Redis Cluster hashes `key` by a `{...}` tag rather than the whole name."""
-    start = key.find("{")
-    end = key.find("}", start + 1)
-    return start != -1 and end > start + 1
+    the queue's list."""
+    return f"{QUEUE_HEAD}{queue}{QUEUE_TAIL}:batch_callback:{jid}"

@@ -152,7 +152,7 @@ class FetchStore:
         if reply is None:
             return Turn(jobs=[], paused=paused)
         key, raw = reply
-        name = as_bytes(key).decode()[len(keys.QUEUE_PREFIX) :]
+        name = keys.queue_of(as_bytes(key).decode())
         return Turn(jobs=[Fetched(queue=name, raw=as_bytes(raw))], paused=paused)
 
     def in_progress(self, identity: str) -> list[bytes]:

@@ -8,13 +8,17 @@
 -- straggler's jobs wait behind the others); a string keeps its value.  Then
 -- the old key goes.
 --
--- shape: KEYS 2, ARGV 0
+-- shape: KEYS 2, ARGV 1
 -- KEYS[1] the key's old name   KEYS[2] its new name
+-- ARGV[1] the Redis type to move ("": any); a key of another type under the
+--         old name is another family's (the older layout named a queue's list
+--         and a marker alike), left where it is
 --
--- Returns "absent" (no old key: moved already, or never written), "renamed"
--- or "merged".
+-- Returns "absent" (no old key of that type: moved already, or never
+-- written), "renamed" or "merged".
+local wanted = need_choice(1, "", "string", "hash", "list", "set", "zset")
 local kind = redis.call("TYPE", KEYS[1]).ok
-if kind == "none" then
+if kind == "none" or (wanted ~= "" and kind ~= wanted) then
   return "absent"
 end
 local there = redis.call("TYPE", KEYS[2]).ok

@@ -17,13 +17,13 @@
 --   list instead, to be filed in dead. The process's presence keys go too.
 -- * shutdown (ARGV[1] = "0"): the process's own unfinished jobs.  A job
 --   still running (handed back unfinished) counts a hand-back; one handed
---   back more than ARGV[9] times is parked on the repeat-hand-backs list, to
+--   back more than ARGV[10] times is parked on the repeat-hand-backs list, to
 --   be filed in dead.  A job fetched but not started is not counted.
 --
 -- The caller registers the queues it names after this script (see
 -- move_due.lua).
 --
--- shape: KEYS 8, ARGV 10 + 4n
+-- shape: KEYS 8, ARGV 11 + 4n
 -- KEYS[1] the in-progress list     KEYS[2] the repeat-orphans list
 -- KEYS[3] the processes set        KEYS[4] the process hash
 -- KEYS[5] its workers hash         KEYS[6] its memory history
@@ -32,11 +32,12 @@
 -- ARGV[1] "1" recovery, "0" shutdown
 -- ARGV[2] heartbeat age (seconds) past which a process is gone
 -- ARGV[3] most orphanings a job may have     ARGV[4] the process's identity
--- ARGV[5] queue key prefix    ARGV[6] orphanings key prefix
--- ARGV[7] TTL of an orphanings or hand-backs counter, seconds
--- ARGV[8] the beat gap (seconds) that means nobody could beat (see beat.lua)
--- ARGV[9] most hand-backs a job may have   ARGV[10] hand-backs key prefix
--- ARGV[11..] per entry: its SHA1, its queue, its jid, "1" if it is still
+-- ARGV[5], ARGV[6] a queue's key: the text before its name, and after
+-- ARGV[7] orphanings key prefix
+-- ARGV[8] TTL of an orphanings or hand-backs counter, seconds
+-- ARGV[9] the beat gap (seconds) that means nobody could beat (see beat.lua)
+-- ARGV[10] most hand-backs a job may have   ARGV[11] hand-backs key prefix
+-- ARGV[12..] per entry: its SHA1, its queue, its jid, "1" if it is still
 --            running (a hand-back, at shutdown) else "0"
 --
 -- Returns {requeued, parked}, or {-1, 0} if there is nothing to do: the process
@@ -47,13 +48,14 @@ local most_orphanings = need_int(3, 0, MOST)
 need_name(4)
 need_name(5)
 need_name(6)
-need_int(7, 1, LONGEST_SECONDS)
-local gap = need_number(8)
-local most_handbacks = need_int(9, 0, MOST)
-need_name(10)
-need_groups(11, 4)
+need_name(7)
+need_int(8, 1, LONGEST_SECONDS)
+local gap = need_number(9)
+local most_handbacks = need_int(10, 0, MOST)
+need_name(11)
+need_groups(12, 4)
 local told = {}
-for i = 11, #ARGV, 4 do
+for i = 12, #ARGV, 4 do
   need_name(i)
   need_name(i + 1)
   need_name(i + 2)
@@ -85,7 +87,7 @@ end
 local function too_many(prefix, jid, most)
   local key = prefix .. jid
   local count = redis.call("INCR", key)
-  redis.call("EXPIRE", key, ARGV[7])
+  redis.call("EXPIRE", key, ARGV[8])
   return count > most
 end
 
@@ -94,15 +96,15 @@ for _, raw in ipairs(redis.call("LRANGE", KEYS[1], 0, -1)) do
   local i = told[redis.sha1hex(raw)]
   local park_on = i == nil and KEYS[2] or nil
   if i and recovery then
-    park_on = too_many(ARGV[6], ARGV[i + 2], most_orphanings) and KEYS[2] or nil
+    park_on = too_many(ARGV[7], ARGV[i + 2], most_orphanings) and KEYS[2] or nil
   elseif i and ARGV[i + 3] == "1" then
-    park_on = too_many(ARGV[10], ARGV[i + 2], most_handbacks) and KEYS[8] or nil
+    park_on = too_many(ARGV[11], ARGV[i + 2], most_handbacks) and KEYS[8] or nil
   end
   if park_on then
     redis.call("RPUSH", park_on, raw)
     parked = parked + 1
   else
-    redis.call("RPUSH", ARGV[5] .. ARGV[i + 1], raw)
+    redis.call("RPUSH", ARGV[5] .. ARGV[i + 1] .. ARGV[6], raw)
     requeued = requeued + 1
   end
 end
