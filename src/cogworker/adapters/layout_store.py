@@ -123,7 +123,8 @@ class LayoutStore:
     def move(self, rename: Rename) -> str:
         """Move one key to its new name (see `lua/move_key.lua`): "absent", "renamed" or
         "merged"."""
-        return as_bytes(MOVE_KEY(self.client, (rename.old, rename.new), ())).decode()
+        moved = MOVE_KEY(self.client, (rename.old, rename.new), (rename.merge,))
+        return as_bytes(moved).decode()
 
     def applied(self, step: Step) -> int:
         """Note `step` as applied (the number only goes up); the number stored now."""

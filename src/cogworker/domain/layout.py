@@ -12,11 +12,17 @@ and decisions: the keys are read and moved by `adapters.layout_store`.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from typing import Literal
 
 import attrs
 
 #: The command that applies the missing steps, as refusals name it.
 MIGRATE = "cogworker migrate"
+
+#: How a key found under both names merges into the new one (`lua/move_key.lua`): "keep"
+#: the new content where both have some; or "add" two strings holding whole numbers (a
+#: counter an older release went on counting under the old name), else as "keep".
+Merge = Literal["keep", "add"]
 
 
 @attrs.frozen(kw_only=True)
@@ -25,6 +31,7 @@ class Rename:
 
     old: str
     new: str
+    merge: Merge = "keep"
 
 
 #: What stands, in a family's names, for the part each key has of its own.
@@ -44,6 +51,7 @@ class RenameMatching:
 
     old: str = attrs.field(validator=_one_wildcard)
     new: str = attrs.field(validator=_one_wildcard)
+    merge: Merge = "keep"
 
     def matches(self, name: str) -> bool:
         """Whether `name` is one of the family's old keys."""
@@ -54,7 +62,7 @@ class RenameMatching:
         """The move of the family's old key `name` (one it `matches`)."""
         head, tail = self.old.split(WILDCARD)
         varying = name[len(head) : len(name) - len(tail)]
-        return Rename(old=name, new=self.new.replace(WILDCARD, varying))
+        return Rename(old=name, new=self.new.replace(WILDCARD, varying), merge=self.merge)
 
 
 @attrs.frozen(kw_only=True)
