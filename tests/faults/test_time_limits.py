@@ -63,7 +63,7 @@ def test_a_python_loop_past_its_limit_fails_once_and_is_retried(
         ("success", None),
         ("retrying", "soft"),
     ]
-    assert inspect.get(keys.stat("failed")) == b"1"
+    assert inspect.get(keys.stat("default", "failed")) == b"1"
     [record] = tracking.attempts(inspect, jid)  # as the dashboard reads it
     assert record.timed_out == "soft"
     assert [run.timed_out for run in tracking.history(inspect, jid)] == [None, "soft"]

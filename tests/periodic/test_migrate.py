@@ -1,5 +1,6 @@
 """`cogworker migrate` on a Redis the release before layout step 1 wrote: every key moved or
-left as it was, nothing lost, again and after a crash; workers refuse that Redis until then."""
+left as it was, nothing lost, again and after a crash; the counters read the same totals;
+workers refuse that Redis until then."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 import redis
 
 import cogworker
-from cogworker import LayoutError
+from cogworker import LayoutError, tracking
+from cogworker.adapters import counters
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.process_registry import ProcessRegistry
@@ -19,8 +21,13 @@ from tests.app.helpers import CLIENT_KINDS, enqueue_with
 from tests.app.jobs import Record
 from tests.periodic.conftest import StartWorker
 from tests.periodic.old_layout import (
+    DAY,
+    NOW,
+    OLD_COUNTERS,
+    OLD_DAYS,
     OLD_EPOCH,
     OLD_SCHEDULE,
+    OLD_TOTALS,
     KeyValue,
     contents,
     renamed,
@@ -30,6 +37,12 @@ from tests.support.processes import wait_until
 
 #: Where step 1 moves each key.
 MOVES = {OLD_SCHEDULE: keys.PERIODIC_SCHEDULE, OLD_EPOCH: keys.PERIODIC_EPOCH}
+#: Where step 3 moves each counter: the part of the empty queue name, which reads add in.
+COUNTER_MOVES = {
+    old: "cogworker:{q:}:stat:" + old.removeprefix("cogworker:stat:") for old in OLD_COUNTERS
+}
+#: The writes of a whole migration: each key's move, and the number raised after each step.
+WRITES = len(MOVES) + len(COUNTER_MOVES) + len(layout.STEPS)
 MIGRATED: KeyValue = ("string", str(layout.current()).encode(), False)
 
 
@@ -42,12 +55,33 @@ def old(rc: redis.Redis, redis_url: str) -> dict[str, KeyValue]:
 
 def _migrated(before: dict[str, KeyValue]) -> dict[str, KeyValue]:
     """`before` as a migration must leave it: the keys moved, the number written."""
-    return {**renamed(before, MOVES), keys.LAYOUT: MIGRATED}
+    return {**renamed(before, {**MOVES, **COUNTER_MOVES}), keys.LAYOUT: MIGRATED}
+
+
+def _read_as_before(rc: redis.Redis) -> None:
+    """The processed and failed counters read, in total and per day, what the old release
+    read from its global counters."""
+    assert tracking.totals(rc) == {"processed": OLD_TOTALS["processed"],
+                                   "failed": OLD_TOTALS["failed"]}  # fmt: skip
+    for name, count in OLD_DAYS.items():
+        assert tracking.daily_counts(rc, name, NOW, 1) == {DAY: count}
 
 
 def test_step_one_moves_the_keys_the_old_release_wrote_to_where_the_code_reads_them() -> None:
     """The step's renames are the names above: from the old release's, to this code's."""
     assert {rename.old: rename.new for rename in layout.STEPS[0].renames} == MOVES
+
+
+def test_the_counters_step_moves_each_counter_to_the_part_reads_add_in() -> None:
+    """Every counter of the old release, total or day, goes to the migrated part's counter
+    of the same name (and day), merged by adding."""
+    (counters_step,) = (step for step in layout.STEPS if step.families)
+    (family,) = counters_step.families
+    assert {old: family.rename(old).new for old in OLD_COUNTERS} == COUNTER_MOVES
+    assert family.merge == "add"
+    assert COUNTER_MOVES[f"cogworker:stat:failed:{DAY}"] == keys.stat(
+        counters.MIGRATED, "failed", DAY
+    )
 
 
 def test_migrate_moves_the_old_layout_with_nothing_lost(
@@ -59,6 +93,7 @@ def test_migrate_moves_the_old_layout_with_nothing_lost(
 
     assert answer.status == 0, answer
     assert contents(rc) == _migrated(old)
+    _read_as_before(rc)
     assert OLD_SCHEDULE in answer.stdout
     assert "renamed" in answer.stdout
     assert answer.lines[-1] == f"layout 0 -> {layout.current()}"
@@ -74,18 +109,26 @@ def test_migrate_again_moves_nothing(old: dict[str, KeyValue], rc: redis.Redis, 
     assert contents(rc) == _migrated(old)
 
 
-@pytest.mark.parametrize("moved", range(len(layout.STEPS[0].renames) + 1))
+@pytest.mark.parametrize("written", range(WRITES + 1))
 def test_a_migration_cut_short_is_finished_by_running_it_again(
-    moved: int, old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
+    written: int, old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
 ) -> None:
-    """A run that died after its first `moved` key moves (the number not yet written): a
-    worker still refuses if an old key is left, and the next run finishes the move."""
+    """A run that died after its first `written` writes (key moves, and the number raised
+    after each step): the next run finishes the move, and the counters read as before."""
     store = LayoutStore(rc)
-    for rename in layout.STEPS[0].renames[:moved]:
-        store.move(rename)
+    writes = [
+        write
+        for each in layout.plan(0, store.found())
+        for write in [*(lambda r=r: store.move(r) for r in each.renames),
+                      lambda step=each.step: store.applied(step)]
+    ]  # fmt: skip
+    assert len(writes) == WRITES
+    for write in writes[:written]:
+        write()
 
     assert cli.run("migrate").status == 0
     assert contents(rc) == _migrated(old)
+    _read_as_before(rc)
 
 
 def test_an_old_key_written_again_after_the_migration_is_merged_not_overwritten(
@@ -104,6 +147,25 @@ def test_an_old_key_written_again_after_the_migration_is_merged_not_overwritten(
     assert not rc.exists(OLD_SCHEDULE)
 
 
+def test_a_counter_counted_again_after_the_migration_is_added_not_dropped(
+    old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
+) -> None:
+    """A straggler of the old release counts 5 runs (2 of them failed) in its global
+    counters: a run after adds them to the migrated ones, in total and for the day."""
+    cli.run("migrate")
+    for name, runs in (("processed", 5), ("failed", 2)):
+        rc.incrby(f"cogworker:stat:{name}", runs)
+        rc.incrby(f"cogworker:stat:{name}:{DAY}", runs)
+
+    assert cli.run("migrate").status == 0
+
+    assert tracking.totals(rc) == {"processed": OLD_TOTALS["processed"] + 5,
+                                   "failed": OLD_TOTALS["failed"] + 2}  # fmt: skip
+    assert tracking.daily_counts(rc, "processed", NOW, 1) == {DAY: OLD_DAYS["processed"] + 5}
+    assert not list(rc.scan_iter(match="cogworker:stat:*"))
+    assert rc.ttl(keys.stat(counters.MIGRATED, "processed", DAY)) > 0
+
+
 def test_a_dry_run_says_what_it_would_move_and_writes_nothing(
     old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
 ) -> None:
@@ -119,6 +181,7 @@ def test_a_dry_run_says_what_it_would_move_and_writes_nothing(
             for entry in document["keys"]} == {
         (OLD_SCHEDULE, "hash", 2, keys.PERIODIC_SCHEDULE),
         (OLD_EPOCH, "string", 1, keys.PERIODIC_EPOCH),
+        *((old, "string", 1, new) for old, new in COUNTER_MOVES.items()),
     }  # fmt: skip
     assert contents(rc) == old
 

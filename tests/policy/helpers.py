@@ -19,8 +19,8 @@ SHARED_APP = "tests.policy.jobs:shared_config"
 RETRY_KEY = "cogworker:retry"
 DEAD_KEY = "cogworker:dead"
 QUEUE_KEY = "cogworker:queue:default"
-FAILED_KEY = "cogworker:stat:failed"
-PROCESSED_KEY = "cogworker:stat:processed"
+FAILED_KEY = "cogworker:{q:default}:stat:failed"
+PROCESSED_KEY = "cogworker:{q:default}:stat:processed"
 #: The class name of a missing job class (raw payloads name it).
 VANISHED = "tests.policy.jobs.Vanished"
 UNPARSEABLE = b'{"class": "tests.policy.jobs.Fails", "args": [not json'

@@ -17,8 +17,9 @@ import redis
 import redis.asyncio
 from returns.pipeline import is_successful
 
+from cogworker.adapters import counters
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.flagged_reads import count_of, refusal, replies
+from cogworker.adapters.flagged_reads import Flags, refusal, replies
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory, payload
 from cogworker.domain.records import AttemptRecord, RunRecord
@@ -152,26 +153,18 @@ def _load(name: str, size: object, oldest: object, now: float) -> QueueLoad:
 
 
 def daily_counts(client: redis.Redis, name: str, now: float, days: int) -> dict[str, int | None]:
-    """A counter (`processed`, `failed`) for each of the last `days` UTC days (None: the day's
-    counter holds something else than a count)."""
+    """A counter (`processed`, `failed`) for each of the last `days` UTC days, summed over
+    queues (None: a queue's counter of the day holds something else than a count)."""
     dates = days_back(now, days)
-    values = _counters(client, [keys.stat(name, day) for day in dates])
+    values = counters.read(client, [(name, day) for day in dates], Flags())
     return dict(zip(dates, values, strict=True))
 
 
 def totals(client: redis.Redis) -> dict[str, int | None]:
-    """The processed and failed counters since the beginning (None: not a count)."""
-    processed, failed = _counters(client, [keys.stat("processed"), keys.stat("failed")])
+    """The processed and failed counters since the beginning, summed over queues (None:
+    a queue's counter is not a count)."""
+    processed, failed = counters.read(client, [("processed", None), ("failed", None)], Flags())
     return {"processed": processed, "failed": failed}
-
-
-def _counters(client: redis.Redis, names: Sequence[str]) -> list[int | None]:
-    """Counters by key, in one round trip (None: not a count).  A GET each, not one MGET:
-    on Redis Cluster the counters of different queues live in different slots."""
-    pipe = client.pipeline(transaction=False)
-    for name in names:
-        pipe.get(name)
-    return [count_of(value) for value in replies(pipe)]
 
 
 def _waited(oldest: bytes | None, now: float) -> float:

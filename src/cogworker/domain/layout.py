@@ -86,6 +86,14 @@ STEPS: tuple[Step, ...] = (
             Rename(old="cogworker:periodic:epoch", new="cogworker:{periodic}:epoch"),
         ),
     ),
+    Step(
+        number=3,
+        summary="the counters per queue; the global ones to the part of the empty queue name",
+        renames=(),
+        families=(
+            RenameMatching(old="cogworker:stat:*", new="cogworker:{q:}:stat:*", merge="add"),
+        ),
+    ),
 )
 
 
