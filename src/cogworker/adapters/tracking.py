@@ -19,7 +19,7 @@ from returns.pipeline import is_successful
 
 from cogworker.adapters import counters
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.flagged_reads import Flags, refusal, replies
+from cogworker.adapters.flagged_reads import Flags, count_of, refusal, replies
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory, payload
 from cogworker.domain.records import AttemptRecord, RunRecord
@@ -101,13 +101,17 @@ class QueueLoad:
     problem: str | None = None
     #: Whether workers are told not to take its jobs (`Client.pause`).
     paused: bool = False
+    #: Its jobs' runs counted on it (since layout step 3: the counters before are
+    #: everyone's, `adapters.counters`), and the failed ones; None: not a count.
+    processed: int | None = 0
+    failed: int | None = 0
 
 
 def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
-    """Every known queue (registered or paused) with its size, latency and pause, by name (a
-    name that isn't UTF-8 is listed escaped, with its problem).  A name in the pause index
-    whose flag is gone (`adapters/queue_pause.py`) is neither paused nor, unregistered,
-    listed."""
+    """Every known queue (registered or paused) with its size, latency, pause and counters,
+    by name (a name that isn't UTF-8 is listed escaped, with its problem).  A name in the
+    pause index whose flag is gone (`adapters/queue_pause.py`) is neither paused nor,
+    unregistered, listed."""
     pipe = client.pipeline(transaction=False)
     pipe.smembers(keys.QUEUES)
     pipe.smembers(keys.PAUSED)
@@ -120,11 +124,14 @@ def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
         pipe.llen(keys.queue(name))
         pipe.lindex(keys.queue(name), -1)
         pipe.exists(keys.queue_paused(name))
+        pipe.mget(keys.stat(name, "processed"), keys.stat(name, "failed"))
     found = replies(pipe)
     loads = [
-        attrs.evolve(_load(name, size, oldest, now), paused=bool(flag))
-        for name, size, oldest, flag in zip(
-            names, found[::3], found[1::3], found[2::3], strict=True
+        attrs.evolve(
+            _load(name, size, oldest, now), paused=bool(flag), processed=ran, failed=failed
+        )
+        for name, size, oldest, flag, (ran, failed) in zip(
+            names, found[::4], found[1::4], found[2::4], map(_counted, found[3::4]), strict=True
         )
         if flag or name.encode() in registered
     ]
@@ -135,6 +142,12 @@ def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
         if not _is_utf8(name)
     ]  # fmt: skip
     return sorted([*loads, *unreadable], key=lambda load: load.name)
+
+
+def _counted(reply: object) -> tuple[int | None, int | None]:
+    """A queue's processed and failed counters from their MGET (None: not a count)."""
+    processed, failed = reply if isinstance(reply, list) else (reply, reply)
+    return count_of(processed), count_of(failed)
 
 
 def _is_utf8(name: bytes) -> bool:
