@@ -49,8 +49,14 @@ VARIANTS.update({f"{name}{NO_METRICS}": VARIANTS[name] for name in ("p2c10", "p2
 #: Variants whose no-op keeps its result, or runs under a concurrency limit it never
 #: reaches (#24): the cost of each against the plain drain (bench/README.md).
 KEEP_RESULT, NEVER_REACHED_LIMIT = "keep", "limit"
+#: Variants whose no-op is `unique="until_executed"` (each job's arguments its own, so no
+#: duplicate is refused), or has its status tracked (#25 target 3: their cost).
+UNIQUE, TRACKED = "unique", "tracked"
 VARIANTS.update(
-    {f"p2c10{kind}": VARIANTS["p2c10"] for kind in (KEEP_RESULT, NEVER_REACHED_LIMIT)}
+    {
+        f"p2c10{kind}": VARIANTS["p2c10"]
+        for kind in (KEEP_RESULT, NEVER_REACHED_LIMIT, UNIQUE, TRACKED)
+    }
 )
 
 
@@ -98,9 +104,22 @@ class LimitedNoop(cogworker.Job, queue=QUEUE, limit=cogworker.Concurrency(max=10
         common.mark_done()
 
 
+class UniqueNoop(cogworker.Job, queue=QUEUE, unique="until_executed"):
+    def perform(self, i: int) -> None:
+        common.mark_done()
+
+
+class TrackedNoop(cogworker.Job, queue=QUEUE, track_status=True):
+    def perform(self, i: int) -> None:
+        common.mark_done()
+
+
 JOBS = {"noop": Noop, "lat": Lat}
-#: The no-op each flow-control variant runs instead of `Noop`.
-NOOP_OF = {KEEP_RESULT: KeptNoop, NEVER_REACHED_LIMIT: LimitedNoop}
+#: The no-op each flow-control (or unique, tracked) variant runs instead of `Noop`.
+NOOP_OF = {
+    KEEP_RESULT: KeptNoop, NEVER_REACHED_LIMIT: LimitedNoop, UNIQUE: UniqueNoop,
+    TRACKED: TrackedNoop,
+}  # fmt: skip
 
 _BOOT = (
     "import sys; sys.path.insert(0, {here!r}); sys.argv[0] = 'cogworker'; "

@@ -38,6 +38,7 @@ from cogworker.domain.job import JobRecord
 from cogworker.domain.key_limits import Concurrency, Rate
 from cogworker.exceptions import (
     BatchClosedError,
+    ClientClosedError,
     CogworkerError,
     ConfigError,
     EnqueueError,
@@ -74,6 +75,7 @@ __all__ = [
     "CallNext",
     "CancelResult",
     "Client",
+    "ClientClosedError",
     "CogworkerError",
     "Concurrency",
     "Config",

@@ -173,6 +173,10 @@ class LayoutError(CogworkerError):
     (stop the workers, run `cogworker migrate`) or a newer one (upgrade)."""
 
 
+class ClientClosedError(CogworkerError):
+    """A call on an `AsyncClient` after its `aclose` began: nothing was sent."""
+
+
 class UnknownJobClassError(CogworkerError):
     """A job names a class this worker can't import."""
 

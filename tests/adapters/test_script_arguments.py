@@ -24,6 +24,8 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs import cancel
 
 ENTRY = '{"class":"a.B","args":[],"jid":"j1","queue":"default"}'
+#: An entry claiming a concurrency place of its class's limit (the fetch takes it).
+LIMITED = ENTRY.replace("}", ',"limit":{"kind":"concurrency","name":"a.B","key":"k"}}')
 SHA = "1f7a5f5f3f0f0b0d31ba8d3fa3c8cb3e1b0c6b2e"  # not the entry's: parked, a write too
 
 
@@ -159,8 +161,8 @@ CALLS = {
     "raise_layout": Call(layout_store.RAISE_LAYOUT, (keys.LAYOUT,), ("1",)),
     "dashboard_remove": Call(
         dashboard_removal.REMOVE,
-        (keys.RETRY, keys.DEAD, "lk", "rl", "ev"),
-        ("zset", "kill", "1700000000.5", "1690000000", "10", ENTRY, "j1", "b1 j1 dead"),
+        (keys.RETRY, keys.DEAD, "lk", "rl", "ev", "rs"),
+        ("zset", "kill", "1700000000.5", "1690000000", "10", ENTRY, "j1", "b1 j1 dead", "", "0"),
         lambda rc: (rc.zadd(keys.RETRY, {ENTRY: 1}), rc.set("lk", "j1")),
     ),
     "pulse": Call(
@@ -193,8 +195,8 @@ CALLS = {
     "fetch": Call(
         scripts.FETCH,
         (LIST, keys.queue("default"), keys.queue_paused("default")),
-        ("2",),
-        _on_list(keys.queue("default")),
+        ("2", "a.B", "a.B", "1", "60000", "600000"),
+        lambda rc: rc.lpush(keys.queue("default"), LIMITED, ENTRY),
     ),
 }  # fmt: skip
 
@@ -206,7 +208,7 @@ def test_every_script_is_probed() -> None:
     """Each Lua script (but the shared checks) has a call here, or only reads."""
     lua = resources.files("cogworker.adapters").joinpath("lua")
     names = {f.name.removesuffix(".lua") for f in lua.iterdir() if f.name.endswith(".lua")}
-    assert names - {"_checks", "_tallies", "_results"} == set(CALLS) | READ_ONLY
+    assert names - {"_checks", "_tallies", "_results", "_limit_places"} == set(CALLS) | READ_ONLY
 
 
 extreme_values = st.one_of(

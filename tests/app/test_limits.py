@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 
+import pytest
 import redis
 
 import cogworker
@@ -52,20 +53,36 @@ def test_no_key_ever_runs_more_than_its_concurrency_limit(
     assert [rc.zcard(key) for key in holders] == [0] * len(KEYS)  # every place let go
 
 
+def _redis_ms(rc: redis.Redis) -> int:
+    seconds, micros = rc.time()
+    return int(seconds * 1000 + micros // 1000)
+
+
+@pytest.mark.parametrize("taken_by", ["its start", "its fetch"])
 def test_a_place_held_by_a_killed_process_frees_within_the_orphan_threshold(
-    rc: redis.Redis, client: cogworker.Client, workers: Workers
+    rc: redis.Redis, client: cogworker.Client, workers: Workers, taken_by: str
 ) -> None:
-    """A job holding its key's only place dies with its process (kill -9): its place runs
-    out at most one orphan threshold after the kill (nothing renews it), and the key serves
-    again: a job of another class naming the same limit runs."""
-    first = workers.start(APP, concurrency=2)
+    """A job holding its key's only place, taken as it starts (the class's first job in
+    its process) or by the fetch that moved it (a process fetching two queues, so with
+    the fetch script only, that met the class): the heartbeat renews the place while the
+    job runs; the job dies with its process (kill -9), and its place runs out at most one
+    orphan threshold after the kill (nothing renews it).  The key serves again: a job of
+    another class naming the same limit runs."""
+    queues = ["default"] if taken_by == "its start" else ["default", "other"]
+    first = workers.start(APP, concurrency=2, queues=queues)
     wait_for_processes(rc, 1, first)
+    if taken_by == "its fetch":
+        learner = client.enqueue(HoldsOne, "learn")
+        wait_until(lambda: rc.sismember("holding", learner), 20.0, message=first.log_tail)
     holder = client.enqueue(HoldsOne, "shared")
     wait_until(lambda: rc.sismember("holding", holder), 20.0, message=first.log_tail)
     place = keys.limit("default", "concurrency", "one", "shared")
+    [(_, seen_until)] = rc.zrange(place, 0, -1, withscores=True)
+    wait_until(lambda: _redis_ms(rc) > seen_until, 20.0, message="Redis's clock stands still")
+    [(_, renewed_until)] = rc.zrange(place, 0, -1, withscores=True)
+    assert renewed_until > seen_until, first.log_tail()
     first.kill()
-    seconds, micros = rc.time()  # after the kill: no renewal can come later
-    killed_at = seconds * 1000 + micros // 1000
+    killed_at = _redis_ms(rc)  # after the kill: no renewal can come later
     [(_, runs_out)] = rc.zrange(place, 0, -1, withscores=True)
     assert runs_out <= killed_at + THRESHOLD_MS
 

@@ -70,6 +70,13 @@ class Parked(Job, queue="parked"):
         side_effects().sadd("done", self.jid)
 
 
+class KeptParked(Job, queue="parked", keep_result=60):
+    """Parked, keeping its result: what removing it by hand stores is read by a waiter."""
+
+    def perform(self, *args: Any) -> None:
+        side_effects().sadd("done", self.jid)
+
+
 class KilledByRetryIn(Job, queue="web"):
     """Fails; its `retry_in` answers KILL: straight to dead, "killed by retry_in"."""
 

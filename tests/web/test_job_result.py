@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import time
 
+import pytest
 import redis
 
 import cogworker
@@ -14,8 +15,9 @@ from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.domain import results
-from tests.web.helpers import Web
-from tests.web.jobs import Done, KeptLimitedMember
+from cogworker.exceptions import JobResultError
+from tests.web.helpers import Web, token_of
+from tests.web.jobs import Done, KeptLimitedMember, KeptParked
 
 IDENTITY = "host:1:web"
 
@@ -68,3 +70,34 @@ def test_the_job_page_of_a_limited_batch_member_keeping_its_result(
     assert ended.status_code == 200
     assert 'id="cw-result-title"' in ended.text
     assert '"done"' in html.unescape(ended.text)
+
+
+def _ended(enqueuer: cogworker.Client, jid: str) -> str:
+    """How the job ended, as its waiter is told (at once: it ended already)."""
+    with pytest.raises(JobResultError) as ended:
+        enqueuer.result(jid, timeout=0)
+    return f"{ended.value.outcome}: {ended.value.error_message}"
+
+
+def test_a_job_removed_by_hand_tells_its_waiter_how_it_ended(
+    web: Web, raw: redis.Redis, enqueuer: cogworker.Client
+) -> None:
+    """Deleted from its queue or from Scheduled, or cleared with its queue: discarded;
+    killed from Retries: killed. Each in the script that removes it."""
+    deleted, cleared = (str(enqueuer.enqueue(KeptParked, n)) for n in range(2))
+    later, retrying = (str(enqueuer.enqueue_in(3600, KeptParked, n)) for n in range(2))
+    [entry] = [e for e in raw.zrange(keys.SCHEDULE, 0, -1) if retrying.encode() in e]
+    raw.zadd(keys.RETRY, {entry: time.time() + 3600})
+    raw.zrem(keys.SCHEDULE, entry)
+
+    assert "Deleted 1 job." in web.act("/queue/delete", {"name": "parked", "key": deleted}).text
+    assert "Deleted 1 job." in web.act("/queue/clear", {"name": "parked"}).text
+    token = token_of(raw, keys.SCHEDULE, later)
+    assert "Deleted 1 job." in web.act("/scheduled/act", {"row": f"delete:{token}"}).text
+    token = token_of(raw, keys.RETRY, retrying)
+    assert "Killed 1 job." in web.act("/retries/act", {"row": f"kill:{token}"}).text
+
+    for jid in (deleted, cleared, later):
+        assert _ended(enqueuer, jid) == "discarded: discarded by hand"
+    assert _ended(enqueuer, retrying) == "killed: killed by hand"
+    assert raw.ttl(keys.result("parked", retrying)) > 0

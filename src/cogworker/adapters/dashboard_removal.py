@@ -2,7 +2,8 @@
 
 `lua/dashboard_remove.lua` takes the entries off and, for each one it
 removed, lets go of the locks its job held (owner-checked), in the same
-step: a job removed for good must not keep blocking its duplicates.
+step: a job removed for good must not keep blocking its duplicates, and a job
+keeping its result stores how it ended (killed or discarded) for its waiter.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import redis
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_events import entry_event_target
 from cogworker.adapters.jobs.outcome import OutcomeKind
-from cogworker.adapters.scripts import LuaScript
+from cogworker.adapters.results import queue_indexes, removed_result, result_args, result_key
+from cogworker.adapters.scripts import LuaScript, run_pipeline
+from cogworker.domain.results import Kept
 
 REMOVE = LuaScript("dashboard_remove")
 
@@ -36,15 +39,28 @@ def remove(
     head: Sequence[str | float | int],
     removals: Sequence[Removal],
 ) -> list[bool]:
-    """Run `dashboard_remove` on `removals` (see its header): True where this call removed one."""
+    """Run `dashboard_remove` on `removals` (see its header): True where this call removed one.
+    A job keeping its result has its jid index written first, in the same round trip."""
     if not removals and head[0] == "zset":
         return []
-    locks: list[str] = []
-    entries: list[bytes | str] = []
+    per_entry_keys: list[str] = []
+    entries: list[bytes | str | int] = []
     final: OutcomeKind = "dead" if head[1] == "kill" else "discard"
+    kept: list[tuple[str, Kept | None]] = []
     for removal in removals:
         events, event = entry_event_target(removal.entry, final)
-        locks += [removal.unique_lock or keys.NO_LOCK, removal.running_lock or keys.NO_LOCK, events]
-        entries += [removal.entry, removal.jid, event]
-    replies = REMOVE(client, (*where, *locks), (*head, *entries))
+        jid, result = removed_result(removal.entry, "killed" if final == "dead" else "discarded")
+        kept.append((jid, result))
+        per_entry_keys += [
+            removal.unique_lock or keys.NO_LOCK, removal.running_lock or keys.NO_LOCK, events,
+            result_key(jid, result),
+        ]  # fmt: skip
+        entries += [removal.entry, removal.jid, event, *result_args(result)]
+    if not any(result for _, result in kept):
+        replies = REMOVE(client, (*where, *per_entry_keys), (*head, *entries))
+    else:
+        pipe = client.pipeline(transaction=False)
+        queue_indexes(pipe, kept)
+        REMOVE.queue(pipe, (*where, *per_entry_keys), (*head, *entries))
+        replies = run_pipeline(client, pipe)[-1]
     return [bool(reply) for reply in replies]

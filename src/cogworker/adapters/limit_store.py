@@ -1,11 +1,12 @@
-"""Per-key limits on Redis (`domain.key_limits`): a place taken (limit_take.lua), renewed
-by the heartbeat (limit_renew.lua), let go of, and what the dashboard shows of each key.
+"""Per-key limits on Redis (`domain.key_limits`): a place taken (limit_take.lua, or by
+the fetch: `PlaceTerm`), renewed by the heartbeat (limit_renew.lua), let go of, and what
+the dashboard shows of each key.
 
 A limit's keys are in its job's queue's slot (`redis_keys.limit`), so the
 settlement that ends a run lets its place go in the same script (settle.lua).
 The global registry (`redis_keys.LIMITS`) lists the keys used lately; each
 store writes an entry at most once a `REGISTER_EVERY`, in the same round trip
-as a take.
+as a take (or its own, for a place the fetch took).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import redis
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.replies import as_bytes
-from cogworker.domain.key_limits import Claim, Limit, Rate, waiting_horizon
+from cogworker.domain.key_limits import Claim, Concurrency, Limit, Rate, waiting_horizon
 
 #: Seconds between two registrations of one limit key by one store.
 REGISTER_EVERY = 60.0
@@ -58,6 +59,37 @@ class Spot:
 
 
 @attrs.frozen(kw_only=True)
+class PlaceTerm:
+    """A class whose jobs' concurrency places the fetch takes as it moves them (fetch.lua):
+    the class as payloads name it, its limit's name and max, how long a place lasts
+    unrenewed, and how long a refused job counts as waiting (`waiting_horizon`)."""
+
+    class_name: str
+    name: str
+    max: int
+    place_ttl: float
+    horizon: float
+
+    def arguments(self) -> tuple[str, str, int, int, int]:
+        """Its group of the fetch script's arguments."""
+        return self.class_name, self.name, self.max, _ms(self.place_ttl), _ms(self.horizon)
+
+
+def place_term(class_name: str, limit: Limit, place_ttl: float) -> PlaceTerm | None:
+    """What the fetch takes the places of `class_name`'s jobs by, under its `limit`; None
+    for a rate limit (its start is counted as the job starts, not while it waits)."""
+    if not isinstance(limit, Concurrency):
+        return None
+    return PlaceTerm(
+        class_name=class_name,
+        name=limit.name or class_name,
+        max=limit.max,
+        place_ttl=place_ttl,
+        horizon=waiting_horizon(limit),
+    )
+
+
+@attrs.frozen(kw_only=True)
 class Use:
     """What a limit key holds now: for the dashboard's Limits page."""
 
@@ -92,8 +124,8 @@ class LimitStore:
     """Per-key limits on one Redis."""
 
     client: redis.Redis
-    #: When this store last registered each spot.
-    _registered: dict[Spot, float] = attrs.field(factory=dict, init=False)
+    #: When this store last registered each limit key (by its holders key).
+    _registered: dict[str, float] = attrs.field(factory=dict, init=False)
 
     def take(self, spot: Spot, jid: str, place_ttl: float, now: float) -> tuple[bool, float]:
         """Take a place for `jid` under `spot` (a concurrency place lasts `place_ttl`
@@ -103,16 +135,26 @@ class LimitStore:
             (spot.holders_key(), spot.waiting_key()),
             (spot.kind, jid, spot.max, _ms(span), _ms(spot.horizon)),
         )
-        if self._registered.get(spot, 0.0) > now - REGISTER_EVERY:
+        if self.registered(spot.holders_key(), now):
             reply = scripts.LIMIT_TAKE(self.client, *call)
         else:
             pipe = self.client.pipeline(transaction=False)
-            pipe.zadd(keys.LIMITS, {_entry(spot): now})
-            pipe.zremrangebyscore(keys.LIMITS, "-inf", now - REGISTRY_KEPT)
+            _queue_registration(pipe, spot, now)
             scripts.LIMIT_TAKE.queue(pipe, *call)
             *_, reply = scripts.run_pipeline(self.client, pipe)
-            self._registered[spot] = now
+            self._registered[spot.holders_key()] = now
         return bool(int(reply[0])), int(reply[1]) / 1000
+
+    def registered(self, holders: str, now: float) -> bool:
+        """Whether this store registered the limit key `holders` within `REGISTER_EVERY`."""
+        return self._registered.get(holders, 0.0) > now - REGISTER_EVERY
+
+    def register(self, spot: Spot, now: float) -> None:
+        """List `spot` in the registry (for a place the fetch took: no take to ride along)."""
+        pipe = self.client.pipeline(transaction=False)
+        _queue_registration(pipe, spot, now)
+        pipe.execute()
+        self._registered[spot.holders_key()] = now
 
     def renew(self, held: Mapping[str, Sequence[str]], place_ttl: float) -> None:
         """Renew the places held (holders key → jids) for `place_ttl` from now, one round trip."""
@@ -149,6 +191,11 @@ class LimitStore:
             _queue_reads(pipe, spot, now)
         replies = iter(pipe.execute())
         return [_use(spot, used_at, replies) for spot, used_at in spots]
+
+
+def _queue_registration(pipe: redis.client.Pipeline, spot: Spot, now: float) -> None:
+    pipe.zadd(keys.LIMITS, {_entry(spot): now})
+    pipe.zremrangebyscore(keys.LIMITS, "-inf", now - REGISTRY_KEPT)
 
 
 def _queue_reads(pipe: redis.client.Pipeline, spot: Spot, now: float) -> None:

@@ -20,12 +20,14 @@ from typing import Literal, TypeAlias
 import attrs
 import redis
 import redis.asyncio
+from returns.pipeline import is_successful
 
 from cogworker.adapters import jid_index, scripts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.connection import SOCKET_TIMEOUT
-from cogworker.domain import results
+from cogworker.domain import payload, results
 
+_KEEP_TEXT = f'"{results.PAYLOAD_KEY}"'.encode()
 #: The longest one blocking command waits (a reply must come within the socket timeout).
 WAIT_SLICE = SOCKET_TIMEOUT - 2.0
 #: What a wait found: the record, no job keeping a result of that jid (or it expired),
@@ -95,6 +97,20 @@ async def wait_async(client: redis.asyncio.Redis, jid: str, timeout: float | Non
         if record is not None:
             return _parsed(record)
     return "timed out"
+
+
+def removed_result(
+    raw: bytes, outcome: Literal["killed", "discarded"]
+) -> tuple[str, results.Kept | None]:
+    """The jid of the job whose payload is `raw`, removed by hand, and the result it then
+    keeps (None: it keeps none, or `raw` is no job's payload: a substring test first)."""
+    if _KEEP_TEXT not in raw:
+        return "", None
+    decoded = payload.decode(raw)
+    if not is_successful(decoded):
+        return "", None
+    job = decoded.unwrap()
+    return job.jid, results.removed_by_hand(job, outcome)
 
 
 def result_key(jid: str, kept: results.Kept | None) -> str:

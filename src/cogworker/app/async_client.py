@@ -34,6 +34,7 @@ from cogworker.app.config import Config
 from cogworker.app.enqueue_call import due_time, read_errors
 from cogworker.app.job import Job
 from cogworker.app.job_record import Expiry, build_job, build_jobs, check_jid
+from cogworker.app.open_calls import OpenCalls, while_open
 from cogworker.app.results import checked_timeout, value_of
 from cogworker.domain.batches import BatchStatus
 from cogworker.domain.job import JobRecord
@@ -63,6 +64,7 @@ class AsyncClient:
         self._redis_clock = AsyncRedisClock(self.redis)
         self._blocking_client: redis.Redis | None = None
         self._pusher = AsyncPusher(config, self.redis, self.store, self._clock)
+        self.open_calls = OpenCalls("AsyncClient")
 
     async def __aenter__(self) -> Self:
         return self
@@ -75,6 +77,7 @@ class AsyncClient:
     ) -> None:
         await self.aclose()
 
+    @while_open
     async def enqueue(
         self,
         job_class: type[Job],
@@ -86,8 +89,9 @@ class AsyncClient:
         """Put a run of `job_class` on its queue; the jid, or None if a middleware stopped it
         (`expires_in` / `expires_at` as for `Client.enqueue`)."""
         expiry = Expiry(expires_in=expires_in, expires_at=expires_at)
-        return await self.push(await self._build(job_class, args, jid, expiry))
+        return await self._push(await self._build(job_class, args, jid, expiry), None)
 
+    @while_open
     async def enqueue_in(
         self,
         seconds: float,
@@ -99,10 +103,9 @@ class AsyncClient:
     ) -> str | None:
         """Enqueue a run `seconds` from now (`expires_in` counts from then)."""
         at = await self._clock() + seconds
-        return await self.enqueue_at(
-            at, job_class, *args, jid=jid, expires_in=expires_in, expires_at=expires_at
-        )
+        return await self._enqueue_at(at, job_class, args, jid, expires_in, expires_at)
 
+    @while_open
     async def enqueue_at(
         self,
         at: float | dt.datetime,
@@ -114,10 +117,22 @@ class AsyncClient:
     ) -> str | None:
         """Enqueue a run at `at`, a unix timestamp or an aware datetime (now if past);
         `expires_in` counts from then."""
+        return await self._enqueue_at(at, job_class, args, jid, expires_in, expires_at)
+
+    async def _enqueue_at(
+        self,
+        at: float | dt.datetime,
+        job_class: type[Job],
+        args: Sequence[JSON],
+        jid: str | None,
+        expires_in: float | None,
+        expires_at: float | None,
+    ) -> str | None:
         due = due_time(at)
         expiry = Expiry(expires_in=expires_in, expires_at=expires_at, due=due)
-        return await self.push(await self._build(job_class, args, jid, expiry), at=due)
+        return await self._push(await self._build(job_class, args, jid, expiry), due)
 
+    @while_open
     async def enqueue_many(
         self,
         job_class: type[Job],
@@ -138,10 +153,15 @@ class AsyncClient:
         )  # fmt: skip
         return await self._pusher.push_many(jobs)
 
+    @while_open
     async def push(self, job: JobRecord, *, at: float | None = None) -> str | None:
         """Push a built record through the client middleware; the jid, or None if stopped."""
+        return await self._push(job, at)
+
+    async def _push(self, job: JobRecord, at: float | None) -> str | None:
         return await self._pusher.push(job, at)
 
+    @while_open
     async def cancel(self, jid: str) -> CancelResult:
         """Cancel the job `jid` (see `Client.cancel`): taken off if it waits, told to stop
         if it runs; what happened.  A jid that can't be one is a ValueError.
@@ -179,14 +199,17 @@ class AsyncClient:
 
         return AsyncBatch(opened, lambda c, a, j: self._build(c, a, j, Expiry()), self.push)
 
+    @while_open
     async def batch_status(self, bid: str) -> BatchStatus | None:
         """A batch's status, or None (see `Client.batch_status`)."""
         return await asyncio.to_thread(BatchStore(self._blocking()).status, bid)
 
+    @while_open
     async def status(self, jid: str) -> str | None:
         """A tracked job's status, or None (see `Client.status`)."""
         return await self._call("can't read a status", tracking.status_async(self.redis, jid))
 
+    @while_open
     async def result(self, jid: str, timeout: float | None = None) -> JSON:
         """`Client.result`, awaited: the job's value, waiting without polling (each wait
         holds one of this client's connections while it lasts)."""
@@ -195,9 +218,11 @@ class AsyncClient:
         if mode is not None:
             return value_of(checked, mode.result(checked), wait)
         doing = f"can't read the result of job {checked}"
-        found = await self._call(doing, results.wait_async(self.redis, checked, wait))
+        waited = self.open_calls.interruptible(results.wait_async(self.redis, checked, wait))
+        found = await self._call(doing, waited)
         return value_of(checked, found, wait)
 
+    @while_open
     async def pause(self, queue: str) -> bool:
         """Pause `queue` for every worker (see `Client.pause`); True if it was running."""
         name = checked_name(queue)
@@ -205,6 +230,7 @@ class AsyncClient:
         (changed,) = await self._call(f"can't pause queue {name!r}", paused)
         return changed
 
+    @while_open
     async def resume(self, queue: str) -> bool:
         """Let workers take jobs from `queue` again (see `Client.resume`); True if it was
         paused."""
@@ -213,6 +239,7 @@ class AsyncClient:
         (changed,) = await self._call(f"can't resume queue {name!r}", resumed)
         return changed
 
+    @while_open
     async def paused_queues(self) -> frozenset[str]:
         """The names of the paused queues."""
         return await self._call(
@@ -225,7 +252,10 @@ class AsyncClient:
             return await call
 
     async def aclose(self) -> None:
-        """Close this client's connections."""
+        """Close this client's connections, once the calls in flight have ended (a result's
+        wait is interrupted: it raises `ClientClosedError`); calls after this one raise
+        `ClientClosedError` too."""
+        await self.open_calls.close()
         if self._blocking_client is not None:
             self._blocking_client.close()
         await self.redis.aclose()

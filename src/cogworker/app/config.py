@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from typing import Literal
 
 import attrs
 
-from cogworker.adapters import replication
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.redis_target import TLS_VERIFY_MODES, RedisTarget, TlsVerify
+from cogworker.app import config_checks as checks
 from cogworker.app import redis_settings
 from cogworker.app.middleware import ClientMiddleware, ServerMiddleware
-from cogworker.app.periodic import Periodic, check_schedule
+from cogworker.app.periodic import Periodic
 from cogworker.app.redis_settings import REDIS_URL_ENV
-from cogworker.domain import limits
 from cogworker.domain.queues import QueuePlan, plan_of
 from cogworker.domain.results import DEFAULT_MAX_BYTES as DEFAULT_MAX_RESULT_BYTES
 from cogworker.domain.settlement import Keeping
@@ -23,87 +22,6 @@ from cogworker.exceptions import ConfigError
 
 DeathHandler = Callable[..., object]
 """Called as `handler(job, exception)` (or with fewer arguments) when a job lands in dead."""
-
-
-def _redis_url(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
-    if value:
-        redis_settings.parsed_url(f"Config.{attribute.name}", value)
-
-
-def _masked_repr(url: str | None) -> str:
-    return repr(url and redis_settings.masked(url))
-
-
-def _replicas(_: object, attribute: attrs.Attribute[Any], value: int | None) -> None:
-    if value is not None:
-        _checked(replication.checked_replicas, value, f"Config.{attribute.name}")
-
-
-def _replica_timeout(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
-    if value is not None:
-        _checked(replication.checked_timeout, value, f"Config.{attribute.name}")
-
-
-def _checked(check: Callable[[object, str], object], value: object, setting: str) -> None:
-    try:
-        check(value, setting)
-    except ValueError as error:
-        raise ConfigError(str(error)) from None
-
-
-def _positive(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
-    if value <= 0:
-        raise ConfigError(f"Config.{attribute.name} must be above 0, got {value!r}")
-
-
-def _not_negative(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
-    if not value >= 0:  # NaN too
-        raise ConfigError(f"Config.{attribute.name} must be 0 or more, got {value!r}")
-
-
-def _seconds(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    """A limit in seconds (`limits.checked_seconds`); None is no limit."""
-    if value is not None:
-        try:
-            limits.checked_seconds(f"Config.{attribute.name}", value)
-        except ValueError as error:
-            raise ConfigError(str(error)) from None
-
-
-def _queues(_: object, attribute: attrs.Attribute[Any], value: tuple[Any, ...]) -> None:
-    try:
-        plan_of(value)
-    except (ValueError, TypeError) as error:
-        raise ConfigError(f"Config.queues: {error}") from None
-
-
-def _periodic(_: object, __: attrs.Attribute[Any], value: tuple[object, ...]) -> None:
-    check_schedule(value)
-
-
-def _module_names(value: object) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    given: Iterable[object] = (
-        value if isinstance(value, Iterable) and not isinstance(value, str) else (value,)
-    )
-    names: list[str] = []
-    for name in given:
-        if not isinstance(name, str) or not all(part.isidentifier() for part in name.split(".")):
-            raise ConfigError(
-                f"Config.job_modules: {name!r} is not a module name like 'myapp.jobs' "
-                "(a name covers the modules under it too)"
-            )
-        names.append(name)
-    return tuple(names)
-
-
-def _one_of(*choices: str) -> Callable[[object, attrs.Attribute[Any], str], None]:
-    def check(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
-        if value not in choices:
-            raise ConfigError(f"Config.{attribute.name} must be one of {choices}, got {value!r}")
-
-    return check
 
 
 @attrs.frozen(kw_only=True)
@@ -117,7 +35,9 @@ class Config:
 
     #: None: `$COGWORKER_REDIS_URL`, else the default URL (where `cogworker
     #: work` starts an embedded Redis if nothing listens there).
-    redis_url: str | None = attrs.field(default=None, validator=_redis_url, repr=_masked_repr)
+    redis_url: str | None = attrs.field(
+        default=None, validator=checks.redis_url, repr=checks.masked_repr
+    )
     #: The ACL user and its password; each, when given, wins over the URL's.
     redis_username: str | None = None
     redis_password: str | None = attrs.field(default=None, repr=False)
@@ -129,7 +49,7 @@ class Config:
     redis_tls_cert_file: str | None = None
     redis_tls_key_file: str | None = None
     redis_tls_verify: TlsVerify | None = attrs.field(
-        default=None, validator=attrs.validators.optional(_one_of(*TLS_VERIFY_MODES))
+        default=None, validator=attrs.validators.optional(checks.one_of(*TLS_VERIFY_MODES))
     )
     #: Sentinel, instead of `redis_url`: the sentinels' (host, port) pairs and the
     #: name of the master they watch (database 0; a redis+sentinel:// URL can say another).
@@ -146,67 +66,69 @@ class Config:
     #: `EnqueueNotReplicatedError`; a worker logs it and carries on.  None: the
     #: URL's `?min_replicas=` / `?replica_timeout=`, else 0 (off) and 1 second.
     #: See docs/production-redis.md.
-    min_replicas: int | None = attrs.field(default=None, validator=_replicas)
-    replica_timeout: float | None = attrs.field(default=None, validator=_replica_timeout)
+    min_replicas: int | None = attrs.field(default=None, validator=checks.replicas)
+    replica_timeout: float | None = attrs.field(default=None, validator=checks.replica_timeout)
     #: Jobs run at once by one worker process (its processor threads).
-    concurrency: int = attrs.field(default=10, validator=_positive)
+    concurrency: int = attrs.field(default=10, validator=checks.positive)
     #: `async def` jobs run at once by one worker process, on its event loop
     #: (besides the `concurrency` threads); 0: this worker refuses async jobs.
-    async_concurrency: int = attrs.field(default=100, validator=_not_negative)
+    async_concurrency: int = attrs.field(default=100, validator=checks.not_negative)
     #: Seconds an async job may block the event loop (sync code instead of
     #: awaiting) before the worker logs a warning naming what ran; 0: never.
-    async_block_warning: float = attrs.field(default=1.0, validator=_not_negative)
+    async_block_warning: float = attrs.field(default=1.0, validator=checks.not_negative)
     #: Jobs a worker may fetch ahead of its free threads, so several share a
     #: round trip (faster with many short jobs).  They wait in the process
     #: meanwhile, and if it dies they are recovered (and counted toward
     #: `max_orphanings`) like its running jobs.  0: fetch only for idle threads.
-    prefetch: int = attrs.field(default=0, validator=_not_negative)
+    prefetch: int = attrs.field(default=0, validator=checks.not_negative)
     #: Queue names in priority order, or `"name,weight"` / `(name, weight)` for weighted.
     queues: tuple[str | tuple[str, int], ...] = attrs.field(
-        default=("default",), converter=tuple, validator=_queues
+        default=("default",), converter=tuple, validator=checks.queues
     )
     #: `"reliable"`: a job stays in the worker's in-progress list until settled.
     #: `"basic"`: popped outright (faster, lost if the process dies mid-job).
     fetch: Literal["reliable", "basic"] = attrs.field(
-        default="reliable", validator=_one_of("reliable", "basic")
+        default="reliable", validator=checks.one_of("reliable", "basic")
     )
     #: Average pause between looks for due scheduled and retry jobs.
-    poll_interval: float = attrs.field(default=5.0, validator=_positive)
-    heartbeat_interval: float = attrs.field(default=5.0, validator=_positive)
+    poll_interval: float = attrs.field(default=5.0, validator=checks.positive)
+    heartbeat_interval: float = attrs.field(default=5.0, validator=checks.positive)
     #: A process whose heartbeat is older than this is gone; its jobs are requeued.
-    orphan_threshold: float = attrs.field(default=60.0, validator=_positive)
+    orphan_threshold: float = attrs.field(default=60.0, validator=checks.positive)
     #: A job whose process died under it more often than this goes to dead.
-    max_orphanings: int = attrs.field(default=3, validator=_positive)
+    max_orphanings: int = attrs.field(default=3, validator=checks.positive)
     #: A job still running when its worker stopped (handed back unfinished,
     #: run again from the start) more often than this goes to dead: a hung
     #: job can't block a queue across restarts forever.  Generous, because
     #: deploys restart workers while legit long jobs run.
-    max_handbacks: int = attrs.field(default=10, validator=_positive)
+    max_handbacks: int = attrs.field(default=10, validator=checks.positive)
     #: On stop, how long running jobs get to finish before they are requeued.
-    shutdown_timeout: float = attrs.field(default=25.0, validator=_positive)
+    shutdown_timeout: float = attrs.field(default=25.0, validator=checks.positive)
     #: A job's time limit when its class sets none (`timeout=`): at it, `JobTimeoutError`
     #: is raised into the job.  None: no limit.
-    default_timeout: float | None = attrs.field(default=None, validator=_seconds)
+    default_timeout: float | None = attrs.field(default=None, validator=checks.seconds)
     #: How long a job past its limit may ignore the `JobTimeoutError` (blocked in C code)
     #: before its process files the failure for it, and exits to be replaced.
-    timeout_grace: float = attrs.field(default=10.0, validator=_seconds)
+    timeout_grace: float = attrs.field(default=10.0, validator=checks.seconds)
     #: With several queues, the longest pause between looks when all are empty.
-    fetch_idle_max_interval: float = attrs.field(default=0.1, validator=_positive)
-    dead_max_jobs: int = attrs.field(default=10_000, validator=_positive)
-    dead_max_age: float = attrs.field(default=180 * 86_400.0, validator=_positive)
+    fetch_idle_max_interval: float = attrs.field(default=0.1, validator=checks.positive)
+    dead_max_jobs: int = attrs.field(default=10_000, validator=checks.positive)
+    dead_max_age: float = attrs.field(default=180 * 86_400.0, validator=checks.positive)
     #: How long a unique job's lock lasts (a class's `unique_for` overrides it).
-    unique_lock_ttl: float = attrs.field(default=3600.0, validator=_positive)
+    unique_lock_ttl: float = attrs.field(default=3600.0, validator=checks.positive)
     #: How long a periodic job's running lock outlives the last heartbeat of its process.
-    periodic_lock_ttl: float = attrs.field(default=60.0, validator=_positive)
+    periodic_lock_ttl: float = attrs.field(default=60.0, validator=checks.positive)
     # --- periodic jobs (app/periodic.py, app/worker/periodic_manager.py) ---
     #: Jobs run on a cron schedule; each tick is enqueued by exactly one worker process.
-    periodic: tuple[Periodic, ...] = attrs.field(default=(), converter=tuple, validator=_periodic)
+    periodic: tuple[Periodic, ...] = attrs.field(
+        default=(), converter=tuple, validator=checks.periodic
+    )
     #: What ticks missed while no worker looked get: "none", the "last" one, or "all"
     #: (the latest `periodic_catch_up_limit`), run one after another.
     periodic_catch_up: Literal["none", "last", "all"] = attrs.field(
-        default="last", validator=_one_of("none", "last", "all")
+        default="last", validator=checks.one_of("none", "last", "all")
     )
-    periodic_catch_up_limit: int = attrs.field(default=10, validator=_positive)
+    periodic_catch_up_limit: int = attrs.field(default=10, validator=checks.positive)
     #: At start-up, True: `periodic` replaces the stored schedule (entries not in it are
     #: removed); False: merged into it.  A config without periodic jobs leaves it alone.
     periodic_replace: bool = True
@@ -214,35 +136,35 @@ class Config:
     #: Track every job's status (else only classes with `track_status=True`).
     track_status: bool = False
     #: A status expires this long after its last change.
-    status_expiry: float = attrs.field(default=30 * 60.0, validator=_positive)
+    status_expiry: float = attrs.field(default=30 * 60.0, validator=checks.positive)
     #: Record every run (start, end, outcome, process, error) per job and per class.
     history: bool = True
-    history_per_job: int = attrs.field(default=25, validator=_positive)
-    history_per_class: int = attrs.field(default=100, validator=_positive)
+    history_per_job: int = attrs.field(default=25, validator=checks.positive)
+    history_per_class: int = attrs.field(default=100, validator=checks.positive)
     #: A job's history expires this long after its last run.
-    history_ttl: float = attrs.field(default=86_400.0, validator=_positive)
+    history_ttl: float = attrs.field(default=86_400.0, validator=checks.positive)
     #: Count every run in its class's metrics: runs, failures, execution time and a histogram
     #: of run times, per minute and per hour (docs/metrics.md).
     metrics: bool = True
     #: Per-class metrics expire this long after their last run.
-    metrics_retention: float = attrs.field(default=72 * 3600.0, validator=_positive)
+    metrics_retention: float = attrs.field(default=72 * 3600.0, validator=checks.positive)
     #: Seconds every job's result is kept for `Client.result` (a class's `keep_result`
     #: overrides it); None: only classes with `keep_result` keep one (docs/results.md).
-    keep_result: float | None = attrs.field(default=None, validator=_seconds)
+    keep_result: float | None = attrs.field(default=None, validator=checks.seconds)
     #: The largest return value a result holds (bytes of its JSON); a larger one fails the run.
-    max_result_bytes: int = attrs.field(default=DEFAULT_MAX_RESULT_BYTES, validator=_positive)
+    max_result_bytes: int = attrs.field(default=DEFAULT_MAX_RESULT_BYTES, validator=checks.positive)
     client_middleware: tuple[ClientMiddleware, ...] = attrs.field(default=(), converter=tuple)
     server_middleware: tuple[ServerMiddleware, ...] = attrs.field(default=(), converter=tuple)
     death_handlers: tuple[DeathHandler, ...] = attrs.field(default=(), converter=tuple)
     #: The modules (and the modules under them) a worker may import job classes
     #: from; a job naming a class elsewhere fails without an import.  None: any.
-    job_modules: tuple[str, ...] | None = attrs.field(default=None, converter=_module_names)
+    job_modules: tuple[str, ...] | None = attrs.field(default=None, converter=checks.module_names)
     log_level: str = attrs.field(
-        default="INFO", validator=_one_of("DEBUG", "INFO", "WARNING", "ERROR")
+        default="INFO", validator=checks.one_of("DEBUG", "INFO", "WARNING", "ERROR")
     )
     #: `"text"` (key=value) or `"json"` (one object per line).
     log_format: Literal["text", "json"] = attrs.field(
-        default="text", validator=_one_of("text", "json")
+        default="text", validator=checks.one_of("text", "json")
     )
 
     @property

@@ -32,20 +32,19 @@ as if started by hand.  The supervisor
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
 import os
 import select
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import attrs
-import click
 
 from cogworker.adapters.process_memory import rss_kib
+from cogworker.app.child_processes import describe_exit, load_prctl, prepare_child
+from cogworker.app.signal_pipe import drain, signals_to_pipe
 from cogworker.app.worker.stopping import HARD_TIMEOUT_EXIT
 from cogworker.domain.supervision import restart_delay, to_recycle
 
@@ -63,53 +62,6 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 #: fetcher, acker and housekeeping threads get a few seconds each to end, then it
 #: writes its hand-over (retried for a while if Redis is away).
 STOP_GRACE = 15.0
-
-_PR_SET_PDEATHSIG = 1
-
-
-def worker_arguments(context: click.Context, leave_out: Collection[str]) -> list[str]:
-    """The arguments that run `context`'s command again as it was given, minus `leave_out`.
-
-    Rebuilt from the parsed parameters rather than filtered from `sys.argv`,
-    so every spelling (`--processes=4`, `-c4`, an option added later) comes
-    out right.
-    """
-    arguments = [context.info_name or context.command.name or ""]
-    for param in context.command.params:
-        value = context.params.get(param.name or "")
-        if param.name in leave_out or value is None or value == ():
-            continue
-        if isinstance(param, click.Argument):
-            arguments += [str(item) for item in value] if param.nargs != 1 else [str(value)]
-        elif isinstance(param, click.Option) and param.is_flag:
-            spellings = param.opts if value else param.secondary_opts  # --x / --no-x
-            arguments += [max(spellings, key=len)] if spellings else []
-        else:
-            flag = max(param.opts, key=len)  # the long spelling
-            for item in value if param.multiple else [value]:
-                arguments += [flag, str(item)]
-    return arguments
-
-
-def describe_exit(returncode: int) -> str:
-    """`exit code 3` or `signal SIGKILL`, for the log."""
-    if returncode >= 0:
-        return f"exit code {returncode}"
-    try:
-        return f"signal {signal.Signals(-returncode).name}"
-    except ValueError:
-        return f"signal {-returncode}"
-
-
-def _load_prctl() -> Callable[[int, int], int] | None:
-    """libc's prctl, loaded now: the child, between fork and exec, should only call it."""
-    if sys.platform != "linux":
-        return None
-    try:
-        prctl: Callable[[int, int], int] = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    return prctl
 
 
 @attrs.define
@@ -158,13 +110,13 @@ class Supervisor:
         #: Told SIGTSTP: children started from now on start quiet.
         self.quiet = False
         self._slots = [_Slot(index) for index in range(processes)]
-        self._prctl = _load_prctl()
+        self._prctl = load_prctl()
         self._pid = os.getpid()
         self._next_memory_check = 0.0
 
     def run(self) -> None:
         """Start the children and supervise them until a stop signal; return once all exited."""
-        with self._signals_to_pipe() as wakeup:
+        with signals_to_pipe(HANDLED_SIGNALS) as wakeup:
             self.logger.info(
                 "supervisor %d: starting %d worker process%s%s",
                 os.getpid(),
@@ -177,7 +129,7 @@ class Supervisor:
                 self._start(slot, now)
             self._next_memory_check = now + MEMORY_CHECK_INTERVAL
             while True:
-                for signum in _drain(wakeup):
+                for signum in drain(wakeup):
                     self._on_signal(signum)
                 now = time.monotonic()
                 self._reap(now)
@@ -190,29 +142,6 @@ class Supervisor:
         self.logger.info("supervisor %d: all worker processes have exited", os.getpid())
 
     # --- signals ---------------------------------------------------------------
-
-    @contextlib.contextmanager
-    def _signals_to_pipe(self) -> Iterator[int]:
-        """Handled signals arrive as bytes on the yielded fd (their numbers).
-
-        The handlers themselves do nothing: Python writes each signal's number
-        to the wakeup fd, so the loop learns of it even when it arrives just
-        before `select`, and no handler ever runs in the middle of the loop's
-        bookkeeping.  SIGCHLD is handled only so that a child's exit wakes it.
-        """
-        reader, writer = os.pipe()
-        os.set_blocking(reader, False)
-        os.set_blocking(writer, False)
-        previous = {signum: signal.signal(signum, _ignore) for signum in HANDLED_SIGNALS}
-        previous_wakeup = signal.set_wakeup_fd(writer, warn_on_full_buffer=False)
-        try:
-            yield reader
-        finally:
-            signal.set_wakeup_fd(previous_wakeup)
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
-            os.close(reader)
-            os.close(writer)
 
     def _on_signal(self, signum: int) -> None:
         if signum in STOP_SIGNALS:
@@ -295,20 +224,7 @@ class Supervisor:
 
     def _prepare_child(self) -> None:
         """Runs in the child between fork and exec."""
-        # A signal reaching the child before exec must not be mistaken for
-        # one of the supervisor's.
-        signal.set_wakeup_fd(-1)
-        # SIGTSTP's default action stops a process; a child still starting up
-        # (no handler yet) would freeze and then not even obey SIGTERM.  An
-        # ignored signal stays ignored through exec, until the worker installs
-        # its own handler.
-        signal.signal(signal.SIGTSTP, signal.SIG_IGN)
-        # A group of its own: terminal signals reach the supervisor, which forwards them.
-        os.setpgid(0, 0)
-        if self._prctl is not None:
-            self._prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-            if os.getppid() != self._pid:  # the supervisor died before prctl took effect
-                os._exit(1)
+        prepare_child(self._prctl, self._pid)
 
     def _reap(self, now: float) -> None:
         for slot in self._slots:
@@ -392,21 +308,3 @@ class Supervisor:
         if self.max_memory_mib is not None:
             due.append(self._next_memory_check)
         return max(0.0, min([now + IDLE_WAKEUP, *due]) - now)
-
-
-def _ignore(signum: int, frame: object) -> None:
-    """A handler that does nothing: the wakeup fd carries the signal to the loop."""
-
-
-def _drain(reader: int) -> list[int]:
-    """The signal numbers written to the wakeup fd since the last call, in order."""
-    received = bytearray()
-    while True:
-        try:
-            chunk = os.read(reader, 512)
-        except BlockingIOError:
-            break
-        if not chunk:
-            break
-        received += chunk
-    return list(received)

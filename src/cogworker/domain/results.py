@@ -137,6 +137,12 @@ def buried(job: JobRecord) -> Kept | None:
     return final(job, ended_record("dead", job.error_class or "", job.error_message or ""))
 
 
+def removed_by_hand(job: JobRecord, outcome: Literal["killed", "discarded"]) -> Kept | None:
+    """What removing `job` by hand writes (a kill or delete from the dashboard or the CLI,
+    a queue's clear): it ended there, filed in dead or thrown away."""
+    return final(job, ended_record(outcome, "", f"{outcome} by hand"))
+
+
 def pending(job: JobRecord, retry_at: float, now: float) -> Kept | None:
     """What a retry of `job` at `retry_at` writes: no record, the index kept past its wait."""
     keep = keep_of(job)

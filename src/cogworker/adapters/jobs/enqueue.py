@@ -138,22 +138,35 @@ def queue_push_unique(
     `register` (a reply each, after the pushes'); how many indexes came first."""
     indexed = queue_indexes(pipe, (push.index for push in pushes))
     for push in pushes:
-        target = keys.SCHEDULE if push.at is not None else keys.queue(push.queue)
-        scripts.PUSH_UNIQUE.queue(
-            pipe,
-            (target, push.lock, keys.status(push.jid)),
-            (
-                push.payload,
-                push.jid,
-                int(push.ttl * 1000),
-                push.at or "",
-                "1" if push.tracked else "0",
-                int(status_ttl),
-                now,
-            ),
-        )
+        scripts.PUSH_UNIQUE.queue(pipe, *unique_call(push, now, status_ttl))
     queue_registrations(pipe, register)
     return indexed
+
+
+def unique_call(
+    push: UniquePush, now: float, status_ttl: float
+) -> tuple[tuple[str, ...], tuple[scripts.KeyOrArg, ...]]:
+    """The keys and arguments of the `push_unique` script for `push`."""
+    target = keys.SCHEDULE if push.at is not None else keys.queue(push.queue)
+    tracked = "1" if push.tracked else "0"
+    return (
+        (target, push.lock, keys.status(push.jid)),
+        (
+            push.payload,
+            push.jid,
+            int(push.ttl * 1000),
+            push.at or "",
+            tracked,
+            int(status_ttl),
+            now,
+        ),
+    )
+
+
+def alone(pushes: Sequence[UniquePush], due: Sequence[str], replication: Replication) -> bool:
+    """Whether `pushes` are one push needing nothing sent beside its script (no registration
+    due, no jid index, no replicas to wait for): one EVALSHA, no pipeline."""
+    return len(pushes) == 1 and not due and pushes[0].index is None and not replication.replicas
 
 
 @attrs.define
@@ -191,6 +204,8 @@ class EnqueueStore:
     ) -> None:
         """Push payloads onto queues and into the scheduled set, and mark tracked jids
         `queued` (and write the jid indexes `indexed` first), in one round trip."""
+        if not (groups or scheduled or queued or indexed):
+            return
         due = self.registrations.due(groups)
         pipe = self.client.pipeline(transaction=False)
         queue_push_all(
@@ -205,7 +220,13 @@ class EnqueueStore:
     def push_unique(self, pushes: Sequence[UniquePush], now: float) -> list[int]:
         """Push unique jobs whose locks are free (one round trip): 1 where pushed, 0 where
         another jid holds the lock, 2 where this jid does (pushed before: nothing done)."""
+        if not pushes:
+            return []
         due = self.registrations.due(unique_queues(pushes))
+        if alone(pushes, due, self.replication):
+            return [
+                int(scripts.PUSH_UNIQUE(self.client, *unique_call(pushes[0], now, self.status_ttl)))
+            ]
         pipe = self.client.pipeline(transaction=False)
         first = queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl, register=due)
         self.replication.queue_wait(pipe)
@@ -268,6 +289,8 @@ class AsyncEnqueueStore:
         indexed: Sequence[JidIndex] = (),
     ) -> None:
         """See `EnqueueStore.push_all`."""
+        if not (groups or scheduled or queued or indexed):
+            return
         due = self.registrations.due(groups)
         pipe = self.client.pipeline(transaction=False)
         queue_push_all(
@@ -281,7 +304,12 @@ class AsyncEnqueueStore:
 
     async def push_unique(self, pushes: Sequence[UniquePush], now: float) -> list[int]:
         """See `EnqueueStore.push_unique`."""
+        if not pushes:
+            return []
         due = self.registrations.due(unique_queues(pushes))
+        if alone(pushes, due, self.replication):
+            call = unique_call(pushes[0], now, self.status_ttl)
+            return [int(await scripts.PUSH_UNIQUE.run_async(self.client, *call))]
         pipe = self.client.pipeline(transaction=False)
         first = queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl, register=due)
         self.replication.queue_wait(pipe)

@@ -1,5 +1,10 @@
 """Fetch: jobs taken off their queues, into a process's in-progress list (reliable
-fetch) or outright (basic fetch: lost if the process dies before they end)."""
+fetch) or outright (basic fetch: lost if the process dies before they end).
+
+The reliable fetch also takes the concurrency places (`domain.key_limits`)
+of the jobs it moves whose class the caller names (`PlaceTerm`), in the
+same script: a limited job costs no round trip of its own as it starts.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,17 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
+from cogworker.adapters.limit_store import PlaceTerm
 from cogworker.adapters.replies import as_bytes
+
+
+@attrs.frozen
+class FetchedPlace:
+    """What the fetch did with a job's concurrency place: took it for `jid` in `holders`
+    (the limit's key), or found its key full (`holders` "")."""
+
+    jid: str
+    holders: str
 
 
 @attrs.frozen(kw_only=True)
@@ -20,21 +35,38 @@ class Fetched:
 
     queue: str
     raw: bytes
+    #: Its concurrency place as the fetch found it; None: the fetch didn't look at its limit.
+    place: FetchedPlace | None = None
 
 
 _RUNNING: frozenset[str] = frozenset()
 
 
-def _turn(queues: Sequence[str], reply: list[Any]) -> Turn:
-    """A fetch script's reply (the paused queues' positions, then queue position, payload,
-    ...) as a Turn."""
-    flagged = reply[0]
+def _turn(
+    queues: Sequence[str], flagged: list[Any], pairs: list[Any], looked: Sequence[Any] = ()
+) -> Turn:
+    """A fetch script's reply as a Turn: the paused queues' positions (`flagged`), queue
+    position, payload, ... (`pairs`), and the places it looked at (`looked`: job number,
+    jid, holders, ...; see fetch.lua)."""
     paused = frozenset(queues[int(i) - 1] for i in flagged) if flagged else _RUNNING
+    places = {
+        int(looked[i]): FetchedPlace(_text(looked[i + 1]), _text(looked[i + 2]))
+        for i in range(0, len(looked), 3)
+    }
     jobs = [
-        Fetched(queue=queues[int(reply[i]) - 1], raw=as_bytes(reply[i + 1]))
-        for i in range(1, len(reply), 2)
+        Fetched(
+            queue=queues[int(pairs[i]) - 1],
+            raw=as_bytes(pairs[i + 1]),
+            place=places.get(i // 2 + 1),
+        )
+        for i in range(0, len(pairs), 2)
     ]
     return Turn(jobs=jobs, paused=paused)
+
+
+def _text(reply: bytes | str) -> str:
+    # A key or jid read from a payload (valid UTF-8 as cogworker writes them).
+    return as_bytes(reply).decode(errors="replace")
 
 
 @attrs.frozen(kw_only=True)
@@ -71,18 +103,24 @@ class FetchStore:
 
     client: redis.Redis
 
-    def fetch(self, identity: str, queues: Sequence[str], count: int) -> Turn:
+    def fetch(
+        self, identity: str, queues: Sequence[str], count: int, terms: Sequence[PlaceTerm] = ()
+    ) -> Turn:
         """Take up to `count` jobs into `identity`'s in-progress list, queues in the order given
-        (the paused ones left alone)."""
-        reply = scripts.FETCH(
-            self.client, (keys.in_progress(identity), *_queue_keys(queues)), (count,)
+        (the paused ones left alone), and the concurrency places of those of the classes
+        `terms` name."""
+        flagged, looked, *pairs = scripts.FETCH(
+            self.client,
+            (keys.in_progress(identity), *_queue_keys(queues)),
+            (count, *(arg for term in terms for arg in term.arguments())),
         )
-        return _turn(queues, reply)
+        return _turn(queues, flagged, pairs, looked)
 
     def pop(self, queues: Sequence[str], count: int) -> Turn:
         """Basic fetch: pop up to `count` jobs outright, queues in the order given (the paused
         ones left alone)."""
-        return _turn(queues, scripts.POP(self.client, _queue_keys(queues), (count,)))
+        flagged, *pairs = scripts.POP(self.client, _queue_keys(queues), (count,))
+        return _turn(queues, flagged, pairs)
 
     def fetch_blocking(self, identity: str, queue: str, timeout: float) -> Turn:
         """Wait up to `timeout` seconds for a job on `queue`, taken into the in-progress list;

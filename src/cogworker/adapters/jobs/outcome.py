@@ -76,27 +76,37 @@ class OutcomeRecord:
         )
 
 
-def outcome_record(settlement: Settlement) -> OutcomeRecord:
-    """`settlement` as settle.lua takes it."""
+def outcome_record(settlement: Settlement, limit_place: str = "") -> OutcomeRecord:
+    """`settlement` as settle.lua takes it, letting go of the run's `limit_place` if any."""
     match settlement:
         case Ack(jid=jid, class_name=class_name, effects=effects):
-            return _record("ack", jid, class_name, 0.0, "", effects)
+            return _record("ack", jid, class_name, 0.0, "", effects, limit_place)
         case ToRetry(job=job, at=at, effects=effects):
-            return _record("retry", job.jid, job.class_name, at, payload.encode(job), effects)
+            return _record(
+                "retry", job.jid, job.class_name, at, payload.encode(job), effects, limit_place
+            )
         case ToDead(job=job, at=at, effects=effects):
-            return _record("dead", job.jid, job.class_name, at, payload.encode(job), effects)
+            return _record(
+                "dead", job.jid, job.class_name, at, payload.encode(job), effects, limit_place
+            )
         case Discarded(job=job, effects=effects):
-            return _record("discard", job.jid, job.class_name, 0.0, "", effects)
+            return _record("discard", job.jid, job.class_name, 0.0, "", effects, limit_place)
         case Cancelled(job=job, effects=effects):
-            return _record("cancel", job.jid, job.class_name, 0.0, "", effects)
+            return _record("cancel", job.jid, job.class_name, 0.0, "", effects, limit_place)
         case Expired(job=job, effects=effects):
-            return _record("expire", job.jid, job.class_name, 0.0, "", effects)
+            return _record("expire", job.jid, job.class_name, 0.0, "", effects, limit_place)
         case _:
             assert_never(settlement)
 
 
 def _record(
-    kind: OutcomeKind, jid: str, class_name: str, score: float, filed: str, effects: Effects
+    kind: OutcomeKind,
+    jid: str,
+    class_name: str,
+    score: float,
+    filed: str,
+    effects: Effects,
+    limit_place: str,
 ) -> OutcomeRecord:
     action, ttl = _lock_action(effects.unique_lock)
     return OutcomeRecord(
@@ -115,6 +125,7 @@ def _record(
         running_lock=effects.running_lock.key if effects.running_lock else "",
         sample=effects.sample,
         result=effects.result,
+        limit_place=limit_place,
     )
 
 

@@ -7,19 +7,23 @@
 -- cleared queue is unregistered by the caller, after this script (the
 -- registry is a global key, in another slot than the queue on Redis Cluster).
 -- A batch member removed for good ends there: its batch event (dead for a
--- kill, discard for a delete) is appended in the same step.
+-- kill, discard for a delete) is appended in the same step, and so is the
+-- result of a job keeping one (killed or discarded), for its waiter.
 --
--- shape: KEYS 2 + 3n, ARGV 5 + 3n
+-- shape: KEYS 2 + 4n, ARGV 5 + 5n
+-- uses: _results
 -- KEYS[1] where the entries are (a sorted set, or a queue's list)
 -- KEYS[2] "kill": the dead set; else unused
--- KEYS[3i], KEYS[3i+1], KEYS[3i+2] for the i-th entry (from 1): its unique lock,
---         its running lock (any unused name for a lock it doesn't hold), and its
---         queue's batch events (any unused name when it has no event)
+-- KEYS[4i-1] .. KEYS[4i+2] for the i-th entry (from 1): its unique lock, its
+--         running lock (any unused name for a lock it doesn't hold), its queue's
+--         batch events (any unused name when it has no event), and its result
+--         (see _results.lua; any unused name when it keeps none)
 -- ARGV[1] "zset" or "list"   ARGV[2] "delete" or "kill" (a sorted set's only)
 -- ARGV[3] kill: the dead score; else unused
 -- ARGV[4] kill: trim dead entries scored below this   ARGV[5] kill: most kept
--- ARGV[3i+3], ARGV[3i+4], ARGV[3i+5] for the i-th entry: the entry as stored, its
---         jid, and its batch event (adapters/batch_events.py) or ""
+-- ARGV[5i+1] .. ARGV[5i+5] for the i-th entry: the entry as stored, its jid, its
+--         batch event (adapters/batch_events.py) or "", its result record and
+--         the record's TTL ("0": it keeps none)
 --
 -- Returns a list: 1 where this call removed the entry, 0 where it was gone.
 local list = need_choice(1, "zset", "list") == "list"
@@ -30,10 +34,13 @@ if kill then
   need_number(4)
   need_int(5, 0, MOST)
 end
-need_groups(6, 3)
-if (list and kill) or #KEYS ~= #ARGV - 3 then
+need_groups(6, 5)
+for i = 9, #ARGV, 5 do
+  need_result(i)
+end
+if (list and kill) or (#KEYS - 2) / 4 ~= (#ARGV - 5) / 5 then
   return redis.error_reply("cogworker: dashboard_remove: a list can't be killed from, "
-    .. "and each entry needs its two lock keys and its events key")
+    .. "and each entry needs its two lock keys, its events key and its result key")
 end
 
 -- pcall: a payload may name any key as its lock; one of another type isn't its lock.
@@ -44,8 +51,9 @@ local function release(lock, jid)
 end
 
 local removed = {}
-for i = 1, (#ARGV - 5) / 3 do
-  local entry, jid, event = ARGV[3 * i + 3], ARGV[3 * i + 4], ARGV[3 * i + 5]
+for i = 1, (#ARGV - 5) / 5 do
+  local entry, jid, event = ARGV[5 * i + 1], ARGV[5 * i + 2], ARGV[5 * i + 3]
+  local at = 4 * i - 1
   local gone
   if list then
     -- From the tail: the dashboard's searches and clears look there first.
@@ -54,14 +62,15 @@ for i = 1, (#ARGV - 5) / 3 do
     gone = redis.call("ZREM", KEYS[1], entry)
   end
   if gone > 0 then
-    release(KEYS[3 * i], jid)
-    release(KEYS[3 * i + 1], jid)
+    release(KEYS[at], jid)
+    release(KEYS[at + 1], jid)
     if kill then
       redis.call("ZADD", KEYS[2], ARGV[3], entry)
     end
     if event ~= "" then
-      redis.call("RPUSH", KEYS[3 * i + 2], event)
+      redis.call("RPUSH", KEYS[at + 2], event)
     end
+    keep_result(KEYS[at + 3], ARGV[5 * i + 4], ARGV[5 * i + 5])
   end
   removed[i] = gone > 0 and 1 or 0
 end

@@ -3,21 +3,98 @@
 -- end onto the left end of this process's in-progress list, where it stays
 -- until its outcome is written.
 --
--- shape: KEYS 1 + 2n, ARGV 1
+-- A job of a class named in the terms (ARGV[2...]: the classes whose
+-- concurrency limit this process knows) whose payload claims that limit
+-- takes its place in the same step (_limit_places.lua), or is refused there:
+-- either way it is on the in-progress list, and a refused one is put back in
+-- the scheduled set by the worker (its wait is domain/key_limits.py's).  Any
+-- other job (no claim, a rate limit, a class not in the terms, a payload
+-- this script can't read) is left to the worker's own take as it starts.
+--
+-- shape: KEYS 1 + 2n, ARGV 1 + 5n
 -- KEYS[1]    this process's in-progress list
 -- then, per queue in the order to look at them: the queue, its pause flag
---            (a key that exists while the queue is paused)
+--            (a key that exists while the queue is paused), named
+--            `cogworker:{q:Q}:paused`: the queue's limit keys are named from it
+--            (`cogworker:{q:Q}:limit:...`, in the same slot)
 -- ARGV[1]    how many jobs at most
+-- then, per class whose places it takes: the class as payloads name it, its
+--            limit's name, its max, how long a place lasts unrenewed and the
+--            waiting set's horizon (milliseconds)
 --
 -- Returns a flat array: first the positions of the paused queues (an array,
--- 1 = the first queue; empty when none is), then queue position, payload,
+-- 1 = the first queue; empty when none is), then the places looked at (an
+-- array of: the job's number in this reply, 1 = the first job; its jid; the
+-- key of the place it took, "" if refused), then queue position, payload,
 -- position, payload, ...  Every flag is read, even once the batch is full:
 -- the caller learns the pause of each queue it named from this one reply.
+-- uses: _limit_places
 need_int(1, 0, MOST)
+local terms, any_term = {}, false
+for i = 2, #ARGV, 5 do
+  need_name(i)
+  need_name(i + 1)
+  terms[ARGV[i]] = {
+    name = ARGV[i + 1], max = need_int(i + 2, 1, MOST), span = need_int(i + 3, 1, LONGEST_MS),
+    horizon = need_int(i + 4, 1, LONGEST_MS),
+  }
+  any_term = true
+end
+local FLAG = ":paused"
+for i = 3, #KEYS, 2 do
+  if string.sub(KEYS[i], -#FLAG) ~= FLAG then
+    error({err = "ERR cogworker: KEYS[" .. i .. "] must be a pause flag, ending in " .. FLAG})
+  end
+end
+-- A claim's key as limits take it (key_limits.LONGEST_KEY; longer: the worker's take decides).
+local LONGEST_KEY = 200
 
-local wanted = tonumber(ARGV[1]) * 2 + 1
+-- The job's jid, its claim's key and its class's term when its payload claims
+-- the concurrency limit its class has in the terms; nil otherwise.
+local function claim_of(job)
+  if not string.find(job, '"limit"', 1, true) then
+    return nil
+  end
+  local readable, record = pcall(cjson.decode, job)
+  if not readable or type(record) ~= "table" then
+    return nil
+  end
+  local term, claim, jid = terms[record.class], record.limit, record.jid
+  if not term or type(claim) ~= "table" or type(jid) ~= "string" or jid == "" then
+    return nil
+  end
+  if claim.kind ~= "concurrency" or claim.name ~= term.name then
+    return nil
+  end
+  if type(claim.key) ~= "string" or #claim.key > LONGEST_KEY then
+    return nil
+  end
+  return jid, claim.key, term
+end
+
+local now = any_term and limit_now() or 0
+local looked = {}
+
+-- Take `job`'s place if it claims one of the terms (its queue's slot named by `flag`).
+local function look_at(job, number, flag)
+  local jid, key, term = claim_of(job)
+  if not jid then
+    return
+  end
+  local slot, tail = string.sub(flag, 1, -#FLAG - 1), ":concurrency:" .. term.name .. ":" .. key
+  local holders = slot .. ":limit" .. tail
+  local held = take_place(
+    holders, slot .. ":limit_waiting" .. tail, "concurrency", jid, term.max, term.span,
+    term.horizon, now
+  )
+  looked[#looked + 1] = number
+  looked[#looked + 1] = jid
+  looked[#looked + 1] = held and holders or ""
+end
+
+local wanted = tonumber(ARGV[1]) * 2 + 2
 local paused = {}
-local taken = {paused}
+local taken = {paused, looked}
 for i = 2, #KEYS, 2 do
   local position = i / 2
   if redis.call("EXISTS", KEYS[i + 1]) == 1 then
@@ -28,6 +105,9 @@ for i = 2, #KEYS, 2 do
       if not job then break end
       taken[#taken + 1] = position
       taken[#taken + 1] = job
+      if any_term then
+        look_at(job, #taken / 2 - 1, KEYS[i + 1])
+      end
     end
   end
 end

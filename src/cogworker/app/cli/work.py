@@ -90,7 +90,8 @@ def work(
     logger = logs.setup(config.log_level, config.log_format)
     if processes > 1 or max_memory is not None:
         # APP, config and Redis were checked above, once, before any child exists.
-        from cogworker.app.supervisor import STOP_GRACE, Supervisor, worker_arguments
+        from cogworker.app.child_processes import worker_arguments
+        from cogworker.app.supervisor import STOP_GRACE, Supervisor
 
         # The URL goes to the children in their environment, never on their command line.
         own = ("processes", "max_memory", "redis_url", "redis_url_file")

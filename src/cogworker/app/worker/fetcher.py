@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import attrs
 import redis
@@ -34,6 +34,7 @@ from cogworker.adapters import key_guard
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.connection import BLOCK_SECONDS
 from cogworker.adapters.jobs.fetch import Fetched, FetchStore, Turn
+from cogworker.adapters.limit_store import PlaceTerm
 from cogworker.app.config import Config
 from cogworker.app.worker.backoff import Backoff
 from cogworker.app.worker.slots import FetchSlots
@@ -60,6 +61,8 @@ class Fetcher:
     slots: FetchSlots
     #: The queues as configured; `_usable` leaves out those KeyGuard found broken.
     plan: QueuePlan
+    #: The classes whose jobs' concurrency places the fetch takes (`LimitGate.fetch_terms`).
+    place_terms: Callable[[], Sequence[PlaceTerm]] = tuple
     rng: random.Random = attrs.field(factory=random.Random)
     _usable: QueuePlan = attrs.field(factory=lambda: QueuePlan(entries=()))
     _broken: frozenset[str] = frozenset()
@@ -116,6 +119,8 @@ class Fetcher:
             self._release(wanted - len(fetched))
             for job in fetched:
                 self.state.hold(job.raw)
+                if job.place is not None and job.place.holders:
+                    self.state.places.hold(job.place.jid, job.place.holders)
             if fetched:
                 self.deliver(fetched)
 
@@ -162,7 +167,10 @@ class Fetcher:
         """One fetch: a script over the queues in `order`, else a blocking wait on the one
         running queue (basic fetch: on the running queues), else the idle pause."""
         identity, basic = self.state.identity, self.config.fetch == "basic"
-        turn = self.store.pop(order, wanted) if basic else self.store.fetch(identity, order, wanted)
+        if basic:
+            turn = self.store.pop(order, wanted)
+        else:
+            turn = self.store.fetch(identity, order, wanted, self.place_terms())
         if turn.jobs:
             self._idle_pause = 0.0
             return turn

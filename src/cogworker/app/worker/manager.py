@@ -231,6 +231,7 @@ class Manager:
             hand_off,
             self._slots,
             plan,
+            self.limit_gate.fetch_terms,
         )
         poller = Poller(
             EnqueueStore(self.redis),

@@ -66,6 +66,8 @@ class Processor:
         An async job comes here only when this process runs no event loop (see handoff).
         """
         fetched, decoded = taken.fetched, taken.decoded
+        if not is_successful(decoded) or taken.expired:
+            self.starts.let_go_unrun(fetched)
         if not is_successful(decoded):
             self.settler.file_unparseable(fetched, decoded.failure())
             return

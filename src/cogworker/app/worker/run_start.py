@@ -55,6 +55,12 @@ class RunStart:
             self.gate.let_go(job.jid)
         return False
 
+    def let_go_unrun(self, fetched: Fetched) -> None:
+        """Let go of the place the fetch took for a job that won't run (unreadable, expired)."""
+        place = fetched.place
+        if self.gate is not None and place is not None and place.holders:
+            self.gate.let_go(place.jid)
+
     def _may_lock(self, job: JobRecord, fetched: Fetched) -> bool:
         held = locks.held_locks(job)
         mode, lock = held.unique_mode, held.unique_lock

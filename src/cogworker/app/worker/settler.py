@@ -20,7 +20,7 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.fetch import Fetched
-from cogworker.adapters.jobs.outcome import OutcomeRecord, outcome_record
+from cogworker.adapters.jobs.outcome import outcome_record
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.app.death import DeathNotice
@@ -54,7 +54,7 @@ class Settler:
 
     def write_ack(self, fetched: Fetched, ack: settlement.Ack) -> None:
         """Acknowledge a successful run (batched when there is an acker)."""
-        order = self._order(fetched, outcome_record(ack))
+        order = self._order(fetched, ack)
         if self.acker is not None:
             self.acker.submit(order)
             return
@@ -79,7 +79,7 @@ class Settler:
             self.write_ack(fetched, decided())
             return
         place = self.state.places.place_of(jid)  # its run may be forgotten by then
-        self.acker.submit_later(lambda: self._order(fetched, outcome_record(decided()), place))
+        self.acker.submit_later(lambda: self._order(fetched, decided(), place))
 
     def write_failure(
         self,
@@ -92,7 +92,7 @@ class Settler:
         filed it, the death hooks' notice if any)."""
         if self.acker is not None and decided.effects.status is not None:
             self.acker.withdraw_mark(decided.job.jid)  # "working" can't land after this status
-        order = self._order(fetched, outcome_record(decided))
+        order = self._order(fetched, decided)
         try:
             written = self.settles.settle(self.owner, order, self.clock())
         except redis.RedisError as write_error:
@@ -108,7 +108,7 @@ class Settler:
         cause: redis.RedisError,
     ) -> DeathNotice | None:
         job = decided.job
-        order = self._order(fetched, outcome_record(decided))
+        order = self._order(fetched, decided)
         reason = settlement.interruption_reason(decided)
         extra = {"jid": job.jid, "class": job.class_name, "reason": reason}
         try:
@@ -141,13 +141,12 @@ class Settler:
         self.logger.error("an unparseable payload moved to dead", extra=extra)
 
     def _order(
-        self, fetched: Fetched, outcome: OutcomeRecord, place: str | None = None
+        self, fetched: Fetched, decided: settlement.Settlement, place: str | None = None
     ) -> SettleOrder:
-        """The order writing `outcome`, letting go of the limit place its run holds, if any."""
-        held = self.state.places.place_of(outcome.jid) if place is None else place
-        if held:
-            outcome = attrs.evolve(outcome, limit_place=held)
-        return SettleOrder(fetched=fetched, outcome=outcome)
+        """The order writing `decided`, letting go of the limit place its run holds, if any."""
+        jid = decided.jid if isinstance(decided, settlement.Ack) else decided.job.jid
+        held = self.state.places.place_of(jid) if place is None else place
+        return SettleOrder(fetched=fetched, outcome=outcome_record(decided, held))
 
     def _settled(self, fetched: Fetched, jid: str, class_name: str, written: bool) -> None:
         """The outcome's write came back: the job is no longer this process's to hold."""

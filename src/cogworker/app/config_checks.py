@@ -1,0 +1,97 @@
+"""The checks `Config`'s fields run when a config is made: each bad value a `ConfigError`
+naming the setting (`Config.NAME`) and what it got."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import attrs
+
+from cogworker.adapters import replication
+from cogworker.app import redis_settings
+from cogworker.app.periodic import check_schedule
+from cogworker.domain import limits
+from cogworker.domain.queues import plan_of
+from cogworker.exceptions import ConfigError
+
+
+def redis_url(_: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    if value:
+        redis_settings.parsed_url(f"Config.{attribute.name}", value)
+
+
+def masked_repr(url: str | None) -> str:
+    return repr(url and redis_settings.masked(url))
+
+
+def replicas(_: object, attribute: attrs.Attribute[Any], value: int | None) -> None:
+    if value is not None:
+        _checked(replication.checked_replicas, value, f"Config.{attribute.name}")
+
+
+def replica_timeout(_: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
+    if value is not None:
+        _checked(replication.checked_timeout, value, f"Config.{attribute.name}")
+
+
+def _checked(check: Callable[[object, str], object], value: object, setting: str) -> None:
+    try:
+        check(value, setting)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+
+
+def positive(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if value <= 0:
+        raise ConfigError(f"Config.{attribute.name} must be above 0, got {value!r}")
+
+
+def not_negative(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if not value >= 0:  # NaN too
+        raise ConfigError(f"Config.{attribute.name} must be 0 or more, got {value!r}")
+
+
+def seconds(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """A limit in seconds (`limits.checked_seconds`); None is no limit."""
+    if value is not None:
+        try:
+            limits.checked_seconds(f"Config.{attribute.name}", value)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+
+
+def queues(_: object, attribute: attrs.Attribute[Any], value: tuple[Any, ...]) -> None:
+    try:
+        plan_of(value)
+    except (ValueError, TypeError) as error:
+        raise ConfigError(f"Config.queues: {error}") from None
+
+
+def periodic(_: object, __: attrs.Attribute[Any], value: tuple[object, ...]) -> None:
+    check_schedule(value)
+
+
+def module_names(value: object) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    given: Iterable[object] = (
+        value if isinstance(value, Iterable) and not isinstance(value, str) else (value,)
+    )
+    names: list[str] = []
+    for name in given:
+        if not isinstance(name, str) or not all(part.isidentifier() for part in name.split(".")):
+            raise ConfigError(
+                f"Config.job_modules: {name!r} is not a module name like 'myapp.jobs' "
+                "(a name covers the modules under it too)"
+            )
+        names.append(name)
+    return tuple(names)
+
+
+def one_of(*choices: str) -> Callable[[object, attrs.Attribute[Any], str], None]:
+    def check(_: object, attribute: attrs.Attribute[Any], value: str) -> None:
+        if value not in choices:
+            raise ConfigError(f"Config.{attribute.name} must be one of {choices}, got {value!r}")
+
+    return check
