@@ -127,7 +127,7 @@ def drain(port: int, replicas: int, count: int) -> float:
         client = cogworker.Client(cogworker.Config(redis_url=_url(port, 0)))
         started = time.perf_counter()
         client.enqueue_many(Noop, [[number] for number in range(count)])
-        _wait(lambda: int(plain.get(keys.stat("processed")) or 0) >= count, 600.0)
+        _wait(lambda: int(plain.get(keys.stat("default", "processed")) or 0) >= count, 600.0)
         elapsed = time.perf_counter() - started
         client.close()
     finally:

@@ -85,7 +85,7 @@ def drain(url: str, processed: int, app: str = "bench.tracking_jobs:config") -> 
     ]
     client = redis.Redis.from_url(url)
     deadline = time.monotonic() + 1800
-    while int(client.get(keys.stat("processed")) or 0) < processed:
+    while int(client.get(keys.stat("default", "processed")) or 0) < processed:
         if time.monotonic() > deadline:
             raise SystemExit("the drain did not finish in 30 minutes")
         time.sleep(0.5)

@@ -52,7 +52,7 @@ def sample(url: str, total: int, command: list[str]) -> list[tuple[int, int]]:
         while not samples or samples[-1][0] < total:
             if time.monotonic() > deadline or worker.poll() is not None:
                 raise SystemExit("the worker stopped, or the drain took over 30 minutes")
-            processed = int(client.get(keys.stat("processed")) or 0)
+            processed = int(client.get(keys.stat(QUEUE, "processed")) or 0)
             rss = rss_kib(worker.pid)
             if rss is not None:
                 samples.append((processed, rss))

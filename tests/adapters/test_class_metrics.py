@@ -83,7 +83,7 @@ def test_every_metrics_key_lives_in_its_queues_slot_and_expires(rc: redis.Redis)
     store.settle_many(IDENTITY, [_held(rc, "j1", "a{b}", 1_000)], NOW)
     failed = _held(rc, "j2", "a{b}", 1_000, kind="retry")
     store.settle(IDENTITY, failed, NOW)
-    written = sorted(key.decode() for key in rc.scan_iter("cogworker:{q:*"))
+    written = sorted(key.decode() for key in rc.scan_iter("cogworker:{q:*}:metrics:*"))
     assert written == sorted(
         [
             keys.metrics_minute("a{b}", CLASS, minute_of(NOW)),
@@ -165,7 +165,7 @@ def test_a_run_without_a_sample_writes_no_metrics(rc: redis.Redis) -> None:
         outcome=OutcomeRecord(kind="ack", jid="j1", class_name=CLASS, history_per_job=False),
     )
     assert SettleStore(rc).settle_many(IDENTITY, [unmeasured], NOW) == [True]
-    assert list(rc.scan_iter("cogworker:{q:*")) == []
+    assert list(rc.scan_iter("cogworker:{q:*}:metrics:*")) == []
     assert ClassMetricsStore(rc).totals().tallies == {}
 
 

@@ -193,3 +193,24 @@ def test_a_rename_of_a_kind_moves_only_a_key_of_that_type(rc: redis.Redis) -> No
 
     assert rc.get("cogworker:{q:q[x]}:mark:j1") == b"1"
     assert not rc.exists(name, as_list.new)
+
+
+def test_counters_under_both_names_are_added_when_the_merge_says_so(rc: redis.Redis) -> None:
+    """With the "add" merge (the counters' family): two whole numbers are summed, the new
+    key keeping its TTL; a value that isn't one leaves the new value, as any string merge;
+    the old keys go either way."""
+    counters = RenameMatching(old="cogworker:st:*", new="cogworker:{q:}:st:*", merge="add")
+    total, day, damaged = (counters.rename(f"cogworker:st:{name}") for name in ("n", "n:d", "x"))
+    rc.set(total.old, 5)
+    rc.set(total.new, -2)
+    rc.set(day.old, 3)
+    rc.set(day.new, 4, ex=600)
+    rc.set(damaged.old, "1e3")
+    rc.set(damaged.new, 7)
+    store = LayoutStore(rc)
+
+    assert [store.move(total), store.move(day), store.move(damaged)] == ["merged"] * 3
+
+    assert [rc.get(total.new), rc.get(day.new), rc.get(damaged.new)] == [b"3", b"7", b"7"]
+    assert 0 < rc.ttl(day.new) <= 600
+    assert not rc.exists(total.old, day.old, damaged.old)

@@ -155,7 +155,9 @@ CALLS = {
     "handover": Call(scripts.HANDOVER, (LIST, keys.UNSETTLED), (ENTRY, "{}"), _on_list(LIST)),
     "release_lock": Call(scripts.RELEASE_LOCK, ("lk",), ("j1",), lambda rc: rc.set("lk", "j1")),
     "take_lock": Call(scripts.TAKE_LOCK, ("lk",), ("j1", "60000")),
-    "move_key": Call(layout_store.MOVE_KEY, ("old", "new"), ("",), lambda rc: rc.set("old", "1")),
+    "move_key": Call(
+        layout_store.MOVE_KEY, ("old", "new"), ("", "keep"), lambda rc: rc.set("old", "1")
+    ),
     "raise_layout": Call(layout_store.RAISE_LAYOUT, (keys.LAYOUT,), ("1",)),
     "dashboard_remove": Call(
         dashboard_removal.REMOVE,

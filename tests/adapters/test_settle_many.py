@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import attrs
 import redis
+from redis.crc import key_slot
 
+from cogworker import tracking
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.domain.stats import day_of
+from tests.tracking.test_tracking import CountingConnection
 
 IDENTITY = "host:1:test"
 NOW = 1_800_000_000.0
 
 
-def _held(rc: redis.Redis, jid: str) -> SettleOrder:
-    """A job on IDENTITY's in-progress list, with a plain ack as its outcome."""
-    raw = f'{{"jid":"{jid}","class":"app.Plain","queue":"default"}}'.encode()
+def _held(rc: redis.Redis, jid: str, queue: str = "default") -> SettleOrder:
+    """A job of `queue` on IDENTITY's in-progress list, with a plain ack as its outcome."""
+    raw = f'{{"jid":"{jid}","class":"app.Plain","queue":"{queue}"}}'.encode()
     rc.lpush(keys.in_progress(IDENTITY), raw)
     outcome = OutcomeRecord(
         kind="ack",
@@ -26,7 +30,7 @@ def _held(rc: redis.Redis, jid: str) -> SettleOrder:
         history=f'{{"jid":"{jid}"}}',
         history_per_job=False,
     )
-    return SettleOrder(fetched=Fetched(queue="default", raw=raw), outcome=outcome)
+    return SettleOrder(fetched=Fetched(queue=queue, raw=raw), outcome=outcome)
 
 
 def test_a_batch_writes_each_owned_ack_once_and_reports_which(rc: redis.Redis) -> None:
@@ -39,8 +43,8 @@ def test_a_batch_writes_each_owned_ack_once_and_reports_which(rc: redis.Redis) -
     assert store.settle_many(IDENTITY, batch, NOW) == [True, False, True, True]
 
     assert rc.llen(keys.in_progress(IDENTITY)) == 0
-    assert rc.get(keys.stat("processed")) == b"3"
-    today = keys.stat("processed", day_of(NOW))
+    assert rc.get(keys.stat("default", "processed")) == b"3"
+    today = keys.stat("default", "processed", day_of(NOW))
     assert rc.get(today) == b"3"
     assert 0 < rc.ttl(today) <= DAY_COUNTER_TTL
     assert not rc.exists(keys.orphanings("j0"))
@@ -50,13 +54,62 @@ def test_a_batch_writes_each_owned_ack_once_and_reports_which(rc: redis.Redis) -
     assert rc.ttl(history) > 0
 
 
+def test_acks_of_several_queues_are_counted_each_on_its_own_queue(rc: redis.Redis) -> None:
+    """A batch mixing two queues (and a failure on a third): every reply at its place, each
+    queue's counters in its own slot holding its own jobs, the queues registered as parts,
+    and the merged read summing them."""
+    store = SettleStore(rc)
+    batch = [_held(rc, f"j{n}", queue) for n, queue in enumerate(["mail", "a{b}", "mail", "a{b}"])]
+    failed = _held(rc, "j4", "reports")
+    failed = attrs.evolve(failed, outcome=OutcomeRecord(kind="discard", jid="j4"))
+    rc.lrem(keys.in_progress(IDENTITY), 1, batch[3].fetched.raw)  # recovered by another
+
+    assert store.settle_many(IDENTITY, [*batch, failed], NOW) == [True, True, True, False, True]
+
+    today = day_of(NOW)
+    written = {key.decode(): rc.get(key) for key in sorted(rc.scan_iter("cogworker:{q:*}:stat:*"))}
+    assert written == {
+        keys.stat("mail", "processed"): b"2",
+        keys.stat("mail", "processed", today): b"2",
+        keys.stat("a{b}", "processed"): b"1",
+        keys.stat("a{b}", "processed", today): b"1",
+        keys.stat("reports", "processed"): b"1",
+        keys.stat("reports", "processed", today): b"1",
+        keys.stat("reports", "failed"): b"1",
+        keys.stat("reports", "failed", today): b"1",
+    }
+    slots = {key_slot(key.encode()) for key in written if "{q:mail}" in key}
+    assert slots == {key_slot(b"cogworker:{q:mail}:queue")}
+    assert rc.smembers(keys.PARTS) == {b"mail", b"a{b}", b"reports"}
+    assert tracking.totals(rc) == {"processed": 4, "failed": 1}
+    assert tracking.daily_counts(rc, "processed", NOW, 2) == {day_of(NOW - 86_400): 0, today: 4}
+
+
+def test_a_batch_of_several_queues_is_one_round_trip(redis_url: str, rc: redis.Redis) -> None:
+    """Acks of three queues (one ack_many each), their parts' registration and a failure:
+    one packet sent to Redis, every outcome written."""
+    pool = redis.ConnectionPool.from_url(redis_url, connection_class=CountingConnection)
+    client = redis.Redis(connection_pool=pool)
+    client.ping()
+    batch = [_held(rc, f"j{n}", queue) for n, queue in enumerate(["a", "b", "c", "a"])]
+    failed = _held(rc, "j4", "b")
+    failed = attrs.evolve(failed, outcome=OutcomeRecord(kind="discard", jid="j4"))
+    CountingConnection.sent = 0
+
+    assert SettleStore(client).settle_many(IDENTITY, [*batch, failed], NOW) == [True] * 5
+
+    assert CountingConnection.sent == 1
+    assert tracking.totals(rc) == {"processed": 5, "failed": 1}
+    assert rc.llen(keys.in_progress(IDENTITY)) == 0
+
+
 def test_a_repeated_batch_writes_nothing(rc: redis.Redis) -> None:
     """A batch sent again (its reply lost) finds no entry and counts nothing twice."""
     store = SettleStore(rc)
     batch = [_held(rc, f"j{n}") for n in range(3)]
     assert store.settle_many(IDENTITY, batch, NOW) == [True] * 3
     assert store.settle_many(IDENTITY, batch, NOW) == [False] * 3
-    assert rc.get(keys.stat("processed")) == b"3"
+    assert rc.get(keys.stat("default", "processed")) == b"3"
     assert rc.llen(keys.class_history("app.Plain")) == 3
 
 
@@ -80,7 +133,7 @@ def test_plain_and_other_outcomes_mixed_keep_their_order(rc: redis.Redis) -> Non
     ]
     assert rc.hget(keys.status("j1"), "status") == b"complete"
     assert rc.zcard(keys.DEAD) == 0
-    assert rc.get(keys.stat("processed")) == b"3"
+    assert rc.get(keys.stat("default", "processed")) == b"3"
 
 
 def test_basic_fetch_acks_have_no_list_to_check(rc: redis.Redis) -> None:
@@ -89,7 +142,7 @@ def test_basic_fetch_acks_have_no_list_to_check(rc: redis.Redis) -> None:
     batch = [_held(rc, f"j{n}") for n in range(2)]
     rc.delete(keys.in_progress(IDENTITY))
     assert store.settle_many(None, batch, NOW) == [True, True]
-    assert rc.get(keys.stat("processed")) == b"2"
+    assert rc.get(keys.stat("default", "processed")) == b"2"
 
 
 def test_working_marks_go_first_and_leave_each_outcome_at_its_place(rc: redis.Redis) -> None:
@@ -139,9 +192,11 @@ def test_a_cancel_and_an_expiry_are_counted_apart_and_file_nothing(rc: redis.Red
 
     assert store.settle_many(IDENTITY, orders, NOW) == [True, True]
 
-    counts = {name: rc.get(keys.stat(name)) for name in ("processed", "cancelled", "expired")}
+    counts = {
+        name: rc.get(keys.stat("default", name)) for name in ("processed", "cancelled", "expired")
+    }
     assert counts == {"processed": b"2", "cancelled": b"1", "expired": b"1"}
-    assert rc.get(keys.stat("failed")) is None
+    assert rc.get(keys.stat("default", "failed")) is None
     assert rc.zcard(keys.RETRY) == rc.zcard(keys.DEAD) == 0
     assert not rc.exists("cogworker:unique:0")
     assert rc.get("cogworker:unique:1") == b"someone-else"  # owner-checked

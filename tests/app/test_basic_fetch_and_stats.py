@@ -7,6 +7,7 @@ import time
 import redis
 
 import cogworker
+from cogworker import tracking
 from cogworker.adapters import redis_keys as keys
 from cogworker.domain.stats import day_of
 from tests.app.helpers import Workers, logs, wait_for_processes
@@ -47,7 +48,7 @@ def test_basic_fetch_runs_jobs_without_an_in_progress_list(
     rc.set("gate:basic", 1)
     wait_until(lambda: rc.sismember("finished", gated), 10.0, message="gate never finished")
     wait_until(
-        lambda: int(rc.get("cogworker:stat:processed") or 0) == len(jids) + 1,
+        lambda: tracking.totals(rc)["processed"] == len(jids) + 1,
         10.0,
         message="the gated job was never counted",
     )
@@ -65,20 +66,20 @@ def test_processed_and_failed_counters_in_total_and_per_day(
     worker = workers.start()
 
     wait_until(
-        lambda: (
-            rc.zcard("cogworker:dead") == 3 and int(rc.get("cogworker:stat:processed") or 0) == 10
-        ),
+        lambda: rc.zcard("cogworker:dead") == 3 and tracking.totals(rc)["processed"] == 10,
         15.0,
         message=lambda: f"not all settled; log:\n{logs(worker)}",
     )
     days = sorted({first_day, day_of(time.time())})  # a run across midnight UTC counts in two
 
     assert rc.scard("done") == 7
-    assert int(rc.get("cogworker:stat:processed") or 0) == 10
-    assert int(rc.get("cogworker:stat:failed") or 0) == 3
-    assert sum(int(rc.get(f"cogworker:stat:processed:{day}") or 0) for day in days) == 10
-    assert sum(int(rc.get(f"cogworker:stat:failed:{day}") or 0) for day in days) == 3
-    assert rc.ttl(f"cogworker:stat:processed:{days[-1]}") > 0
+    assert tracking.totals(rc) == {"processed": 10, "failed": 3}
+    # Counted on the jobs' queue, in its slot.
+    assert int(rc.get(keys.stat("default", "processed")) or 0) == 10
+    assert int(rc.get(keys.stat("default", "failed")) or 0) == 3
+    assert sum(int(rc.get(keys.stat("default", "processed", day)) or 0) for day in days) == 10
+    assert sum(int(rc.get(keys.stat("default", "failed", day)) or 0) for day in days) == 3
+    assert rc.ttl(keys.stat("default", "processed", days[-1])) > 0
     # One log line per start and outcome, with jid, class, queue (and duration at the end).
     log = worker.log_text()
     for jid, job_class, outcome in [

@@ -43,6 +43,6 @@ def test_ten_thousand_jobs_run_exactly_once_on_two_processes(
     assert int(rc.get("count:total") or 0) == JOBS
     assert rc.llen(keys.queue("default")) == 0
     assert sorted(identities(rc)) == sorted(names)
-    assert int(rc.get("cogworker:stat:processed") or 0) == JOBS
+    assert int(rc.get("cogworker:{q:default}:stat:processed") or 0) == JOBS
     assert rc.zcard("cogworker:retry") == 0
     assert rc.zcard("cogworker:dead") == 0

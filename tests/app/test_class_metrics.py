@@ -32,9 +32,9 @@ def _class_runs(rc: redis.Redis, job_class: type[cogworker.Job]) -> Tally:
 
 
 def _settled(rc: redis.Redis) -> bool:
-    return rc.get(keys.stat("processed")) == str(RUNS).encode() and rc.zcard(keys.DEAD) == (
-        RETRIED + DEAD
-    )
+    return rc.get(keys.stat("default", "processed")) == str(RUNS).encode() and rc.zcard(
+        keys.DEAD
+    ) == (RETRIED + DEAD)
 
 
 def test_two_workers_count_every_run_once_with_retries(
@@ -80,6 +80,8 @@ def test_metrics_off_writes_no_metrics(
     for number in range(5):
         client.enqueue(Count, number)
     worker = workers.start(extra_args=["--config", str(settings)])
-    wait_until(lambda: rc.get(keys.stat("processed")) == b"5", 20.0, message=worker.log_tail)
-    assert list(rc.scan_iter("cogworker:{q:*")) == []
+    wait_until(
+        lambda: rc.get(keys.stat("default", "processed")) == b"5", 20.0, message=worker.log_tail
+    )
+    assert list(rc.scan_iter("cogworker:{q:*}:metrics:*")) == []
     assert ClassMetricsStore(rc).totals().tallies == {}

@@ -13,6 +13,7 @@ import attrs
 import redis
 
 import cogworker
+from cogworker import tracking
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.fetch import FetchedPlace, FetchStore
 from cogworker.adapters.jobs.run import RunStore
@@ -113,8 +114,7 @@ def test_a_job_its_fetch_found_full_waits_in_the_schedule_uncounted(rc: redis.Re
     assert not state.holds(fetched.raw)
     assert state.places.place_of(job.jid) == ""
     assert rc.zrange(holders, 0, -1) == [b"other"]
-    assert rc.get(keys.stat("processed")) is None
-    assert rc.get(keys.stat("failed")) is None
+    assert tracking.totals(rc) == {"processed": 0, "failed": 0}
 
 
 def test_a_fetch_leaves_every_other_claim_to_the_gate(rc: redis.Redis) -> None:

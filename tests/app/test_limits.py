@@ -46,8 +46,8 @@ def test_no_key_ever_runs_more_than_its_concurrency_limit(
     assert all(1 <= peak <= 3 for peak in peaks.values()), peaks
     assert max(peaks.values()) == 3, peaks  # the limit was reached, not only respected
     assert {_count(rc, f"runs:{jid}") for jid in jids} == {1}
-    assert _count(rc, keys.stat("processed")) == len(jids)
-    assert _count(rc, keys.stat("failed")) == 0
+    assert _count(rc, keys.stat("default", "processed")) == len(jids)
+    assert _count(rc, keys.stat("default", "failed")) == 0
     assert rc.zcard(keys.RETRY) == 0
     holders = [keys.limit("default", "concurrency", ThreeAtOnce.class_path(), k) for k in KEYS]
     assert [rc.zcard(key) for key in holders] == [0] * len(KEYS)  # every place let go

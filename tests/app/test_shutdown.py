@@ -47,7 +47,7 @@ def test_sigterm_lets_short_jobs_finish_and_requeues_long_ones_once(
     assert not rc.exists(f"cogworker:process:{identity}")
     assert not rc.sismember("cogworker:processes", identity)
     assert not rc.exists(f"cogworker:inprogress:{identity}")
-    assert int(rc.get("cogworker:stat:processed") or 0) == 1, logs(worker)
+    assert int(rc.get("cogworker:{q:default}:stat:processed") or 0) == 1, logs(worker)
 
 
 def enqueue_until_after_exit(client: cogworker.Client, exited: threading.Event) -> list[str]:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import redis
 
+from cogworker import tracking
 from tests.docs.markdown_blocks import blocks_of
 from tests.docs.test_code_blocks import run_until_ready, sandbox_environment
 from tests.support.processes import REPO_ROOT
@@ -35,7 +36,7 @@ def test_run_example_works_demo_jobs_on_the_given_redis(
         cwd=REPO_ROOT,
         env=sandbox_environment(redis_url),
         log=tmp_path / "run-example.log",
-        ready=lambda _: int(rc.get("cogworker:stat:processed") or 0) > 0,
+        ready=lambda _: (tracking.totals(rc)["processed"] or 0) > 0,
         what="no demo job was processed",
     )
     assert "demo: round 1 enqueued" in output

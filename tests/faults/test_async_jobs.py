@@ -30,7 +30,7 @@ def test_async_jobs_overlap_on_one_loop_and_each_runs_once(
     stop_all(worker)
     assert int(inspect.get("async:most") or 0) > jobs.config.concurrency
     assert {starts_of(oracle_file, jid) for jid in jids} == {1}
-    assert int(inspect.get(keys.stat("processed")) or 0) == 40
+    assert int(inspect.get(keys.stat("default", "processed")) or 0) == 40
     oracle.assert_nothing_left_behind(inspect)
 
 

@@ -53,7 +53,7 @@ def test_waiting_jobs_are_removed_and_never_run(
     wait_until(lambda: client.status(again) == "complete", 20, message=worker.log_tail)
     stop_all(worker)
     assert oracle.runs(oracle_file)[0] == {again: 1}
-    assert inspect.get(keys.stat("cancelled")) == b"2"
+    assert inspect.get(keys.stat("default", "cancelled")) == b"2"
     oracle.assert_nothing_left_behind(inspect)
 
 
@@ -84,7 +84,7 @@ def test_a_running_job_is_stopped_and_ends_cancelled(
     assert jid not in oracle.finished(oracle_file)
     assert attempt_outcomes(inspect, jid) == ["cancelled"]
     assert inspect.zcard(keys.RETRY) == inspect.zcard(keys.DEAD) == 0
-    assert inspect.get(keys.stat("cancelled")) == b"1"
+    assert inspect.get(keys.stat("default", "cancelled")) == b"1"
     assert client.cancel(jid) is CancelResult.ALREADY_FINISHED
     if app != ASYNC_APP:
         assert inspect.get("saw-cancelled") == jid.encode()  # self.cancelled said so
@@ -124,8 +124,8 @@ def test_a_cancel_racing_the_runs_end_records_exactly_one_outcome(
         assert outcomes == (["cancelled"] if statuses[jid] == "cancelled" else [])
         if results[jid] is CancelResult.REMOVED:
             assert starts[jid] == 0
-    processed = int(inspect.get(keys.stat("processed")) or 0)
+    processed = int(inspect.get(keys.stat("default", "processed")) or 0)
     removed = sum(result is CancelResult.REMOVED for result in results.values())
     assert processed + removed == len(jids)
-    assert int(inspect.get(keys.stat("cancelled")) or 0) == len(cancelled)
+    assert int(inspect.get(keys.stat("default", "cancelled")) or 0) == len(cancelled)
     oracle.assert_nothing_left_behind(inspect)

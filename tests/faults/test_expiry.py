@@ -40,8 +40,8 @@ def test_a_job_fetched_past_its_expiry_is_dropped_unrun(
     )
     stop_all(worker)
     assert oracle.runs(oracle_file)[0] == {str(fresh): 1}
-    assert inspect.get(keys.stat("expired")) == b"2"
-    assert inspect.get(keys.stat("failed")) is None
+    assert inspect.get(keys.stat("default", "expired")) == b"2"
+    assert inspect.get(keys.stat("default", "failed")) is None
     for jid in expired:
         [attempt] = inspect.lrange(keys.job_attempts(jid), 0, -1)
         assert json.loads(attempt)["outcome"] == "expired"
@@ -64,5 +64,5 @@ def test_a_retry_that_would_come_past_the_expiry_is_expired_not_retried(
     assert inspect.zcard(keys.RETRY) == inspect.zcard(keys.DEAD) == 0
     [attempt] = (json.loads(a) for a in inspect.lrange(keys.job_attempts(jid), 0, -1))
     assert (attempt["outcome"], attempt["error_class"]) == ("expired", "RuntimeError")
-    assert inspect.get(keys.stat("expired")) == b"1"
+    assert inspect.get(keys.stat("default", "expired")) == b"1"
     oracle.assert_nothing_left_behind(inspect)

@@ -57,8 +57,10 @@ def test_a_perform_returning_a_coroutine_fails_the_run(
     stop_all(worker)
     assert "never awaited" not in worker.log_text()
     assert oracle.runs(oracle_file)[0][jid] == 1
-    assert int(inspect.get("cogworker:stat:processed") or 0) == 1  # counted, as a failure
-    assert int(inspect.get("cogworker:stat:failed") or 0) == 1
+    assert (
+        int(inspect.get("cogworker:{q:default}:stat:processed") or 0) == 1
+    )  # counted, as a failure
+    assert int(inspect.get("cogworker:{q:default}:stat:failed") or 0) == 1
 
 
 def test_a_payload_naming_a_module_outside_job_modules_imports_nothing(

@@ -85,7 +85,7 @@ def test_a_result_is_there_exactly_when_the_ack_is(
     # 800 runs of 20 ms on 16 threads: a second's work, killed after its first hundred.
     args = [[n, 0.02] for n in range(800)]
     jids = [str(jid) for jid in client.enqueue_many(jobs_results.Returns, args)]
-    wait_until(lambda: int(inspect.get(keys.stat("processed")) or 0) >= 100, 30)
+    wait_until(lambda: int(inspect.get(keys.stat("default", "processed")) or 0) >= 100, 30)
     worker.kill()
     worker.wait_for_exit(10)
     held = [entry for key in inspect.scan_iter(match=keys.IN_PROGRESS_PREFIX + "*")
@@ -95,6 +95,6 @@ def test_a_result_is_there_exactly_when_the_ack_is(
     }
     kept = {jid for jid in jids if inspect.exists(keys.result("default", jid))}
     assert kept == set(jids) - waiting
-    assert len(kept) == int(inspect.get(keys.stat("processed")) or 0)
+    assert len(kept) == int(inspect.get(keys.stat("default", "processed")) or 0)
     assert all(client.result(jid, timeout=0) == n for n, jid in enumerate(jids) if jid in kept)
     assert held  # the kill came mid-drain: jobs held unacked

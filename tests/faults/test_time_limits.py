@@ -63,7 +63,7 @@ def test_a_python_loop_past_its_limit_fails_once_and_is_retried(
         ("success", None),
         ("retrying", "soft"),
     ]
-    assert inspect.get(keys.stat("failed")) == b"1"
+    assert inspect.get(keys.stat("default", "failed")) == b"1"
     [record] = tracking.attempts(inspect, jid)  # as the dashboard reads it
     assert record.timed_out == "soft"
     assert [run.timed_out for run in tracking.history(inspect, jid)] == [None, "soft"]
@@ -206,7 +206,7 @@ def test_a_thousand_jobs_with_limits_cancels_and_expiries_each_end_once(
     assert counted["dead"] > 0
     assert counted["cancelled"] > 0
     for outcome in ("cancelled", "expired"):
-        assert int(inspect.get(keys.stat(outcome)) or 0) == counted[outcome]
+        assert int(inspect.get(keys.stat("default", outcome)) or 0) == counted[outcome]
     assert inspect.zcard(keys.DEAD) == counted["dead"]
     assert inspect.zcard(keys.RETRY) == inspect.zcard(keys.SCHEDULE) == 0
     oracle.assert_nothing_left_behind(inspect)

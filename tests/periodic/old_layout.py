@@ -45,15 +45,24 @@ OLD_MARKERS = {
 #: A process that died with a job in progress.
 GONE = "host:1:gone"
 NOW = 1_800_000_000.0
+#: The UTC day of NOW, and the counters that release kept for all queues at once: in total,
+#: and for that day (with a TTL), by name.
+DAY = "2027-01-15"
+OLD_TOTALS = {"processed": 1234, "failed": 56, "cancelled": 3, "expired": 2}
+OLD_DAYS = {"processed": 34, "failed": 5}
+OLD_COUNTERS = {
+    **{f"cogworker:stat:{name}": count for name, count in OLD_TOTALS.items()},
+    **{f"cogworker:stat:{name}:{DAY}": count for name, count in OLD_DAYS.items()},
+}
 
 #: One key as a value: its type, its content, and whether it expires.
 KeyValue = tuple[str, Any, bool]
 
 
 def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
-    """Queued (several queues), scheduled, retrying, dead, unique and tracked jobs, counters,
-    batch callback markers, a dead process's job in progress, and the periodic state under
-    its layout-0 names."""
+    """Queued (several queues), scheduled, retrying, dead, unique and tracked jobs, counters
+    in total and per day, batch callback markers, a dead process's job in progress, and the
+    periodic state under its layout-0 names."""
     client = cogworker.Client(cogworker.Config(redis_url=redis_url))
     try:
         client.enqueue(Record, "queued")
@@ -64,6 +73,10 @@ def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
         client.close()
     _settle(rc, "retry", "j-retry")
     _settle(rc, "dead", "j-dead")
+    # That release counted the settlements above in its global counters, written below.
+    rc.delete(*rc.scan_iter(match="cogworker:{q:*}:stat:*"))
+    for key, count in OLD_COUNTERS.items():
+        rc.set(key, count, ex=3600 if key.endswith(DAY) else None)
     rc.lpush(keys.in_progress(GONE), _payload("j-running"))
     for name, jobs in HAND_QUEUES.items():
         rc.rpush(keys.queue(name), *jobs)

@@ -1,6 +1,6 @@
 """`cogworker migrate` on a Redis the release before layout step 1 wrote: every key moved or
-left as it was, nothing lost, again and after a crash at any point; workers refuse that Redis
-until then."""
+left as it was, nothing lost, again and after a crash at any point; the counters read the
+same totals; workers refuse that Redis until then."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 import redis
 
 import cogworker
-from cogworker import LayoutError
+from cogworker import LayoutError, tracking
+from cogworker.adapters import counters
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.process_registry import ProcessRegistry
@@ -22,12 +23,17 @@ from tests.app.helpers import CLIENT_KINDS, enqueue_with
 from tests.app.jobs import Record
 from tests.periodic.conftest import StartWorker
 from tests.periodic.old_layout import (
+    DAY,
     HAND_QUEUES,
+    NOW,
     ODD_QUEUE,
+    OLD_COUNTERS,
+    OLD_DAYS,
     OLD_EPOCH,
     OLD_MARKERS,
     OLD_QUEUE,
     OLD_SCHEDULE,
+    OLD_TOTALS,
     KeyValue,
     contents,
     renamed,
@@ -43,6 +49,10 @@ QUEUES = ("default", "heavy", *HAND_QUEUES)
 QUEUE_MOVES = {OLD_QUEUE.format(name): keys.queue(name) for name in QUEUES} | {
     old: keys.batch_callback_mark(queue, jid) for (queue, jid), old in OLD_MARKERS.items()
 }
+#: Where step 3 moves each counter: the part of the empty queue name, which reads add in.
+COUNTER_MOVES = {
+    old: "cogworker:{q:}:stat:" + old.removeprefix("cogworker:stat:") for old in OLD_COUNTERS
+}
 MIGRATED: KeyValue = ("string", str(layout.current()).encode(), False)
 
 
@@ -55,7 +65,16 @@ def old(rc: redis.Redis, redis_url: str) -> dict[str, KeyValue]:
 
 def _migrated(before: dict[str, KeyValue]) -> dict[str, KeyValue]:
     """`before` as a migration must leave it: the keys moved, the number written."""
-    return {**renamed(before, MOVES | QUEUE_MOVES), keys.LAYOUT: MIGRATED}
+    return {**renamed(before, MOVES | QUEUE_MOVES | COUNTER_MOVES), keys.LAYOUT: MIGRATED}
+
+
+def _read_as_before(rc: redis.Redis) -> None:
+    """The processed and failed counters read, in total and per day, what the old release
+    read from its global counters."""
+    assert tracking.totals(rc) == {"processed": OLD_TOTALS["processed"],
+                                   "failed": OLD_TOTALS["failed"]}  # fmt: skip
+    for name, count in OLD_DAYS.items():
+        assert tracking.daily_counts(rc, name, NOW, 1) == {DAY: count}
 
 
 def test_step_one_moves_the_keys_the_old_release_wrote_to_where_the_code_reads_them() -> None:
@@ -71,6 +90,17 @@ def test_the_data_set_holds_what_step_two_moves(old: dict[str, KeyValue]) -> Non
     assert not set(QUEUE_MOVES.values()) & set(old)
 
 
+def test_the_counters_step_moves_each_counter_to_the_part_reads_add_in() -> None:
+    """Every counter of the old release, total or day, goes to the migrated part's counter
+    of the same name (and day), merged by adding."""
+    (family,) = layout.STEPS[2].families
+    assert {old: family.rename(old).new for old in OLD_COUNTERS} == COUNTER_MOVES
+    assert family.merge == "add"
+    assert COUNTER_MOVES[f"cogworker:stat:failed:{DAY}"] == keys.stat(
+        counters.MIGRATED, "failed", DAY
+    )
+
+
 def test_migrate_moves_the_old_layout_with_nothing_lost(
     old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
 ) -> None:
@@ -80,6 +110,7 @@ def test_migrate_moves_the_old_layout_with_nothing_lost(
 
     assert answer.status == 0, answer
     assert contents(rc) == _migrated(old)
+    _read_as_before(rc)
     assert OLD_SCHEDULE in answer.stdout
     assert "renamed" in answer.stdout
     assert answer.lines[-1] == f"layout 0 -> {layout.current()}"
@@ -124,6 +155,7 @@ def test_a_migration_cut_short_anywhere_is_finished_by_running_it_again(
         assert (store.stored() or 0) < layout.current() or done == writes
         assert cli.run("migrate").status == 0
         assert contents(rc) == _migrated(before), f"cut short after {done} of {writes} writes"
+        _read_as_before(rc)
         done += 1
 
 
@@ -159,6 +191,25 @@ def test_an_old_key_written_again_after_the_migration_is_merged_not_overwritten(
     assert not rc.exists(OLD_SCHEDULE)
 
 
+def test_a_counter_counted_again_after_the_migration_is_added_not_dropped(
+    old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
+) -> None:
+    """A straggler of the old release counts 5 runs (2 of them failed) in its global
+    counters: a run after adds them to the migrated ones, in total and for the day."""
+    cli.run("migrate")
+    for name, runs in (("processed", 5), ("failed", 2)):
+        rc.incrby(f"cogworker:stat:{name}", runs)
+        rc.incrby(f"cogworker:stat:{name}:{DAY}", runs)
+
+    assert cli.run("migrate").status == 0
+
+    assert tracking.totals(rc) == {"processed": OLD_TOTALS["processed"] + 5,
+                                   "failed": OLD_TOTALS["failed"] + 2}  # fmt: skip
+    assert tracking.daily_counts(rc, "processed", NOW, 1) == {DAY: OLD_DAYS["processed"] + 5}
+    assert not list(rc.scan_iter(match="cogworker:stat:*"))
+    assert rc.ttl(keys.stat(counters.MIGRATED, "processed", DAY)) > 0
+
+
 def test_a_dry_run_says_what_it_would_move_and_writes_nothing(
     old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
 ) -> None:
@@ -177,6 +228,7 @@ def test_a_dry_run_says_what_it_would_move_and_writes_nothing(
         (OLD_EPOCH, "string", 1, keys.PERIODIC_EPOCH),
         *((old_name, *old[old_name][:1], _entries(old[old_name]), new)
           for old_name, new in QUEUE_MOVES.items()),
+        *((old, "string", 1, new) for old, new in COUNTER_MOVES.items()),
     }  # fmt: skip
     assert contents(rc) == old
 

@@ -20,8 +20,8 @@ SHARED_APP = "tests.policy.jobs:shared_config"
 RETRY_KEY = "cogworker:retry"
 DEAD_KEY = "cogworker:dead"
 QUEUE_KEY = keys.queue("default")
-FAILED_KEY = "cogworker:stat:failed"
-PROCESSED_KEY = "cogworker:stat:processed"
+FAILED_KEY = keys.stat("default", "failed")
+PROCESSED_KEY = keys.stat("default", "processed")
 #: The class name of a missing job class (raw payloads name it).
 VANISHED = "tests.policy.jobs.Vanished"
 UNPARSEABLE = b'{"class": "tests.policy.jobs.Fails", "args": [not json'

@@ -323,7 +323,7 @@ def test_a_discard_whose_write_failed_still_lands_nowhere_and_runs_no_hook(
         )
         assert _retry(rc, jid) is None
         assert _dead(rc, jid) is None, "a discarded job was filed in dead"
-        assert int(rc.get("cogworker:stat:failed") or 0) == 1
+        assert int(rc.get("cogworker:{q:default}:stat:failed") or 0) == 1
         assert not [c for c in _records(rc, jid) if c["hook"] in ALL_DEATH_HOOKS]
     finally:
         rc.close()

@@ -40,6 +40,6 @@ def test_fast_workers_leave_every_tracked_unique_job_complete(
         jid for jid in client.enqueue_many(jobs.TrackedUnique, [[n] for n in range(300)]) if jid
     ]
     assert len(jids) == 300
-    wait_until(lambda: int(rc.get(keys.stat("processed")) or 0) == 300, 60)
+    wait_until(lambda: int(rc.get(keys.stat("default", "processed")) or 0) == 300, 60)
     statuses = {tracking.status(rc, jid) for jid in jids}
     assert statuses == {"complete"}

@@ -205,7 +205,8 @@ def test_memory_history_records_the_rss_of_every_beat(
 def test_stats_count_processed_and_failed_per_day(
     client: cogworker.Client, rc: redis.Redis, worker: CogworkerProcess, kind: Kind
 ) -> None:
-    """Totals and today's counters match the runs; queues report size and latency."""
+    """Totals and today's counters match the runs; queues report size, latency and their
+    own counters."""
     for _ in range(4):
         client.enqueue(of_kind(jobs.Tracked, kind))
     client.enqueue(of_kind(jobs.DiesAtOnce, kind))
@@ -229,6 +230,8 @@ def test_stats_count_processed_and_failed_per_day(
     loads = {load.name: load for load in tracking.queues(rc, time.time())}
     assert loads["waiting"].size == 1
     assert loads["waiting"].latency == pytest.approx(60, abs=5)
+    assert (loads["default"].processed, loads["default"].failed) == (5, 1)
+    assert (loads["waiting"].processed, loads["waiting"].failed) == (0, 0)
 
 
 class CountingConnection(redis.Connection):

@@ -9,6 +9,7 @@ import time
 import redis
 
 import cogworker
+from cogworker.adapters import counters
 from cogworker.adapters import redis_keys as keys
 from cogworker.domain.stats import days_back
 from tests.web import jobs
@@ -46,17 +47,21 @@ def test_a_queue_key_of_the_wrong_type_is_flagged_where_the_queue_is_shown(
 
 
 def test_counters_that_are_not_counts_are_flagged_and_left_out(web: Web, raw: redis.Redis) -> None:
-    """A total reading "abc" shows as unreadable; a day's counter that isn't a count is left out
-    of the chart and named; /api/stats gives null for the total."""
+    """A queue's total reading "abc" makes the sum unreadable; a day's counter that isn't a
+    count is left out of the chart and named; /api/stats gives null for the total, and the
+    sum over the queues for the other."""
     today = days_back(time.time(), 7)[-1]
-    raw.set(keys.stat("processed"), "abc")
-    raw.set(keys.stat("failed"), 3)
-    raw.set(keys.stat("processed", today), "1e3")
+    raw.sadd(keys.PARTS, "default")
+    raw.set(keys.stat(counters.MIGRATED, "processed"), "abc")
+    raw.set(keys.stat("default", "processed"), 1)
+    raw.set(keys.stat(counters.MIGRATED, "failed"), 1)
+    raw.set(keys.stat("default", "failed"), 2)
+    raw.set(keys.stat("default", "processed", today), "1e3")
 
     overview = web.get("/")
     assert overview.status_code == 200
     assert "unreadable" in overview.text
-    assert "cogworker:stat:processed holds b&#39;abc&#39;, not a count" in overview.text
+    assert "cogworker:{q:}:stat:processed holds b&#39;abc&#39;, not a count" in overview.text
     assert f"the processed counter of {today} is not a count" in overview.text
     stats = web.get("/api/stats").json()["stats"]
     assert (stats["processed"], stats["failed"]) == (None, 3)

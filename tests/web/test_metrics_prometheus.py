@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import redis
 
+from cogworker.adapters import counters
 from cogworker.adapters import redis_keys as keys
 from tests.support.processes import reap, spawn, wait_until
 from tests.support.redis_server import free_port
@@ -75,9 +76,12 @@ def query(base: str, promql: str) -> list[dict[str, Any]]:
 def test_prometheus_scrapes_cogworker_series(
     tmp_path: Path, raw: redis.Redis, redis_url: str
 ) -> None:
-    """Counters and per-queue gauges set in Redis come back from Prometheus's query API."""
-    raw.set(keys.stat("processed"), 42)
-    raw.set(keys.stat("failed"), 5)
+    """Counters (summed over queues) and per-queue gauges set in Redis come back from
+    Prometheus's query API."""
+    raw.set(keys.stat(counters.MIGRATED, "processed"), 40)
+    raw.set(keys.stat("mail", "processed"), 2)
+    raw.set(keys.stat("mail", "failed"), 5)
+    raw.sadd(keys.PARTS, "mail")
     raw.sadd(keys.QUEUES, "mail")
     raw.lpush(keys.queue("mail"), *[f'{{"jid": "j{n}"}}' for n in range(3)])
     env = {"COGWORKER_DASHBOARD_AUTH": ":".join(AUTH)}

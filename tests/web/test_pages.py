@@ -7,6 +7,7 @@ import re
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import Workers
 from tests.support.processes import wait_until
 from tests.web.helpers import Web
@@ -87,11 +88,15 @@ def test_workers_page_shows_the_process_and_its_running_job(
 def test_queues_and_queue_pages(
     web: Web, workers: Workers, enqueuer: cogworker.Client, raw: redis.Redis
 ) -> None:
-    """The queues table has sizes and latencies; a queue's page lists its jobs, next first."""
+    """The queues table has sizes, latencies and each queue's own processed and failed runs;
+    a queue's page lists its jobs, next first."""
     seeded = seed(workers, enqueuer, raw)
+    raw.set(keys.stat("parked", "processed"), 7)
+    raw.set(keys.stat("parked", "failed"), 3)
     html = web.get("/queues").text
     assert "/queue?name=parked" in html
-    assert re.search(r"parked</a></td>\s*<td class=\"num\">2</td>", html)
+    cells = r"parked</a></td>\s*<td class=\"num\">2</td>\s*<td[^>]*>[^<]*</td>\s*"
+    assert re.search(cells + r"<td class=\"num\">7</td>\s*<td class=\"num\">3</td>", html)
     queue = web.get("/queue?name=parked").text
     assert queue.index(seeded.parked[0]) < queue.index(seeded.parked[1])  # the oldest runs next
     assert "2 jobs" in queue

@@ -10,12 +10,13 @@ locks, status tracking).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
 import redis
 
-from cogworker.adapters import jid_index, tracking
+from cogworker.adapters import counters, jid_index, tracking
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.class_metrics import ClassMetricsStore
@@ -33,9 +34,10 @@ from cogworker.adapters.replies import as_bytes
 from cogworker.domain.cron import ScheduleEntry
 from cogworker.domain.layout import Verdict
 from cogworker.domain.records import AttemptRecord, RunRecord
+from cogworker.domain.stats import days_back
 
-#: The counters of the stat cards, and the sorted sets they count.
-PROCESSED, FAILED = keys.stat("processed"), keys.stat("failed")
+#: The counters of the stat cards (totals, summed over queues), and the sorted sets they count.
+TOTALS: tuple[counters.Counter, ...] = (("processed", None), ("failed", None))
 SIZED_SETS = (keys.SCHEDULE, keys.RETRY, keys.DEAD)
 
 
@@ -122,16 +124,14 @@ class DashboardStore:
         return True
 
     def counts(self) -> Counts:
-        """The stat cards' numbers, in two round trips."""
+        """The stat cards' numbers, in two round trips (the counters summed over queues)."""
         flags = Flags()
         pipe = self._client.pipeline(transaction=False)
-        pipe.get(PROCESSED)
-        pipe.get(FAILED)
         for key in SIZED_SETS:
             pipe.zcard(key)
-        pipe.smembers(keys.PROCESSES)
-        pipe.smembers(keys.QUEUES)
-        processed, failed, *set_sizes, processes, queues = replies(pipe)
+        for registry in (keys.PROCESSES, keys.QUEUES, keys.PARTS):
+            pipe.smembers(registry)
+        *set_sizes, processes, queues, parts = replies(pipe)
         scheduled, retries, dead = (
             flags.checked(key, size, "sorted set")
             for key, size in zip(SIZED_SETS, set_sizes, strict=True)
@@ -140,10 +140,12 @@ class DashboardStore:
         names = flags.checked(keys.QUEUES, queues, "set") or set()
         queue_keys = [(keys.queue(_text(name)), "list") for name in names]
         busy_keys = [(keys.workers(_text(identity)), "hash") for identity in identities or ()]
-        lengths = self._lengths([*queue_keys, *busy_keys], flags)
+        parted = counters.counted_queues(flags.checked(keys.PARTS, parts, "set") or ())
+        totals = counters.CounterRead(parted, TOTALS)
+        lengths, (processed, failed) = self._lengths([*queue_keys, *busy_keys], totals, flags)
         return Counts(
-            processed=flags.count(PROCESSED, processed),
-            failed=flags.count(FAILED, failed),
+            processed=processed,
+            failed=failed,
             enqueued=sum(lengths[: len(queue_keys)]),
             busy=sum(lengths[len(queue_keys) :]),
             scheduled=scheduled,
@@ -153,14 +155,21 @@ class DashboardStore:
             problems=tuple(flags.problems),
         )
 
-    def _lengths(self, sized: list[tuple[str, str]], flags: Flags) -> list[int]:
-        """The lengths of (key, "list" or "hash") pairs in one round trip; 0 for an unreadable
-        one (flagged)."""
+    def _lengths(
+        self, sized: list[tuple[str, str]], totals: counters.CounterRead, flags: Flags
+    ) -> tuple[list[int], list[int | None]]:
+        """The lengths of (key, "list" or "hash") pairs (0 for an unreadable one, flagged) and
+        the `totals`' sums, in one round trip."""
         pipe = self._client.pipeline(transaction=False)
         for key, kind in sized:
             (pipe.llen if kind == "list" else pipe.hlen)(key)
-        found = zip(sized, replies(pipe), strict=True)
-        return [flags.checked(key, length, kind) or 0 for (key, kind), length in found]
+        totals.queue(pipe)
+        found = replies(pipe)
+        lengths = [
+            flags.checked(key, length, kind) or 0
+            for (key, kind), length in zip(sized, found[: len(sized)], strict=True)
+        ]
+        return lengths, totals.sums(found[len(sized) :], flags)
 
     def layout(self) -> Verdict:
         """What this code makes of the key layout Redis holds (read only: one round trip)."""
@@ -176,10 +185,15 @@ class DashboardStore:
             merged.update(part)
         return merged
 
-    def daily_counts(self, name: str, now: float, days: int) -> dict[str, int | None]:
-        """A counter (`processed`, `failed`) for each of the last `days` UTC days (None: the
-        day's counter isn't a count)."""
-        return tracking.daily_counts(self._client, name, now, days)
+    def daily_counts(
+        self, names: Sequence[str], now: float, days: int
+    ) -> dict[str, dict[str, int | None]]:
+        """Counters (`processed`, `failed`) for each of the last `days` UTC days, summed over
+        queues, by name (None: a queue's counter of the day isn't a count), in one reading."""
+        dates = days_back(now, days)
+        wanted = [(name, day) for name in names for day in dates]
+        values = iter(counters.read(self._client, wanted, Flags()))
+        return {name: {day: next(values) for day in dates} for name in names}
 
     # -- one job's records ---------------------------------------------------
 

@@ -125,7 +125,7 @@ class LayoutStore:
     def move(self, rename: Rename) -> str:
         """Move one key to its new name (see `lua/move_key.lua`): "absent", "renamed" or
         "merged"."""
-        moved = MOVE_KEY(self.client, (rename.old, rename.new), (rename.kind or "",))
+        moved = MOVE_KEY(self.client, (rename.old, rename.new), (rename.kind or "", rename.merge))
         return as_bytes(moved).decode()
 
     def applied(self, step: Step) -> int:

@@ -31,7 +31,6 @@ QUEUE_TAIL = "}:queue"
 IN_PROGRESS_PREFIX = PREFIX + "inprogress:"
 ORPHANINGS_PREFIX = PREFIX + "orphanings:"
 HANDBACKS_PREFIX = PREFIX + "handbacks:"
-STAT_PREFIX = PREFIX + "stat:"
 
 #: How many layout steps this Redis has had applied (`domain.layout`; missing: none).
 LAYOUT = PREFIX + "layout"
@@ -39,7 +38,7 @@ LAYOUT = PREFIX + "layout"
 #: A key name never written: a script's placeholder for a key a call doesn't touch
 #: (a lock a job doesn't have, the metrics of a run not counted).
 NO_LOCK = PREFIX + "no-lock"
-#: Every queue that ever held a part (per-class metrics, for now): what merged reads go over.
+#: Every queue that ever held a part (counters, per-class metrics): what merged reads go over.
 PARTS = PREFIX + "parts"
 
 #: The sorted sets of jobs waiting for a time, by the name the dashboard uses.
@@ -120,9 +119,11 @@ def status(jid: str) -> str:
     return f"{PREFIX}status:{jid}"
 
 
-def stat(name: str, day: str | None = None) -> str:
-    """A counter (`processed`, `failed`), in total or for one UTC day (`YYYY-MM-DD`)."""
-    return f"{STAT_PREFIX}{name}:{day}" if day else STAT_PREFIX + name
+def stat(queue: str, name: str, day: str | None = None) -> str:
+    """A queue's counter (`processed`, `failed`, `cancelled`, `expired`), in total or for
+    one UTC day (`YYYY-MM-DD`), in the queue's slot (`adapters/counters.py` sums them)."""
+    total = f"{PREFIX}{{q:{queue}}}:stat:{name}"
+    return f"{total}:{day}" if day else total
 
 
 # --- per-class metrics (adapters/class_metrics.py), in their queue's slot ---

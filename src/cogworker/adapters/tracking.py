@@ -17,8 +17,9 @@ import redis
 import redis.asyncio
 from returns.pipeline import is_successful
 
+from cogworker.adapters import counters
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.flagged_reads import count_of, refusal, replies
+from cogworker.adapters.flagged_reads import Flags, count_of, refusal, replies
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory, payload
 from cogworker.domain.records import AttemptRecord, RunRecord
@@ -100,13 +101,17 @@ class QueueLoad:
     problem: str | None = None
     #: Whether workers are told not to take its jobs (`Client.pause`).
     paused: bool = False
+    #: Its jobs' runs counted on it (since layout step 3: the counters before are
+    #: everyone's, `adapters.counters`), and the failed ones; None: not a count.
+    processed: int | None = 0
+    failed: int | None = 0
 
 
 def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
-    """Every known queue (registered or paused) with its size, latency and pause, by name (a
-    name that isn't UTF-8 is listed escaped, with its problem).  A name in the pause index
-    whose flag is gone (`adapters/queue_pause.py`) is neither paused nor, unregistered,
-    listed."""
+    """Every known queue (registered or paused) with its size, latency, pause and counters,
+    by name (a name that isn't UTF-8 is listed escaped, with its problem).  A name in the
+    pause index whose flag is gone (`adapters/queue_pause.py`) is neither paused nor,
+    unregistered, listed."""
     pipe = client.pipeline(transaction=False)
     pipe.smembers(keys.QUEUES)
     pipe.smembers(keys.PAUSED)
@@ -119,11 +124,14 @@ def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
         pipe.llen(keys.queue(name))
         pipe.lindex(keys.queue(name), -1)
         pipe.exists(keys.queue_paused(name))
+        pipe.mget(keys.stat(name, "processed"), keys.stat(name, "failed"))
     found = replies(pipe)
     loads = [
-        attrs.evolve(_load(name, size, oldest, now), paused=bool(flag))
-        for name, size, oldest, flag in zip(
-            names, found[::3], found[1::3], found[2::3], strict=True
+        attrs.evolve(
+            _load(name, size, oldest, now), paused=bool(flag), processed=ran, failed=failed
+        )
+        for name, size, oldest, flag, (ran, failed) in zip(
+            names, found[::4], found[1::4], found[2::4], map(_counted, found[3::4]), strict=True
         )
         if flag or name.encode() in registered
     ]
@@ -134,6 +142,12 @@ def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
         if not _is_utf8(name)
     ]  # fmt: skip
     return sorted([*loads, *unreadable], key=lambda load: load.name)
+
+
+def _counted(reply: object) -> tuple[int | None, int | None]:
+    """A queue's processed and failed counters from their MGET (None: not a count)."""
+    processed, failed = reply if isinstance(reply, list) else (reply, reply)
+    return count_of(processed), count_of(failed)
 
 
 def _is_utf8(name: bytes) -> bool:
@@ -152,26 +166,18 @@ def _load(name: str, size: object, oldest: object, now: float) -> QueueLoad:
 
 
 def daily_counts(client: redis.Redis, name: str, now: float, days: int) -> dict[str, int | None]:
-    """A counter (`processed`, `failed`) for each of the last `days` UTC days (None: the day's
-    counter holds something else than a count)."""
+    """A counter (`processed`, `failed`) for each of the last `days` UTC days, summed over
+    queues (None: a queue's counter of the day holds something else than a count)."""
     dates = days_back(now, days)
-    values = _counters(client, [keys.stat(name, day) for day in dates])
+    values = counters.read(client, [(name, day) for day in dates], Flags())
     return dict(zip(dates, values, strict=True))
 
 
 def totals(client: redis.Redis) -> dict[str, int | None]:
-    """The processed and failed counters since the beginning (None: not a count)."""
-    processed, failed = _counters(client, [keys.stat("processed"), keys.stat("failed")])
+    """The processed and failed counters since the beginning, summed over queues (None:
+    a queue's counter is not a count)."""
+    processed, failed = counters.read(client, [("processed", None), ("failed", None)], Flags())
     return {"processed": processed, "failed": failed}
-
-
-def _counters(client: redis.Redis, names: Sequence[str]) -> list[int | None]:
-    """Counters by key, in one round trip (None: not a count).  A GET each, not one MGET:
-    on Redis Cluster the counters of different queues live in different slots."""
-    pipe = client.pipeline(transaction=False)
-    for name in names:
-        pipe.get(name)
-    return [count_of(value) for value in replies(pipe)]
 
 
 def _waited(oldest: bytes | None, now: float) -> float:

@@ -14,11 +14,17 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Collection, Mapping
+from typing import Literal
 
 import attrs
 
 #: The command that applies the missing steps, as refusals name it.
 MIGRATE = "cogworker migrate"
+
+#: How a key found under both names merges into the new one (`lua/move_key.lua`): "keep"
+#: the new content where both have some; or "add" two strings holding whole numbers (a
+#: counter an older release went on counting under the old name), else as "keep".
+Merge = Literal["keep", "add"]
 
 
 @attrs.frozen(kw_only=True)
@@ -29,6 +35,7 @@ class Rename:
     old: str
     new: str
     kind: str | None = None
+    merge: Merge = "keep"
 
 
 #: What stands, in a family's names, for each part a key has of its own.
@@ -66,6 +73,7 @@ class RenameMatching:
     old: str = attrs.field(validator=_wildcards)
     new: str = attrs.field(validator=_wildcards)
     kind: str | None = None
+    merge: Merge = "keep"
 
     def matches(self, name: str) -> bool:
         """Whether `name` is one of the family's old keys."""
@@ -79,7 +87,7 @@ class RenameMatching:
         fixed = self.new.split(WILDCARD)
         parts = zip(read.groups(), fixed[1:], strict=True)
         new = fixed[0] + "".join(part + text for part, text in parts)
-        return Rename(old=name, new=new, kind=self.kind)
+        return Rename(old=name, new=new, kind=self.kind, merge=self.merge)
 
 
 @attrs.frozen(kw_only=True)
@@ -121,6 +129,14 @@ STEPS: tuple[Step, ...] = (
                 kind="string",
             ),
             RenameMatching(old="cogworker:queue:*", new="cogworker:{q:*}:queue", kind="list"),
+        ),
+    ),
+    Step(
+        number=3,
+        summary="the counters per queue; the global ones to the part of the empty queue name",
+        renames=(),
+        families=(
+            RenameMatching(old="cogworker:stat:*", new="cogworker:{q:}:stat:*", merge="add"),
         ),
     ),
 )

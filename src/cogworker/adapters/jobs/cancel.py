@@ -94,10 +94,10 @@ class CancelStore:
 
     def remove(self, waiting: Waiting, outcome: OutcomeRecord, now: float) -> bool:
         """End a waiting job as `outcome` (a cancel); False if it no longer waited there."""
-        kept = self.retention
+        kept, queue = self.retention, waiting.job.queue
         events, event = job_event_target(waiting.job, "cancel")
         cancel_keys = (
-            waiting.key, keys.stat("cancelled"), keys.stat("cancelled", day_of(now)),
+            waiting.key, keys.stat(queue, "cancelled"), keys.stat(queue, "cancelled", day_of(now)),
             keys.job_attempts(outcome.jid), keys.status(outcome.jid),
             outcome.unique_lock or keys.NO_LOCK, outcome.running_lock or keys.NO_LOCK, events,
             result_key(outcome.jid, outcome.result),
@@ -107,9 +107,9 @@ class CancelStore:
             outcome.attempt, kept.attempts_kept, int(kept.attempts_ttl),
             outcome.status, int(kept.status_ttl), now, event, *result_args(outcome.result),
         )  # fmt: skip
-        if outcome.result is None:
-            return bool(CANCEL(self.client, cancel_keys, cancel_args))
+        # The queue's part registered first: a reader never misses the counter it writes.
         pipe = self.client.pipeline(transaction=False)
+        pipe.sadd(keys.PARTS, queue)
         queue_indexes(pipe, [(outcome.jid, outcome.result)])
         CANCEL.queue(pipe, cancel_keys, cancel_args)
         return bool(run_pipeline(self.client, pipe)[-1])

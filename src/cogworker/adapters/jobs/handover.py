@@ -54,7 +54,7 @@ class HandoverStore:
         moved = scripts.HANDOVER(
             self.client,
             (keys.in_progress(identity), keys.UNSETTLED),
-            (job.raw, handover_record(with_batch(outcome, job.raw))),
+            (job.raw, handover_record(attrs.evolve(with_batch(outcome, job.raw), queue=job.queue))),
         )
         return bool(moved)
 
@@ -64,4 +64,4 @@ class HandoverStore:
 
     def settle_handed_over(self, record: bytes, outcome: OutcomeRecord, now: float) -> bool:
         """Write an outcome a stopped process handed over; True if this call did."""
-        return self.settles.settle_from(keys.UNSETTLED, record, True, outcome, now)
+        return self.settles.settle_from(keys.UNSETTLED, record, outcome.queue, True, outcome, now)

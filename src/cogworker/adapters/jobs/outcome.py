@@ -60,7 +60,9 @@ class OutcomeRecord:
     #: lets go of ("" for none: see `app/worker/limit_gate.py`).
     limit_place: str = ""
     #: The batch the job is a member of ("" for none) and its queue: where a final outcome
-    #: appends the batch's event (set by `adapters.batch_events.with_batch`).
+    #: appends the batch's event (set by `adapters.batch_events.with_batch`), and where a
+    #: handed-over outcome is counted (set by `hand_over`; "" in a record an older release
+    #: handed over: the counters' migrated part, `adapters.counters.MIGRATED`).
     bid: str = ""
     queue: str = ""
     #: The job's kept result and its jid index (`domain.results`); None: it keeps none.

@@ -8,11 +8,13 @@ primary: a failover that loses it runs the job again, never zero times).
 A job keeping its result has it written by the same script (`adapters.results`),
 its jid index refreshed in the same pipeline, before it.
 
-The same scripts add each run to its class's metrics in its queue's slot
-(`adapters.class_metrics` reads them).  What needn't be written with every
+The same scripts count each end in its queue's counters and add each run to
+its class's metrics, both in its queue's slot (`adapters.counters` and
+`adapters.class_metrics` read them).  What needn't be written with every
 run is written at most once a `REGISTER_EVERY` per store: the queue joins
 the registry of parts (in the same pipeline, ahead of the scripts), and
-the scripts refresh a class's total TTL and registry entry.
+the scripts refresh a class's total TTL and registry entry.  Plain acks of
+several queues are one `ack_many` per queue, in the same pipeline.
 """
 
 from __future__ import annotations
@@ -78,7 +80,10 @@ class SettleStore:
         """
         holder = keys.in_progress(identity or "")
         outcome = order.with_batch().outcome
-        return self.settle_from(holder, order.fetched.raw, identity is not None, outcome, now)
+        fetched = order.fetched
+        return self.settle_from(
+            holder, fetched.raw, fetched.queue, identity is not None, outcome, now
+        )
 
     def settle_many(
         self,
@@ -90,56 +95,59 @@ class SettleStore:
     ) -> list[bool]:
         """Write many outcomes in one round trip; see `settle`.
 
-        Plain acks share one script call (its counters and history lists
-        written once per call); every other outcome is a `settle` of its own.
+        Plain acks of one queue share one script call (its counters and history
+        lists written once per call); every other outcome is a `settle` of its own.
         `working`: tracked jobs that started (jid: when), marked working first.
         """
         orders = [order.with_batch() for order in orders]
         pipe = self.client.pipeline(transaction=False)
-        parts = self._queue_parts(pipe, [order.outcome for order in orders], now)
+        parts = self._queue_parts(pipe, {order.fetched.queue for order in orders}, now)
         indexed = queue_indexes(pipe, [(o.outcome.jid, o.outcome.result) for o in orders])
         refreshes = self._due_classes([order.outcome for order in orders], now)
         marks = working or {}
         for jid, started_at in marks.items():
             queue_mark(pipe, jid, "working", started_at, self.retention.status_ttl)
         holder = keys.in_progress(identity or "")
-        plain: list[int] = []
+        plain: dict[str, list[int]] = {}
         others: list[int] = []
         for i, order in enumerate(orders):
-            (plain if order.outcome.is_plain_ack else others).append(i)
-        if plain:
-            acks = [orders[i] for i in plain]
-            self._queue_acks(pipe, holder, identity is not None, acks, now, refreshes)
+            if order.outcome.is_plain_ack:
+                plain.setdefault(order.fetched.queue, []).append(i)
+            else:
+                others.append(i)
+        for queue, indexes in plain.items():
+            acks = [orders[i] for i in indexes]
+            self._queue_acks(pipe, holder, identity is not None, queue, acks, now, refreshes)
         for i in others:
             order = orders[i]
-            call = self._settle_call(
-                holder, order.fetched.raw, identity is not None, order.outcome, now, refreshes
-            )
-            scripts.SETTLE.queue(pipe, *call)
+            placed = (holder, order.fetched.raw, order.fetched.queue, identity is not None)
+            scripts.SETTLE.queue(pipe, *self._settle_call(*placed, order.outcome, now, refreshes))
         # The parts' SADD, the jid indexes' SETs and the marks' replies (an HSET's and an
         # EXPIRE's each) come first.
         replies = iter(self._run(pipe)[bool(parts) + indexed + 2 * len(marks) :])
         self._registered.update(dict.fromkeys([*parts, *refreshes], now))
         written = [False] * len(orders)
-        for i, flag in zip(plain, next(replies) if plain else (), strict=True):
-            written[i] = bool(flag)
+        for indexes in plain.values():
+            for i, flag in zip(indexes, next(replies), strict=True):
+                written[i] = bool(flag)
         for i, reply in zip(others, replies, strict=True):
             written[i] = bool(reply)
         self._told_events([o.outcome for o, w in zip(orders, written, strict=True) if w])
         return written
 
     def settle_from(
-        self, holder: str, entry: bytes, owned: bool, outcome: OutcomeRecord, now: float
+        self, holder: str, entry: bytes, queue: str, owned: bool, outcome: OutcomeRecord, now: float
     ) -> bool:
-        """Write `outcome` for `entry` of the list `holder` (checked only when `owned`)."""
+        """Write `outcome` for `entry` of the list `holder` (checked only when `owned`), a
+        job of `queue`."""
         refreshes = self._due_classes([outcome], now)
-        call = self._settle_call(holder, entry, owned, outcome, now, refreshes)
-        if not (self.replication.replicas or self._due_queues([outcome], now) or outcome.result):
+        call = self._settle_call(holder, entry, queue, owned, outcome, now, refreshes)
+        if not (self.replication.replicas or self._not_registered({queue}, now) or outcome.result):
             reply = scripts.SETTLE(self.client, *call)
             self._registered.update(dict.fromkeys(refreshes, now))
         else:
             pipe = self.client.pipeline(transaction=False)
-            parts = self._queue_parts(pipe, [outcome], now)
+            parts = self._queue_parts(pipe, {queue}, now)
             queue_indexes(pipe, [(outcome.jid, outcome.result)])
             scripts.SETTLE.queue(pipe, *call)
             *_, reply = self._run(pipe)
@@ -153,11 +161,6 @@ class SettleStore:
         if self.on_batch_event is not None and any(event_target(o)[1] for o in outcomes):
             self.on_batch_event()
 
-    def _due_queues(self, outcomes: Sequence[OutcomeRecord], now: float) -> list[str]:
-        """The queues of `outcomes`' runs whose part is due for a registration."""
-        queues = {outcome.sample.queue for outcome in outcomes if outcome.sample}
-        return self._not_registered(queues, now)
-
     def _due_classes(self, outcomes: Sequence[OutcomeRecord], now: float) -> list[tuple[str, str]]:
         """The (queue, class) pairs of `outcomes`' runs due for a refresh."""
         pairs = {(o.sample.queue, o.class_name) for o in outcomes if o.sample}
@@ -168,12 +171,10 @@ class SettleStore:
         since = now - REGISTER_EVERY
         return sorted(item for item in items if self._registered.get(item, since) <= since)
 
-    def _queue_parts(
-        self, pipe: redis.client.Pipeline, outcomes: Sequence[OutcomeRecord], now: float
-    ) -> list[str]:
-        """Queue the registration of the queues `outcomes` write parts on, when due (before
-        the scripts: a reader then never misses a part); the queues registered."""
-        due = self._due_queues(outcomes, now)
+    def _queue_parts(self, pipe: redis.client.Pipeline, queues: set[str], now: float) -> list[str]:
+        """Queue the registration of the `queues` settlements write parts on, when due
+        (before the scripts: a reader then never misses a part); the queues registered."""
+        due = self._not_registered(queues, now)
         if due:
             pipe.sadd(keys.PARTS, *due)
         return due
@@ -191,12 +192,14 @@ class SettleStore:
         pipe: redis.client.Pipeline,
         holder: str,
         owned: bool,
+        queue: str,
         acks: Sequence[SettleOrder],
         now: float,
         refreshes: Collection[tuple[str, str]],
     ) -> None:
+        """Queue one `ack_many` of `acks`, plain acks of jobs of `queue`."""
         day, kept = day_of(now), self.retention
-        ack_keys: list[str] = [holder, keys.stat("processed"), keys.stat("processed", day)]
+        ack_keys = [holder, keys.stat(queue, "processed"), keys.stat(queue, "processed", day)]
         ack_args: list[bytes | str | int | float] = [
             "1" if owned else "0",
             DAY_COUNTER_TTL,
@@ -224,6 +227,7 @@ class SettleStore:
         self,
         holder: str,
         entry: bytes,
+        queue: str,
         owned: bool,
         outcome: OutcomeRecord,
         now: float,
@@ -235,10 +239,10 @@ class SettleStore:
         settle_keys = (
             holder,
             keys.RETRY if outcome.kind == "retry" else keys.DEAD,
-            keys.stat("processed"),
-            keys.stat("processed", day),
-            keys.stat(counter),
-            keys.stat(counter, day),
+            keys.stat(queue, "processed"),
+            keys.stat(queue, "processed", day),
+            keys.stat(queue, counter),
+            keys.stat(queue, counter, day),
             keys.orphanings(outcome.jid),
             keys.job_attempts(outcome.jid),
             keys.history(outcome.jid),

@@ -9,7 +9,8 @@
 -- shape: KEYS 3 + 9n, ARGV 6 + 9n
 -- uses: _tallies, _results
 -- KEYS[1]  the list holding the entries
--- KEYS[2]  processed, in total    KEYS[3]  processed, today
+-- KEYS[2]  the queue's processed counter, in total    KEYS[3]  the same, today
+--          (the entries are of that one queue: a batch of several is a call each)
 -- KEYS[4], KEYS[5], ... KEYS[12]  per entry: the job's orphanings counter, its
 --          hand-backs counter, its class's history list, then its class's metrics
 --          on its queue: the minute's, the hour's and the total hash, and the

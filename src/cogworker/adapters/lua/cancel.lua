@@ -7,7 +7,7 @@
 -- shape: KEYS 9, ARGV 13
 -- uses: _results
 -- KEYS[1] where it waits (a queue's list, or the schedule or retry sorted set)
--- KEYS[2] the cancelled counter in total   KEYS[3] the same, today
+-- KEYS[2] its queue's cancelled counter in total   KEYS[3] the same, today
 -- KEYS[4] its attempts list   KEYS[5] its status hash
 -- KEYS[6] its unique lock   KEYS[7] its periodic running lock (any unused name for none)
 -- ARGV[1] "list" or "zset"   ARGV[2] the entry as stored   ARGV[3] its jid

@@ -5,18 +5,22 @@
 -- the new one, whose content wins: a hash gains the fields it lacks, a set
 -- the members, a sorted set the members with their scores; a list's entries
 -- go to the new list's left end in their order (the end a push writes: a
--- straggler's jobs wait behind the others); a string keeps its value.  Then
+-- straggler's jobs wait behind the others); a string keeps its value, unless
+-- ARGV[1] is "add" and both hold whole numbers: then the old one's is added
+-- (a counter a straggler went on counting; the new key keeps its TTL).  Then
 -- the old key goes.
 --
--- shape: KEYS 2, ARGV 1
+-- shape: KEYS 2, ARGV 2
 -- KEYS[1] the key's old name   KEYS[2] its new name
 -- ARGV[1] the Redis type to move ("": any); a key of another type under the
 --         old name is another family's (the older layout named a queue's list
 --         and a marker alike), left where it is
+-- ARGV[2] "keep" or "add": how two strings merge (domain/layout.py, `Merge`)
 --
 -- Returns "absent" (no old key of that type: moved already, or never
 -- written), "renamed" or "merged".
 local wanted = need_choice(1, "", "string", "hash", "list", "set", "zset")
+local add = need_choice(2, "keep", "add") == "add"
 local kind = redis.call("TYPE", KEYS[1]).ok
 if kind == "none" or (wanted ~= "" and kind ~= wanted) then
   return "absent"
@@ -31,7 +35,15 @@ if there ~= kind or kind == "stream" then
   error({err = "ERR cogworker: can't merge " .. KEYS[1] .. " (" .. kind .. ") into "
     .. KEYS[2] .. " (" .. there .. ")"})
 end
-if kind == "hash" then
+local function whole(value)
+  return string.match(value, "^-?%d+$") ~= nil and #value <= 18
+end
+if kind == "string" and add then
+  local old, new = redis.call("GET", KEYS[1]), redis.call("GET", KEYS[2])
+  if whole(old) and whole(new) then
+    redis.call("INCRBY", KEYS[2], old)
+  end
+elseif kind == "hash" then
   local fields = redis.call("HGETALL", KEYS[1])
   for i = 1, #fields, 2 do
     redis.call("HSETNX", KEYS[2], fields[i], fields[i + 1])

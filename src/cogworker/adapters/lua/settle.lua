@@ -9,8 +9,8 @@
 -- uses: _tallies, _results
 -- KEYS[1]  the list holding the entry
 -- KEYS[2]  the target sorted set (retry or dead; unused for ack and discard)
--- KEYS[3]  processed, in total    KEYS[4]  processed, today
--- KEYS[5]  the end's own counter in total: failed (retry, dead, discard),
+-- KEYS[3]  its queue's processed counter, in total    KEYS[4]  the same, today
+-- KEYS[5]  its queue's counter of the end in total: failed (retry, dead, discard),
 --          cancelled or expired (unused for ack)    KEYS[6]  the same, today
 -- KEYS[7]  the job's orphanings counter   KEYS[8] its attempts list
 -- KEYS[14] its hand-backs counter (see requeue.lua; like KEYS[7], it starts over)

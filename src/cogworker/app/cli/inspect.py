@@ -38,15 +38,16 @@ def stats(session: Session) -> bool:
 @click.command()
 @inspecting
 def queues(session: Session) -> bool:
-    """Every queue with its size, latency (how long its oldest job has waited) and whether
-    it is paused."""
+    """Every queue with its size, latency (how long its oldest job has waited), whether it
+    is paused, and its jobs' runs counted on it (processed, failed)."""
     loads = session.store.queues.loads(session.store.now())
     warn([f"queue {load.name}: {load.problem}" for load in loads if load.problem])
     rows = [
-        (load.name, load.size, span(load.latency), "paused" if load.paused else "")
+        (load.name, load.size, span(load.latency), "paused" if load.paused else "",
+         load.processed, load.failed)
         for load in loads
-    ]
-    headers = ("QUEUE", "SIZE", "LATENCY", "STATE")
+    ]  # fmt: skip
+    headers = ("QUEUE", "SIZE", "LATENCY", "STATE", "PROCESSED", "FAILED")
     answer(session.as_json, unstructured(loads), table(headers, rows))
     return True
 

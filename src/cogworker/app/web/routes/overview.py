@@ -24,7 +24,7 @@ OVERVIEW_QUEUES = 10
 def _chart(store: DashboardStore, now: float, days: int) -> tuple[dict[str, list[Any]], list[str]]:
     """The chart's series, and a sentence for each day's counter that isn't a count (left
     out of the chart)."""
-    per_day = {name: store.daily_counts(name, now, days) for name in ("processed", "failed")}
+    per_day = store.daily_counts(("processed", "failed"), now, days)
     counted = {
         name: {day: n for day, n in values.items() if n is not None}
         for name, values in per_day.items()

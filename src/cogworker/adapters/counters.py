@@ -1,0 +1,85 @@
+"""The counters (processed, failed, cancelled, expired), in total and per UTC day, read
+back summed over queues.
+
+Each queue keeps its own counters in its slot (`redis_keys.stat`), written by
+the script that ends a job there (settle, ack_many, cancel), its queue
+registered in `cogworker:parts` before.  A reading sums them over the queues
+of `cogworker:parts` and the part of the empty queue name, where `cogworker
+migrate` put the counters the layout before kept for all queues at once (no
+queue can be named "", so that part only ever holds those).
+
+A reading is the parts' `SMEMBERS`, then a pipeline of one `MGET` per
+queue (of that queue's counters, all in its slot): a round trip each, and
+no multi-key command across queues (their slots differ on a cluster).  An
+`MGET` answers nil for a key of another type: such a counter reads 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import attrs
+import redis
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.flagged_reads import Flags, replies
+from cogworker.adapters.replies import as_bytes
+
+#: The part holding the counters a migration brought from the layout before layout step 3.
+MIGRATED = ""
+
+#: A counter by name (`processed`...) and UTC day (None: its total).
+Counter = tuple[str, str | None]
+
+
+def counted_queues(parts: Iterable[bytes | str]) -> tuple[str, ...]:
+    """The queues a reading sums over: the registered `parts` and the migrated part."""
+    names = {as_bytes(part).decode("utf-8", "backslashreplace") for part in parts}
+    return tuple(sorted(names | {MIGRATED}))
+
+
+@attrs.frozen
+class CounterRead:
+    """A reading of `counters`, each summed over `queues` (`counted_queues`: never none),
+    queued on a pipeline."""
+
+    queues: tuple[str, ...]
+    counters: tuple[Counter, ...]
+
+    def queue(self, pipe: redis.client.Pipeline) -> None:
+        """Queue one MGET per queue of its counters (a queue's counters share its slot)."""
+        for queue in self.queues:
+            pipe.mget([keys.stat(queue, name, day) for name, day in self.counters])
+
+    def sums(self, found: Sequence[object], flags: Flags) -> list[int | None]:
+        """Each counter summed over the queues, from the MGETs' replies (one a queue, in the
+        order queued); None where a queue's counter isn't a count (named in `flags`)."""
+        counts = [
+            self._counts(queue, reply, flags)
+            for queue, reply in zip(self.queues, found, strict=True)
+        ]
+        return [
+            None if None in column else sum(n for n in column if n is not None)
+            for column in zip(*counts, strict=True)
+        ]
+
+    def _counts(self, queue: str, reply: object, flags: Flags) -> list[int | None]:
+        """One queue's counters (None: not a count, or the MGET refused: named in `flags`)."""
+        values = reply if isinstance(reply, list) else [reply] * len(self.counters)
+        return [
+            flags.count(keys.stat(queue, name, day), value)
+            for (name, day), value in zip(self.counters, values, strict=True)
+        ]
+
+
+def read(client: redis.Redis, counters: Sequence[Counter], flags: Flags) -> list[int | None]:
+    """`counters`, each summed over every queue's part, in two round trips (see
+    `CounterRead.sums`)."""
+    pipe = client.pipeline(transaction=False)
+    pipe.smembers(keys.PARTS)
+    (parts,) = replies(pipe)
+    queues = counted_queues(flags.checked(keys.PARTS, parts, "set") or ())
+    reading = CounterRead(queues, tuple(counters))
+    pipe = client.pipeline(transaction=False)
+    reading.queue(pipe)
+    return reading.sums(replies(pipe), flags)
