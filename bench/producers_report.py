@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 import producers_work
-from workload_report import agg, get, header, load, median, problems, ratio_line
+from workload_report import agg, configurations, get, header, load, median, problems, ratio_line
 
 
 def miscounted(reps: list[dict]) -> str:
@@ -73,9 +73,7 @@ def main() -> None:
     args = ap.parse_args()
     data = load(args.results)
     print_table(data)
-    print("\n### Clients shared\n")
-    for (lib, var), reps in data.items():
-        print(f"- {lib}:{var}: {reps[0]['config']}")
+    configurations(data, "Clients shared")
     print("\nLeft out:\n")
     for lib, why in producers_work.NOT_SHARED.items():
         print(f"- {lib}: {why}")
