@@ -43,6 +43,7 @@ SUFFIX = "_producers"
 
 def parse_args() -> argparse.Namespace:
     ap = workload_driver.arguments(__doc__)
+    ap.add_argument("--phases", default="single,threads", help="which phases, in order")
     ap.add_argument(
         "--label",
         default="",
@@ -137,7 +138,8 @@ def run_one(mod, variant: str, args) -> bool:
         "single": lambda client: client.enqueue_each(KIND, range(args.n)),
         "threads": lambda client: from_threads(client, args.n, threads),
     }
-    for name, enqueue in phases.items():
+    for name in args.phases.split(","):
+        enqueue = phases[name]
         got = workload_driver.attempt(name, partial(timed, mod, variant, args, r, enqueue), res)
         if got is not None:
             res[name] = got

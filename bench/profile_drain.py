@@ -65,6 +65,7 @@ ROLES = (
     ("Fetcher.run", "fetcher"),
     ("EventLoop._run", "event loop"),
     ("Acker.run", "acker"),
+    ("from_threads.<locals>.one_thread", "producer"),  # bench/profile_producers.py
 )
 
 
@@ -85,7 +86,11 @@ def state(frames: list[str], stack: str) -> str:
             return "Redis round trip: settle/ack script"
         if "mark_done" in stack:
             return "Redis round trip: the job's INCR"
+        if "EnqueueStore" in stack:
+            return "Redis round trip: push"
         return "Redis round trip: fetch" if "Fetcher" in stack else "Redis round trip: other"
+    if "randbytes" in leaf:
+        return "reading the OS's random source (a jid)"
     if "Condition.wait" in leaf or "acquire" in leaf:
         return "waiting on a lock/semaphore/condition"
     return "running Python (or waiting for the GIL)"
@@ -113,7 +118,7 @@ def summarize(raw_path: str, top: int, idle: bool) -> str:
             states[role(joined)][state(frames, joined)] += count
     out = [f"samples: {total}", "", "by thread (share of samples):"]
     out += percent_lines(roles, total, top)
-    for name in ("processor", "fetcher"):
+    for name in ("processor", "fetcher", "producer"):
         if states.get(name):
             out += ["", f"{name} threads, share of their samples:"]
             out += percent_lines(states[name], sum(states[name].values()), top)

@@ -12,6 +12,7 @@
 #   bash bench/run.sh --profile [--variant p2c10] [--n 100000]  # py-spy on one worker in a drain
 #   bash bench/run.sh --profile --workload io [--variant p2a100]  # the same, I/O-bound jobs
 #   bash bench/run.sh --profile --workload fail [--variant p2c10]  # the same, failing jobs
+#   bash bench/run.sh --profile --workload producers  # py-spy on 50 threads sharing one Client
 #   bash bench/run.sh --ref HEAD ...        # cogworker as committed, not the working tree
 #   bash bench/run.sh --workload io         # I/O-bound jobs (10 ms wait): cogworker async + threads
 #                                           # against arq, SAQ, taskiq, streaq, 3 reps (~15 min)
@@ -36,8 +37,9 @@
 # cogworker part, the same way; default each workload's *_LIBS; --quick: the default
 # variants) | --reps N (default 3) | --n N (jobs per enqueue/drain; default 20,000) |
 # --timeout S (per driver call, default 300) | --out DIR | --no-limit (skip redis_limit.py)
-# | --profile (instead of the runs: bench/profile_drain.py on workload noop, io or fail, with
-# --variant V, default p2c10 (io: p2a100), and --n, default 100,000 (io, fail: 50,000)) |
+# | --profile (instead of the runs: bench/profile_drain.py on workload noop, io or fail, or
+# bench/profile_producers.py on producers, with --variant V, default p2c10 (io: p2a100), and
+# --n, default 100,000 (io, fail: 50,000)) |
 # --ref REV (measure cogworker's src/ as of commit REV, unpacked into <out>/cogworker-src
 # and put first on PYTHONPATH, instead of the working tree, which others may be editing) |
 # --base REV (io, producers workloads: every cogworker target also run with src/ as of REV,
@@ -120,7 +122,8 @@ if [ "$PROFILE" = 1 ]; then
     noop) VARIANT=${VARIANT:-p2c10}; PROFILE_N=100000 ;;
     io) VARIANT=${VARIANT:-p2a100}; PROFILE_N=50000 ;;
     fail) VARIANT=${VARIANT:-p2c10}; PROFILE_N=50000 ;;
-    *) echo "run.sh: --profile is for one workload, noop, io or fail" >&2; exit 2 ;;
+    producers) VARIANT=${VARIANT:-p2c10}; PROFILE_N=100000 ;;
+    *) echo "run.sh: --profile is for one workload, noop, io, fail or producers" >&2; exit 2 ;;
   esac
 fi
 # The workload of a target, by its adapter's name: <lib>_fail, <lib>_io, else noop.
@@ -310,6 +313,11 @@ echo "== redis $("$REDIS_SERVER" --version | awk '{print $3}') on $URL (pid $RED
 
 if [ "$PROFILE" = 1 ]; then
   [ -x "$VENV/bin/py-spy" ] || "$PY" -m pip install -q py-spy 2>&1 | quiet_pip >&2
+  if [ "$WORKLOADS" = producers ]; then
+    "$PY" "$HERE/profile_producers.py" --url "$URL" --peers-dir "$PEERS_DIR" --variant "$VARIANT" \
+      --n "${N:-$PROFILE_N}" --out "$OUT/profile" ${EXTRA[@]+"${EXTRA[@]}"}
+    exit $?
+  fi
   "$PY" "$HERE/profile_drain.py" --url "$URL" --peers-dir "$PEERS_DIR" --variant "$VARIANT" \
     --workload "$WORKLOADS" --n "${N:-$PROFILE_N}" --out "$OUT/profile" ${EXTRA[@]+"${EXTRA[@]}"}
   exit $?
