@@ -23,35 +23,24 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 
-from profile_drain import summarize
+from profile_drain import profile_arguments, pyspy_path, report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def parse_args() -> argparse.Namespace:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    ap.add_argument("--url", required=True, help="a Redis to FLUSHALL and use")
-    ap.add_argument("--peers-dir", required=True, help="the harness folder")
+    ap = profile_arguments(__doc__)
     ap.add_argument("--variant", default="p2c10", help="cogworker_bench's configuration")
-    ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--rate", type=int, default=100, help="py-spy samples per second")
     ap.add_argument("--gil", action="store_true", help="only the thread holding the GIL")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--top", type=int, default=25)
     return ap.parse_args()
 
 
 def main() -> None:
     args = parse_args()
-    pyspy = shutil.which("py-spy", path=os.path.dirname(sys.executable)) or shutil.which("py-spy")
-    if not pyspy:
-        sys.exit("py-spy is not installed (pip install py-spy into this venv)")
+    pyspy = pyspy_path()
     os.makedirs(args.out, exist_ok=True)
     raw = os.path.join(args.out, f"pyspy-producers-{args.variant}.txt")
     producers = [
@@ -64,19 +53,13 @@ def main() -> None:
         "--format", "raw", "--output", raw, "--", *producers,
     ]  # fmt: skip
     subprocess.run(spy, env=dict(os.environ, BENCH_PEERS_DIR=args.peers_dir), check=True)
+    args.idle = not args.gil
     sampled = "the thread holding the GIL" if args.gil else "every thread, idle or not"
-    text = "\n".join(
-        [
-            f"cogworker_producers:{args.variant}: {args.n} enqueues from 50 threads sharing one "
-            f"Client, sampled at {args.rate}/s: {sampled}",
-            "",
-            summarize(raw, args.top, idle=not args.gil),
-        ]
+    heading = (
+        f"cogworker_producers:{args.variant}: {args.n} enqueues from 50 threads sharing one "
+        f"Client, sampled at {args.rate}/s: {sampled}"
     )
-    with open(os.path.join(args.out, f"pyspy-producers-{args.variant}-summary.txt"), "w") as f:
-        f.write(text + "\n")
-    print(text)
-    print(f"\nraw collapsed stacks (flamegraph.pl / speedscope): {raw}")
+    report([heading], raw, args, f"pyspy-producers-{args.variant}-summary.txt")
 
 
 if __name__ == "__main__":
