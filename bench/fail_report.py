@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from workload_report import agg, header, load, median, problems, procs, ratio_line
+from workload_report import agg, configurations, header, load, median, problems, procs, ratio_line
 
 
 def reruns(reps: list[dict]) -> str:
@@ -73,9 +73,7 @@ def main() -> None:
     args = ap.parse_args()
     data = load(args.results)
     print_table(data)
-    print("\n### Configurations\n")
-    for (lib, var), reps in data.items():
-        print(f"- {lib}:{var}: {reps[0]['config']}")
+    configurations(data)
     print_targets(data, load(args.success) if args.success else {})
 
 

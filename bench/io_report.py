@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from workload_report import agg, header, load, median, problems, procs, ratio_line
+from workload_report import agg, configurations, header, load, median, problems, procs, ratio_line
 
 #: Peers whose enqueue the client workload compares cogworker's AsyncClient with.
 CLIENT_PEERS = ("arq", "saq")
@@ -81,9 +81,7 @@ def main() -> None:
     for reps in data.values():
         add_rss_per_process(reps)
     print_table(data)
-    print("\n### Configurations\n")
-    for (lib, var), reps in data.items():
-        print(f"- {lib}:{var}: {reps[0]['config']}")
+    configurations(data)
     print_targets(data)
 
 

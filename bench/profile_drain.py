@@ -65,6 +65,7 @@ ROLES = (
     ("Fetcher.run", "fetcher"),
     ("EventLoop._run", "event loop"),
     ("Acker.run", "acker"),
+    ("from_threads.<locals>.one_thread", "producer"),  # bench/profile_producers.py
 )
 
 
@@ -85,7 +86,11 @@ def state(frames: list[str], stack: str) -> str:
             return "Redis round trip: settle/ack script"
         if "mark_done" in stack:
             return "Redis round trip: the job's INCR"
+        if "EnqueueStore" in stack:
+            return "Redis round trip: push"
         return "Redis round trip: fetch" if "Fetcher" in stack else "Redis round trip: other"
+    if "randbytes" in leaf:
+        return "reading the OS's random source (a jid)"
     if "Condition.wait" in leaf or "acquire" in leaf:
         return "waiting on a lock/semaphore/condition"
     return "running Python (or waiting for the GIL)"
@@ -113,7 +118,7 @@ def summarize(raw_path: str, top: int, idle: bool) -> str:
             states[role(joined)][state(frames, joined)] += count
     out = [f"samples: {total}", "", "by thread (share of samples):"]
     out += percent_lines(roles, total, top)
-    for name in ("processor", "fetcher"):
+    for name in ("processor", "fetcher", "producer"):
         if states.get(name):
             out += ["", f"{name} threads, share of their samples:"]
             out += percent_lines(states[name], sum(states[name].values()), top)
@@ -157,21 +162,35 @@ def stop_workers(procs: list[subprocess.Popen]) -> None:
             p.wait(5)
 
 
-def parse_args() -> argparse.Namespace:
+def profile_arguments(doc: str | None) -> argparse.ArgumentParser:
+    """The options of every profile (this one's, bench/profile_producers.py's)."""
     ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--url", required=True, help="a Redis to FLUSHALL and use")
     ap.add_argument("--peers-dir", required=True, help="the harness folder (for common.py)")
-    ap.add_argument("--workload", choices=("noop", "io", "fail"), default="noop")
-    ap.add_argument("--variant", default=None, help="default p2c10 (noop, fail), p2a100 (io)")
     ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--duration", type=int, default=8, help="seconds of sampling")
     ap.add_argument("--rate", type=int, default=200, help="py-spy samples per second")
-    ap.add_argument("--idle", action="store_true", help="sample every thread, blocked or not")
-    ap.add_argument("--all-threads", action="store_true", help="threads py-spy thinks run")
     ap.add_argument("--out", required=True)
     ap.add_argument("--top", type=int, default=25)
+    return ap
+
+
+def pyspy_path() -> str:
+    """This venv's py-spy, else PATH's; exit saying how to install it if there is none."""
+    pyspy = shutil.which("py-spy", path=os.path.dirname(sys.executable)) or shutil.which("py-spy")
+    if not pyspy:
+        sys.exit("py-spy is not installed (pip install py-spy into this venv)")
+    return pyspy
+
+
+def parse_args() -> argparse.Namespace:
+    ap = profile_arguments(__doc__)
+    ap.add_argument("--workload", choices=("noop", "io", "fail"), default="noop")
+    ap.add_argument("--variant", default=None, help="default p2c10 (noop, fail), p2a100 (io)")
+    ap.add_argument("--duration", type=int, default=8, help="seconds of sampling")
+    ap.add_argument("--idle", action="store_true", help="sample every thread, blocked or not")
+    ap.add_argument("--all-threads", action="store_true", help="threads py-spy thinks run")
     return ap.parse_args()
 
 
@@ -200,9 +219,7 @@ def main() -> None:
         args.variant = args.variant or "p2c10"
         kind = "noop"
 
-    pyspy = shutil.which("py-spy", path=os.path.dirname(sys.executable)) or shutil.which("py-spy")
-    if not pyspy:
-        sys.exit("py-spy is not installed (pip install py-spy into this venv)")
+    pyspy = pyspy_path()
     os.makedirs(args.out, exist_ok=True)
     r = redis.Redis.from_url(args.url)
     r.flushall()
@@ -244,17 +261,24 @@ def main() -> None:
         "--idle": "every thread, idle or not",
         "--gil": "only the thread holding the GIL: where the process's Python CPU goes",
     }.get(mode[0] if mode else "", "the threads py-spy counts as running")
-    text = "\n".join(
+    report(
         [
             f"variant {args.variant}: {cb.describe(args.variant)}",
             f"N={args.n}: {done} done in {total_s:.1f} s from spawn (py-spy attached to one "
             f"worker); {rate_during:.0f} jobs/s over both processes while sampling",
             f"sampled pid {procs[0].pid} for {args.duration} s at {args.rate}/s: {what}",
-            "",
-            summarize(raw, args.top, idle=args.idle),
-        ]
+        ],
+        raw,
+        args,
+        f"pyspy-{args.variant}-summary.txt",
     )
-    with open(os.path.join(args.out, f"pyspy-{args.variant}-summary.txt"), "w") as f:
+
+
+def report(heading: list[str], raw: str, args: argparse.Namespace, name: str) -> None:
+    """`heading`, then the summary of py-spy's `raw` stacks: printed, and saved as
+    <args.out>/`name`."""
+    text = "\n".join([*heading, "", summarize(raw, args.top, idle=args.idle)])
+    with open(os.path.join(args.out, name), "w") as f:
         f.write(text + "\n")
     print(text)
     print(f"\nraw collapsed stacks (flamegraph.pl / speedscope): {raw}")

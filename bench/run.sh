@@ -12,17 +12,22 @@
 #   bash bench/run.sh --profile [--variant p2c10] [--n 100000]  # py-spy on one worker in a drain
 #   bash bench/run.sh --profile --workload io [--variant p2a100]  # the same, I/O-bound jobs
 #   bash bench/run.sh --profile --workload fail [--variant p2c10]  # the same, failing jobs
+#   bash bench/run.sh --profile --workload producers  # py-spy on 50 threads sharing one Client
 #   bash bench/run.sh --ref HEAD ...        # cogworker as committed, not the working tree
 #   bash bench/run.sh --workload io         # I/O-bound jobs (10 ms wait): cogworker async + threads
 #                                           # against arq, SAQ, taskiq, streaq, 3 reps (~15 min)
 #   bash bench/run.sh --workload io --base main  # also cogworker as of main, interleaved: before/after
+#   bash bench/run.sh --workload producers  # 50 threads sharing one client enqueue: cogworker, RQ,
+#                                           # Dramatiq, Huey, Celery, 3 reps (~5 min)
 #
 # Workloads (--workload, a comma list; default: those of the targets given with --libs
-# and --peers, else noop,fail,io): noop, the harness's own
+# and --peers, else noop,fail,io,producers): noop, the harness's own
 # (run.py: enqueue, drain and latency of no-op INCR jobs; report.py); fail, 20,000 jobs
 # that raise, drained until each is filed for retry (bench/fail_run.py, fail_report.py);
-# io, jobs waiting 10 ms (bench/io_run.py, io_report.py). A target names its adapter
-# and so its workload: `<lib>:<variant>` (noop), `<lib>_fail:<variant>`, `<lib>_io:<variant>`.
+# io, jobs waiting 10 ms (bench/io_run.py, io_report.py); producers, 50 threads sharing
+# one client enqueue no-op jobs (bench/producers_run.py, producers_report.py). A target
+# names its adapter and so its workload: `<lib>:<variant>` (noop), `<lib>_fail:<variant>`,
+# `<lib>_io:<variant>`, `<lib>_producers:<variant>` (the noop adapter <lib>'s client).
 # In every repetition the harness's redis_limit.py first measures what this Redis can do
 # (pipelined LPUSH + LMOVE + LREM per job, 1 and 2 processes), and limit_report.py shows
 # every drain as a share of it.
@@ -32,14 +37,15 @@
 # cogworker part, the same way; default each workload's *_LIBS; --quick: the default
 # variants) | --reps N (default 3) | --n N (jobs per enqueue/drain; default 20,000) |
 # --timeout S (per driver call, default 300) | --out DIR | --no-limit (skip redis_limit.py)
-# | --profile (instead of the runs: bench/profile_drain.py on workload noop, io or fail, with
-# --variant V, default p2c10 (io: p2a100), and --n, default 100,000 (io, fail: 50,000)) |
+# | --profile (instead of the runs: bench/profile_drain.py on workload noop, io or fail, or
+# bench/profile_producers.py on producers, with --variant V, default p2c10 (io: p2a100), and
+# --n, default 100,000 (io, fail: 50,000)) |
 # --ref REV (measure cogworker's src/ as of commit REV, unpacked into <out>/cogworker-src
 # and put first on PYTHONPATH, instead of the working tree, which others may be editing) |
-# --base REV (io workload: every cogworker target also run with src/ as of REV,
+# --base REV (io, producers workloads: every cogworker target also run with src/ as of REV,
 # right after the same target as measured, in each repetition; its rows are
 # labelled <variant>@<short REV>) |
-# -- ARGS... (to the driver, run.py, fail_run.py or io_run.py: with one workload only).
+# -- ARGS... (to the driver, run.py, fail_run.py, io_run.py or producers_run.py: with one workload only).
 #
 # It makes bench/.venv (Python 3.11) with the harness's packages exactly as its
 # README pins them plus cogworker from this checkout (editable), installs Debian's
@@ -71,6 +77,9 @@ FAIL_LIBS=cogworker_fail:p2c10,cogworker_fail:p2c20pf40
 # in 100 threads with prefetch=100 (bench/io_work.py, bench/cogworker_io_bench.py)
 IO_PEERS="arq_io:p2j100poll05,saq_io:p2c100,taskiq_io:stream,streaq_io:p2c100"
 IO_LIBS=cogworker_io:p2a100,cogworker_io:p2a100pf100,cogworker_io:p2t100pf100
+# many producers: the peers whose client threads may share (bench/producers_work.py)
+PRODUCERS_PEERS="rq_producers:simple,dramatiq_producers:p2t8,huey_producers:process2,celery_producers:prefork2"
+PRODUCERS_LIBS=cogworker_producers:p2c10
 WORKLOADS=""
 PEERS=""
 PEERS_GIVEN=0
@@ -113,7 +122,8 @@ if [ "$PROFILE" = 1 ]; then
     noop) VARIANT=${VARIANT:-p2c10}; PROFILE_N=100000 ;;
     io) VARIANT=${VARIANT:-p2a100}; PROFILE_N=50000 ;;
     fail) VARIANT=${VARIANT:-p2c10}; PROFILE_N=50000 ;;
-    *) echo "run.sh: --profile is for one workload, noop, io or fail" >&2; exit 2 ;;
+    producers) VARIANT=${VARIANT:-p2c10}; PROFILE_N=100000 ;;
+    *) echo "run.sh: --profile is for one workload, noop, io, fail or producers" >&2; exit 2 ;;
   esac
 fi
 # The workload of a target, by its adapter's name: <lib>_fail, <lib>_io, else noop.
@@ -121,29 +131,31 @@ workload_of() {
   case "${1%%:*}" in
     *_fail) echo fail ;;
     *_io) echo io ;;
+    *_producers) echo producers ;;
     *) echo noop ;;
   esac
 }
 if [ -z "$WORKLOADS" ]; then
   # without --workload, the targets given choose the workloads; none given: every workload
   GIVEN=$(for t in ${LIBS//,/ } ${PEERS//,/ }; do workload_of "$t"; done | paste -sd,)
-  for w in noop fail io; do
+  for w in noop fail io producers; do
     [[ ",$GIVEN," != *",$w,"* ]] || WORKLOADS=${WORKLOADS:+$WORKLOADS,}$w
   done
-  WORKLOADS=${WORKLOADS:-noop,fail,io}
+  WORKLOADS=${WORKLOADS:-noop,fail,io,producers}
 fi
 IFS=, read -ra WORKLOAD_LIST <<< "$WORKLOADS"
 for w in "${WORKLOAD_LIST[@]}"; do
   case "$w" in
-    noop|fail|io) ;;
-    *) echo "run.sh: unknown workload $w (noop, fail or io)" >&2; exit 2 ;;
+    noop|fail|io|producers) ;;
+    *) echo "run.sh: unknown workload $w (noop, fail, io or producers)" >&2; exit 2 ;;
   esac
 done
 chosen() { [[ ",$WORKLOADS," == *",$1,"* ]]; }
 if [ ${#EXTRA[@]} -gt 0 ] && [ ${#WORKLOAD_LIST[@]} -ne 1 ]; then
   echo "run.sh: arguments after -- go to one driver: choose one --workload" >&2; exit 2
 fi
-[ -z "$BASE" ] || chosen io || { echo "run.sh: --base is for the io workload" >&2; exit 2; }
+[ -z "$BASE" ] || chosen io || chosen producers ||
+  { echo "run.sh: --base is for the io and producers workloads" >&2; exit 2; }
 # A target given for a workload not chosen is a mistake: say so.
 for t in ${LIBS//,/ } ${PEERS//,/ }; do
   chosen "$(workload_of "$t")" || {
@@ -153,7 +165,7 @@ done
 if [ "$QUICK" = 1 ]; then
   REPS=1; N=${N:-5000}
   [ "$PEERS_GIVEN" = 1 ] || { PEERS=""; PEERS_GIVEN=1; }
-  [ "$LIBS_GIVEN" = 1 ] || { LIBS=cogworker,cogworker_fail,$IO_LIBS; LIBS_GIVEN=1; }
+  [ "$LIBS_GIVEN" = 1 ] || { LIBS=cogworker,cogworker_fail,$IO_LIBS,$PRODUCERS_LIBS; LIBS_GIVEN=1; }
 fi
 
 # The targets of workload $1, comma-separated: cogworker's, then the peers'.
@@ -163,6 +175,7 @@ targets_of() {
     noop) libs=$HEADLINE_LIBS; peers=$HEADLINE_PEERS ;;
     fail) libs=$FAIL_LIBS; peers=$FAIL_PEERS ;;
     io) libs=$IO_LIBS; peers=$IO_PEERS ;;
+    producers) libs=$PRODUCERS_LIBS; peers=$PRODUCERS_PEERS ;;
   esac
   [ "$LIBS_GIVEN" = 0 ] || libs=$LIBS
   [ "$PEERS_GIVEN" = 0 ] || peers=$PEERS
@@ -300,6 +313,11 @@ echo "== redis $("$REDIS_SERVER" --version | awk '{print $3}') on $URL (pid $RED
 
 if [ "$PROFILE" = 1 ]; then
   [ -x "$VENV/bin/py-spy" ] || "$PY" -m pip install -q py-spy 2>&1 | quiet_pip >&2
+  if [ "$WORKLOADS" = producers ]; then
+    "$PY" "$HERE/profile_producers.py" --url "$URL" --peers-dir "$PEERS_DIR" --variant "$VARIANT" \
+      --n "${N:-$PROFILE_N}" --out "$OUT/profile" ${EXTRA[@]+"${EXTRA[@]}"}
+    exit $?
+  fi
   "$PY" "$HERE/profile_drain.py" --url "$URL" --peers-dir "$PEERS_DIR" --variant "$VARIANT" \
     --workload "$WORKLOADS" --n "${N:-$PROFILE_N}" --out "$OUT/profile" ${EXTRA[@]+"${EXTRA[@]}"}
   exit $?
@@ -315,6 +333,7 @@ declare -A TARGETS DRIVER
 DRIVER[noop]=run.py  # paths relative to the harness folder, where they run
 DRIVER[fail]=$HERE/fail_run.py
 DRIVER[io]=$HERE/io_run.py
+DRIVER[producers]=$HERE/producers_run.py
 for w in "${WORKLOAD_LIST[@]}"; do
   TARGETS[$w]=$(targets_of "$w")
   mkdir -p "$OUT/$w"
@@ -324,7 +343,7 @@ done
   for w in "${WORKLOAD_LIST[@]}"; do echo "workload $w: targets: ${TARGETS[$w]}"; done
   echo "reps: $REPS; extra: ${RUN_ARGS[*]} ${EXTRA[*]:-}; Redis limit measured: $([ "$LIMIT" = 1 ] && echo yes || echo no)"
   if [ -n "$BASE" ]; then
-    echo "base: cogworker io targets also run with src/ as of commit ${BASE_LABEL#@} (--base $BASE), labelled $BASE_LABEL"
+    echo "base: cogworker io and producers targets also run with src/ as of commit ${BASE_LABEL#@} (--base $BASE), labelled $BASE_LABEL"
   fi
   if [ -n "$REF" ]; then
     echo "cogworker: src/ as of commit $(git -C "$REPO" rev-parse --short "$COMMIT") (--ref $REF)"
@@ -362,7 +381,7 @@ for rep in $(seq 1 "$REPS"); do
     for t in ${items[@]+"${items[@]}"}; do
       echo "-- repetition $rep of $REPS: $w $t" >&2
       run_target "$w" "$t"
-      if [ -n "$BASE_SRC" ] && [ "$w" = io ] && [[ "$t" == cogworker* ]]; then
+      if [ -n "$BASE_SRC" ] && [[ "$w" == io || "$w" == producers ]] && [[ "$t" == cogworker* ]]; then
         echo "-- repetition $rep of $REPS: $w $t$BASE_LABEL" >&2
         PYTHONPATH=$HERE:$BASE_SRC${OUTER_PYTHONPATH:+:$OUTER_PYTHONPATH} \
           run_target "$w" "$t" --label "$BASE_LABEL"
@@ -377,6 +396,7 @@ for w in "${WORKLOAD_LIST[@]}"; do
     fail) REPORT=("$HERE/fail_report.py" --results "$OUT/fail")
           chosen noop && REPORT+=(--success "$OUT/noop") ;;
     io) REPORT=("$HERE/io_report.py" --results "$OUT/io") ;;
+    producers) REPORT=("$HERE/producers_report.py" --results "$OUT/producers") ;;
   esac
   echo "## Workload: $w"
   echo

@@ -17,7 +17,9 @@ sys.path.insert(0, PEERS_DIR)
 
 from report import agg, get, load  # noqa: E402  (the harness's, through the path above)
 
-__all__ = ["agg", "get", "header", "load", "median", "problems", "procs", "ratio_line"]
+__all__ = [
+    "agg", "configurations", "get", "header", "load", "median", "problems", "procs", "ratio_line",
+]  # fmt: skip
 
 
 def header(title: str, columns: list[str]) -> None:
@@ -25,6 +27,13 @@ def header(title: str, columns: list[str]) -> None:
     print(f"### {title}\n")
     print("| " + " | ".join(["library:config", *columns]) + " |")
     print("|" + "---|" * (len(columns) + 1))
+
+
+def configurations(data: dict, title: str = "Configurations") -> None:
+    """Each target's configuration, as its results describe it."""
+    print(f"\n### {title}\n")
+    for (lib, var), reps in data.items():
+        print(f"- {lib}:{var}: {reps[0]['config']}")
 
 
 def procs(reps: list[dict]) -> str:
