@@ -1,9 +1,11 @@
 """Closing an AsyncClient: the enqueues in flight land and leave no connection open, later
-calls are refused, and a result's wait is interrupted rather than waited for."""
+calls are refused, and a result's wait is interrupted rather than waited for.  Each test
+has a Redis of its own: the session's holds other tests' connections, closing as they may."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 
 import pytest
 import redis
@@ -12,6 +14,15 @@ import cogworker
 from cogworker import AsyncClient
 from tests.app.helpers import queue_payloads
 from tests.app.jobs import Record
+from tests.support.redis_server import RedisServerFactory
+
+
+@pytest.fixture
+def own_redis(redis_server_factory: RedisServerFactory) -> Iterator[tuple[redis.Redis, str]]:
+    """A Redis no other test uses: an inspecting client of it, and its URL."""
+    server = redis_server_factory()
+    with server.client() as inspector:
+        yield inspector, server.url
 
 
 def connections(rc: redis.Redis) -> int:
@@ -20,11 +31,12 @@ def connections(rc: redis.Redis) -> int:
 
 
 def test_enqueues_in_flight_at_the_close_land_and_leave_no_connection(
-    rc: redis.Redis, redis_url: str
+    own_redis: tuple[redis.Redis, str],
 ) -> None:
     """Fifty enqueues started just before `aclose`: all pushed, none refused, and once
     closed the client holds no connection; a call after the close is refused."""
-    before = connections(rc)
+    rc, redis_url = own_redis
+    assert connections(rc) == 1
 
     async def main() -> list[str | None]:
         client = AsyncClient(cogworker.Config(redis_url=redis_url))
@@ -41,13 +53,13 @@ def test_enqueues_in_flight_at_the_close_land_and_leave_no_connection(
     assert None not in jids
     assert {job["jid"] for job in queue_payloads(rc, "default")} >= set(jids)
     assert len(queue_payloads(rc, "default")) == 51
-    assert connections(rc) == before
+    assert connections(rc) == 1
 
 
-def test_a_result_wait_is_interrupted_by_the_close(rc: redis.Redis, redis_url: str) -> None:
+def test_a_result_wait_is_interrupted_by_the_close(own_redis: tuple[redis.Redis, str]) -> None:
     """A wait without a timeout for a job that never ends: `aclose` ends it with
     ClientClosedError at once, rather than waiting for it, and leaves no connection."""
-    before = connections(rc)
+    rc, redis_url = own_redis
 
     async def main() -> BaseException | None:
         client = AsyncClient(cogworker.Config(redis_url=redis_url, keep_result=60))
@@ -64,4 +76,4 @@ def test_a_result_wait_is_interrupted_by_the_close(rc: redis.Redis, redis_url: s
     ended = asyncio.run(main())
 
     assert isinstance(ended, cogworker.ClientClosedError)
-    assert connections(rc) == before
+    assert connections(rc) == 1
