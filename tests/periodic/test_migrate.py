@@ -13,7 +13,7 @@ import redis
 
 import cogworker
 from cogworker import LayoutError, tracking
-from cogworker.adapters import counters
+from cogworker.adapters import parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.process_registry import ProcessRegistry
@@ -96,9 +96,7 @@ def test_the_counters_step_moves_each_counter_to_the_part_reads_add_in() -> None
     (family,) = layout.STEPS[2].families
     assert {old: family.rename(old).new for old in OLD_COUNTERS} == COUNTER_MOVES
     assert family.merge == "add"
-    assert COUNTER_MOVES[f"cogworker:stat:failed:{DAY}"] == keys.stat(
-        counters.MIGRATED, "failed", DAY
-    )
+    assert COUNTER_MOVES[f"cogworker:stat:failed:{DAY}"] == keys.stat(parts.MIGRATED, "failed", DAY)
 
 
 def test_migrate_moves_the_old_layout_with_nothing_lost(
@@ -207,7 +205,7 @@ def test_a_counter_counted_again_after_the_migration_is_added_not_dropped(
                                    "failed": OLD_TOTALS["failed"] + 2}  # fmt: skip
     assert tracking.daily_counts(rc, "processed", NOW, 1) == {DAY: OLD_DAYS["processed"] + 5}
     assert not list(rc.scan_iter(match="cogworker:stat:*"))
-    assert rc.ttl(keys.stat(counters.MIGRATED, "processed", DAY)) > 0
+    assert rc.ttl(keys.stat(parts.MIGRATED, "processed", DAY)) > 0
 
 
 def test_a_dry_run_says_what_it_would_move_and_writes_nothing(

@@ -38,7 +38,8 @@ LAYOUT = PREFIX + "layout"
 #: A key name never written: a script's placeholder for a key a call doesn't touch
 #: (a lock a job doesn't have, the metrics of a run not counted).
 NO_LOCK = PREFIX + "no-lock"
-#: Every queue that ever held a part (counters, per-class metrics): what merged reads go over.
+#: Every queue that ever held a part (counters, per-class metrics): what merged reads go
+#: over (`adapters/parts.py`).
 PARTS = PREFIX + "parts"
 
 #: The sorted sets of jobs waiting for a time, by the name the dashboard uses.

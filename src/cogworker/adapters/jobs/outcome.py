@@ -62,7 +62,7 @@ class OutcomeRecord:
     #: The batch the job is a member of ("" for none) and its queue: where a final outcome
     #: appends the batch's event (set by `adapters.batch_events.with_batch`), and where a
     #: handed-over outcome is counted (set by `hand_over`; "" in a record an older release
-    #: handed over: the counters' migrated part, `adapters.counters.MIGRATED`).
+    #: handed over: the counters' migrated part, `adapters.parts.MIGRATED`).
     bid: str = ""
     queue: str = ""
     #: The job's kept result and its jid index (`domain.results`); None: it keeps none.
