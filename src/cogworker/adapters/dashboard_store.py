@@ -218,8 +218,10 @@ class DashboardStore:
         return tracking.history(self._client, jid)
 
     def class_history(self, class_name: str) -> list[RunRecord]:
-        """A job class's last runs, newest first (unreadable ones left out)."""
-        return tracking.class_history(self._client, class_name)
+        """A job class's last runs on any queue, newest first, as many as one queue keeps
+        (unreadable ones left out)."""
+        limit = self._retention.history_per_class
+        return tracking.class_history(self._client, class_name, limit)
 
     # -- the periodic schedule -----------------------------------------------
 
