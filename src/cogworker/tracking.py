@@ -1,5 +1,6 @@
 """Reading what the engine records: statuses, attempts, run history, live work,
-memory history and the counters.  Each read is one round trip to the Redis given.
+memory history and the counters.  Each read is one round trip to the Redis given, or
+two where it merges the queues' shares (the counters, a class's runs).
 
 ::
 

@@ -44,10 +44,10 @@ def test_each_list_keeps_its_newest_records_up_to_its_cap(rc: redis.Redis) -> No
         f'{{"attempt": {n}}}'.encode() for n in (5, 4, 3)
     ]
     assert rc.lrange(keys.history("j1"), 0, -1) == [b'{"run": 5}', b'{"run": 4}']
-    assert rc.lrange(keys.class_history("app.Fail"), 0, -1) == [
+    assert rc.lrange(keys.class_history("work", "app.Fail"), 0, -1) == [
         f'{{"run": {n}}}'.encode() for n in (5, 4, 3, 2)
     ]
     assert 0 < rc.ttl(keys.job_attempts("j1")) <= KEPT.attempts_ttl
-    for history in (keys.history("j1"), keys.class_history("app.Fail")):
+    for history in (keys.history("j1"), keys.class_history("work", "app.Fail")):
         assert 0 < rc.ttl(history) <= KEPT.history_ttl
     assert rc.zcard(keys.RETRY) == 6

@@ -49,15 +49,15 @@ def test_a_batch_writes_each_owned_ack_once_and_reports_which(rc: redis.Redis) -
     assert 0 < rc.ttl(today) <= DAY_COUNTER_TTL
     assert not rc.exists(keys.orphanings("j0"))
     # Newest first, trimmed to the class's cap, with the history TTL.
-    history = keys.class_history("app.Plain")
+    history = keys.class_history("default", "app.Plain")
     assert rc.lrange(history, 0, -1) == [b'{"jid":"j3"}', b'{"jid":"j2"}']
     assert rc.ttl(history) > 0
 
 
 def test_acks_of_several_queues_are_counted_each_on_its_own_queue(rc: redis.Redis) -> None:
     """A batch mixing two queues (and a failure on a third): every reply at its place, each
-    queue's counters in its own slot holding its own jobs, the queues registered as parts,
-    and the merged read summing them."""
+    queue's counters and class history in its own slot holding its own jobs, the queues
+    registered as parts, and the merged reads summing and merging them."""
     store = SettleStore(rc)
     batch = [_held(rc, f"j{n}", queue) for n, queue in enumerate(["mail", "a{b}", "mail", "a{b}"])]
     failed = _held(rc, "j4", "reports")
@@ -83,6 +83,9 @@ def test_acks_of_several_queues_are_counted_each_on_its_own_queue(rc: redis.Redi
     assert rc.smembers(keys.PARTS) == {b"mail", b"a{b}", b"reports"}
     assert tracking.totals(rc) == {"processed": 4, "failed": 1}
     assert tracking.daily_counts(rc, "processed", NOW, 2) == {day_of(NOW - 86_400): 0, today: 4}
+    histories = {queue: rc.lrange(keys.class_history(queue, "app.Plain"), 0, -1)
+                 for queue in ("mail", "a{b}")}  # fmt: skip
+    assert histories == {"mail": [b'{"jid":"j2"}', b'{"jid":"j0"}'], "a{b}": [b'{"jid":"j1"}']}
 
 
 def test_a_batch_of_several_queues_is_one_round_trip(redis_url: str, rc: redis.Redis) -> None:
@@ -110,7 +113,7 @@ def test_a_repeated_batch_writes_nothing(rc: redis.Redis) -> None:
     assert store.settle_many(IDENTITY, batch, NOW) == [True] * 3
     assert store.settle_many(IDENTITY, batch, NOW) == [False] * 3
     assert rc.get(keys.stat("default", "processed")) == b"3"
-    assert rc.llen(keys.class_history("app.Plain")) == 3
+    assert rc.llen(keys.class_history("default", "app.Plain")) == 3
 
 
 def test_plain_and_other_outcomes_mixed_keep_their_order(rc: redis.Redis) -> None:

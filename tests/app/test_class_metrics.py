@@ -22,9 +22,11 @@ RUNS = SUCCESSES + 3 * RETRIED + DEAD
 
 
 def _class_runs(rc: redis.Redis, job_class: type[cogworker.Job]) -> Tally:
-    """The class's runs as its run history records them (every one: fewer than 100)."""
+    """The class's runs as its run history on its queue records them (every one: fewer
+    than 100)."""
     name = f"{job_class.__module__}.{job_class.__qualname__}"
-    records = [json.loads(entry) for entry in rc.lrange(keys.class_history(name), 0, -1)]
+    history = keys.class_history(job_class.cogworker_options.queue, name)
+    records = [json.loads(entry) for entry in rc.lrange(history, 0, -1)]
     return Tally.of(
         RunSample.of(record["queue"], record["duration"], failed=record["outcome"] != "success")
         for record in records

@@ -149,6 +149,12 @@ def _claim_tick(rc: redis.Redis) -> None:
     PeriodicStore(rc).claim(claim)
 
 
+def _class_runs(rc: redis.Redis) -> None:
+    """A class's runs read merged over two registered queues and the migrated part."""
+    rc.sadd(keys.PARTS, "default", "critical")
+    tracking.class_history(rc, "app.Send")
+
+
 def _clear_queue(rc: redis.Redis) -> None:
     rc.lpush(keys.queue("default"), _raw())
     QueueStore(rc).delete("default", [Removal(entry=_raw(), jid=JID)], clearing=True)
@@ -241,6 +247,7 @@ OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
     "restore the periodic schedule": lambda rc: PeriodicStore(rc).restore("token", {}),
     "count totals": tracking.totals,
     "count days": lambda rc: tracking.daily_counts(rc, "processed", NOW, 7),
+    "read a class's runs": _class_runs,
     "clear a queue": _clear_queue,
     "pause and resume a queue": _pause_and_resume,
     "run a batch": _batch,

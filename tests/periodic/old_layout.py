@@ -15,6 +15,7 @@ from cogworker.adapters.jobs.outcome import OutcomeKind, OutcomeRecord
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.adapters.periodic_store import encode_entry
 from cogworker.app.periodic_runs import scheduled_entry
+from cogworker.domain.records import RunRecord, to_json
 from tests.app.jobs import Record, RecordHeavy
 from tests.periodic.jobs import hourly, merging
 from tests.tracking.jobs import TrackedUnique
@@ -54,6 +55,15 @@ OLD_COUNTERS = {
     **{f"cogworker:stat:{name}": count for name, count in OLD_TOTALS.items()},
     **{f"cogworker:stat:{name}:{DAY}": count for name, count in OLD_DAYS.items()},
 }
+#: A class's run history as that release kept it, for all queues at once: its runs on two
+#: queues, newest first, with a TTL.
+RUN_CLASS = "tests.app.jobs.Record"
+OLD_CLASS_HISTORY = "cogworker:class_history:" + RUN_CLASS
+OLD_RUNS = [
+    RunRecord(jid=f"ran-{n}", class_name=RUN_CLASS, queue=queue, started_at=NOW - 60 * n - 1,
+              ended_at=NOW - 60 * n, outcome="success", process=GONE)
+    for n, queue in enumerate(["default", "heavy", "default"])
+]  # fmt: skip
 
 #: One key as a value: its type, its content, and whether it expires.
 KeyValue = tuple[str, Any, bool]
@@ -61,8 +71,8 @@ KeyValue = tuple[str, Any, bool]
 
 def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
     """Queued (several queues), scheduled, retrying, dead, unique and tracked jobs, counters
-    in total and per day, batch callback markers, a dead process's job in progress, and the
-    periodic state under its layout-0 names."""
+    in total and per day, a class's run history, batch callback markers, a dead process's
+    job in progress, and the periodic state under its layout-0 names."""
     client = cogworker.Client(cogworker.Config(redis_url=redis_url))
     try:
         client.enqueue(Record, "queued")
@@ -77,6 +87,8 @@ def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
     rc.delete(*rc.scan_iter(match="cogworker:{q:*}:stat:*"))
     for key, count in OLD_COUNTERS.items():
         rc.set(key, count, ex=3600 if key.endswith(DAY) else None)
+    rc.rpush(OLD_CLASS_HISTORY, *map(to_json, OLD_RUNS))
+    rc.expire(OLD_CLASS_HISTORY, 86_400)
     rc.lpush(keys.in_progress(GONE), _payload("j-running"))
     for name, jobs in HAND_QUEUES.items():
         rc.rpush(keys.queue(name), *jobs)

@@ -1,6 +1,6 @@
 """`cogworker migrate` on a Redis the release before layout step 1 wrote: every key moved or
 left as it was, nothing lost, again and after a crash at any point; the counters read the
-same totals; workers refuse that Redis until then."""
+same totals and a class the same runs; workers refuse that Redis until then."""
 
 from __future__ import annotations
 
@@ -8,16 +8,18 @@ import functools
 import json
 from collections.abc import Callable
 
+import attrs
 import pytest
 import redis
 
 import cogworker
 from cogworker import LayoutError, tracking
-from cogworker.adapters import counters
+from cogworker.adapters import parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.domain import layout
+from cogworker.domain.records import to_json
 from tests.app.cli_runner import Cli
 from tests.app.helpers import CLIENT_KINDS, enqueue_with
 from tests.app.jobs import Record
@@ -27,13 +29,16 @@ from tests.periodic.old_layout import (
     HAND_QUEUES,
     NOW,
     ODD_QUEUE,
+    OLD_CLASS_HISTORY,
     OLD_COUNTERS,
     OLD_DAYS,
     OLD_EPOCH,
     OLD_MARKERS,
     OLD_QUEUE,
+    OLD_RUNS,
     OLD_SCHEDULE,
     OLD_TOTALS,
+    RUN_CLASS,
     KeyValue,
     contents,
     renamed,
@@ -53,6 +58,9 @@ QUEUE_MOVES = {OLD_QUEUE.format(name): keys.queue(name) for name in QUEUES} | {
 COUNTER_MOVES = {
     old: "cogworker:{q:}:stat:" + old.removeprefix("cogworker:stat:") for old in OLD_COUNTERS
 }
+#: Where step 4 moves a class's run history: the part of the empty queue name, which reads
+#: merge in.
+HISTORY_MOVES = {OLD_CLASS_HISTORY: "cogworker:{q:}:class_history:" + RUN_CLASS}
 MIGRATED: KeyValue = ("string", str(layout.current()).encode(), False)
 
 
@@ -65,16 +73,18 @@ def old(rc: redis.Redis, redis_url: str) -> dict[str, KeyValue]:
 
 def _migrated(before: dict[str, KeyValue]) -> dict[str, KeyValue]:
     """`before` as a migration must leave it: the keys moved, the number written."""
-    return {**renamed(before, MOVES | QUEUE_MOVES | COUNTER_MOVES), keys.LAYOUT: MIGRATED}
+    moves = MOVES | QUEUE_MOVES | COUNTER_MOVES | HISTORY_MOVES
+    return {**renamed(before, moves), keys.LAYOUT: MIGRATED}
 
 
 def _read_as_before(rc: redis.Redis) -> None:
-    """The processed and failed counters read, in total and per day, what the old release
-    read from its global counters."""
+    """The processed and failed counters read, in total and per day, and the class's runs
+    read what the old release read from its global keys."""
     assert tracking.totals(rc) == {"processed": OLD_TOTALS["processed"],
                                    "failed": OLD_TOTALS["failed"]}  # fmt: skip
     for name, count in OLD_DAYS.items():
         assert tracking.daily_counts(rc, name, NOW, 1) == {DAY: count}
+    assert tracking.class_history(rc, RUN_CLASS) == OLD_RUNS
 
 
 def test_step_one_moves_the_keys_the_old_release_wrote_to_where_the_code_reads_them() -> None:
@@ -96,9 +106,16 @@ def test_the_counters_step_moves_each_counter_to_the_part_reads_add_in() -> None
     (family,) = layout.STEPS[2].families
     assert {old: family.rename(old).new for old in OLD_COUNTERS} == COUNTER_MOVES
     assert family.merge == "add"
-    assert COUNTER_MOVES[f"cogworker:stat:failed:{DAY}"] == keys.stat(
-        counters.MIGRATED, "failed", DAY
-    )
+    assert COUNTER_MOVES[f"cogworker:stat:failed:{DAY}"] == keys.stat(parts.MIGRATED, "failed", DAY)
+
+
+def test_the_class_history_step_moves_each_class_to_the_part_reads_merge_in() -> None:
+    """A class's run history of the old release goes whole to the migrated part's history
+    of that class (its queues can't be told apart), merged by keeping both lists' runs."""
+    (family,) = layout.STEPS[3].families
+    assert {old: family.rename(old).new for old in HISTORY_MOVES} == HISTORY_MOVES
+    assert family.merge == "keep"
+    assert HISTORY_MOVES[OLD_CLASS_HISTORY] == keys.class_history(parts.MIGRATED, RUN_CLASS)
 
 
 def test_migrate_moves_the_old_layout_with_nothing_lost(
@@ -207,7 +224,23 @@ def test_a_counter_counted_again_after_the_migration_is_added_not_dropped(
                                    "failed": OLD_TOTALS["failed"] + 2}  # fmt: skip
     assert tracking.daily_counts(rc, "processed", NOW, 1) == {DAY: OLD_DAYS["processed"] + 5}
     assert not list(rc.scan_iter(match="cogworker:stat:*"))
-    assert rc.ttl(keys.stat(counters.MIGRATED, "processed", DAY)) > 0
+    assert rc.ttl(keys.stat(parts.MIGRATED, "processed", DAY)) > 0
+
+
+def test_a_straggler_run_kept_after_the_migration_is_merged_newest_first(
+    old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
+) -> None:
+    """An old release keeps a newer run in its class's global history after the migration:
+    a run again moves it in front of the migrated runs, and reads give it first."""
+    cli.run("migrate")
+    late = attrs.evolve(OLD_RUNS[0], jid="ran-late", started_at=NOW, ended_at=NOW + 1)
+    rc.lpush(OLD_CLASS_HISTORY, to_json(late))
+
+    assert cli.run("migrate").status == 0
+
+    assert tracking.class_history(rc, RUN_CLASS) == [late, *OLD_RUNS]
+    assert rc.llen(keys.class_history(parts.MIGRATED, RUN_CLASS)) == len(OLD_RUNS) + 1
+    assert not rc.exists(OLD_CLASS_HISTORY)
 
 
 def test_a_dry_run_says_what_it_would_move_and_writes_nothing(
@@ -229,6 +262,7 @@ def test_a_dry_run_says_what_it_would_move_and_writes_nothing(
         *((old_name, *old[old_name][:1], _entries(old[old_name]), new)
           for old_name, new in QUEUE_MOVES.items()),
         *((old, "string", 1, new) for old, new in COUNTER_MOVES.items()),
+        (OLD_CLASS_HISTORY, "list", len(OLD_RUNS), HISTORY_MOVES[OLD_CLASS_HISTORY]),
     }  # fmt: skip
     assert contents(rc) == old
 

@@ -1,5 +1,6 @@
-"""Per-class metrics written the way workers write them: runs settled by the real settling
-scripts (`SettleStore.settle_many`), at a chosen time, without running the jobs."""
+"""Per-class metrics and run history written the way workers write them: runs settled by
+the real settling scripts (`SettleStore.settle_many`), at a chosen time, without running
+the jobs."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.domain.class_metrics import RunSample
+from cogworker.domain.records import RunRecord, to_json
 
 IDENTITY = "host:1:metrics-page"
 _JIDS = itertools.count()
@@ -28,19 +30,24 @@ def settle_runs(
     queue: str = "default",
 ) -> None:
     """Settle one run of `class_name` from `queue` per duration of `micros` (microseconds)
-    at the time `at`, the first `failed` of them as failures sent to retry."""
+    ending at the time `at`, the first `failed` of them as failures sent to retry; each is
+    kept in its class's history on `queue`."""
     orders = []
     for index, duration in enumerate(micros):
         jid = f"metrics{next(_JIDS)}"
         raw = json.dumps({"jid": jid, "class": class_name, "queue": queue}).encode()
         rc.lpush(keys.in_progress(IDENTITY), raw)
         fails = index < failed
+        run = RunRecord(jid=jid, class_name=class_name, queue=queue,
+                        started_at=at - duration / 1e6, ended_at=at,
+                        outcome="retrying" if fails else "success", process=IDENTITY)  # fmt: skip
         outcome = OutcomeRecord(
             kind="retry" if fails else "ack",
             jid=jid,
             class_name=class_name,
             score=at + 60,
             payload=raw.decode() if fails else "",
+            history=to_json(run),
             history_per_job=fails,
             sample=RunSample(queue=queue, micros=duration, failed=fails),
         )

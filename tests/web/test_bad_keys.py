@@ -9,7 +9,7 @@ import time
 import redis
 
 import cogworker
-from cogworker.adapters import counters
+from cogworker.adapters import parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.domain.stats import days_back
 from tests.web import jobs
@@ -52,9 +52,9 @@ def test_counters_that_are_not_counts_are_flagged_and_left_out(web: Web, raw: re
     sum over the queues for the other."""
     today = days_back(time.time(), 7)[-1]
     raw.sadd(keys.PARTS, "default")
-    raw.set(keys.stat(counters.MIGRATED, "processed"), "abc")
+    raw.set(keys.stat(parts.MIGRATED, "processed"), "abc")
     raw.set(keys.stat("default", "processed"), 1)
-    raw.set(keys.stat(counters.MIGRATED, "failed"), 1)
+    raw.set(keys.stat(parts.MIGRATED, "failed"), 1)
     raw.set(keys.stat("default", "failed"), 2)
     raw.set(keys.stat("default", "processed", today), "1e3")
 

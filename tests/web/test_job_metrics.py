@@ -97,6 +97,26 @@ def test_a_class_view_charts_its_runs_and_run_times(web: Web, raw: redis.Redis) 
     assert 'Failures</span><span class="card-value">2<' in fast
 
 
+def test_a_class_view_lists_its_last_runs_on_every_queue_newest_first(
+    web: Web, raw: redis.Redis
+) -> None:
+    """Runs of one class on three queues (each queue's history in its own slot), ended at
+    different times: the Last runs table merges them, newest first, each with its queue."""
+    now = float(raw.time()[0])
+    settle_runs(raw, "app.Mixed", [1_000], now - 120, queue="mail")
+    settle_runs(raw, "app.Mixed", [2_000], now, queue="reports")
+    settle_runs(raw, "app.Mixed", [3_000], now - 30, failed=1, queue="reports")
+    settle_runs(raw, "app.Mixed", [4_000], now - 60)
+    page = web.get("/job-metrics/class", params={"name": "app.Mixed"}).text
+    runs = _table(page.split('id="runs"', 1)[1])
+    assert [(row[1], row[2], row[4]) for row in runs] == [
+        ("2 ms", "success", "reports"),
+        ("3 ms", "retrying", "reports"),
+        ("4 ms", "success", "default"),
+        ("1 ms", "success", "mail"),
+    ]
+
+
 def test_every_listed_class_opens_whatever_its_name(web: Web, raw: redis.Redis) -> None:
     """Class names a link can't carry as they are (a tab, 600 characters, a space at an end,
     a leading #) travel as a digest: each row's link opens that class's view."""

@@ -16,7 +16,7 @@ from litestar.testing import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 import cogworker
-from cogworker.adapters import counters
+from cogworker.adapters import parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.cli import main
@@ -133,7 +133,7 @@ def test_a_key_of_the_wrong_type_leaves_its_sample_out_and_is_counted(
 ) -> None:
     """A counter holding text, a queue key holding a string and a class's metrics holding a
     negative time: the rest of the scrape stands."""
-    raw.set(keys.stat(counters.MIGRATED, "processed"), "abc")
+    raw.set(keys.stat(parts.MIGRATED, "processed"), "abc")
     raw.sadd(keys.QUEUES, "broken", "fine")
     raw.set(keys.queue("broken"), "not a list")
     raw.lpush(keys.queue("fine"), json.dumps({"class": "x.Y", "queue": "fine", "jid": "j1",
@@ -199,7 +199,7 @@ def test_serve_answers_metrics_alone_without_auth_on_its_metrics_port(
 ) -> None:
     """`cogworker serve --auth ... --metrics-port N`: 127.0.0.1:N answers GET /metrics with no
     credentials, nothing else, and only to localhost names; the dashboard keeps its auth."""
-    raw.set(keys.stat(counters.MIGRATED, "failed"), 3)
+    raw.set(keys.stat(parts.MIGRATED, "failed"), 3)
     metrics_port = free_port()
     args = ("--redis-url", redis_url, "--metrics-port", str(metrics_port))
     with serving(tmp_path, *args, env={"COGWORKER_DASHBOARD_AUTH": "ops:pw"}) as base:

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import redis
 
-from cogworker.adapters import counters
+from cogworker.adapters import parts
 from cogworker.adapters import redis_keys as keys
 from tests.support.processes import reap, spawn, wait_until
 from tests.support.redis_server import free_port
@@ -78,7 +78,7 @@ def test_prometheus_scrapes_cogworker_series(
 ) -> None:
     """Counters (summed over queues) and per-queue gauges set in Redis come back from
     Prometheus's query API."""
-    raw.set(keys.stat(counters.MIGRATED, "processed"), 40)
+    raw.set(keys.stat(parts.MIGRATED, "processed"), 40)
     raw.set(keys.stat("mail", "processed"), 2)
     raw.set(keys.stat("mail", "failed"), 5)
     raw.sadd(keys.PARTS, "mail")

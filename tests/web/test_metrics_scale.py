@@ -111,6 +111,6 @@ def test_a_scrape_costs_at_most_ten_round_trips_whatever_the_size(
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "metrics-scrape.txt").write_text(report)
     # With nothing to list, 4 pipelines are empty; the totals read the migrated part's
-    # counters (`adapters.counters.MIGRATED`) whatever the parts.
+    # counters (`adapters.parts.MIGRATED`) whatever the parts.
     assert (empty_trips, empty_commands) == (6, 12)
     assert (trips, commands) == (10, 12 + 7 * QUEUES + 3 * PROCESSES + CLASSES)

@@ -4,9 +4,8 @@ back summed over queues.
 Each queue keeps its own counters in its slot (`redis_keys.stat`), written by
 the script that ends a job there (settle, ack_many, cancel), its queue
 registered in `cogworker:parts` before.  A reading sums them over the queues
-of `cogworker:parts` and the part of the empty queue name, where `cogworker
-migrate` put the counters the layout before kept for all queues at once (no
-queue can be named "", so that part only ever holds those).
+`adapters.parts.queues` names: the registered ones and the migrated part,
+which holds the counters the layout before kept for all queues at once.
 
 A reading is the parts' `SMEMBERS`, then a pipeline of one `MGET` per
 queue (of that queue's counters, all in its slot): a round trip each, and
@@ -16,31 +15,22 @@ no multi-key command across queues (their slots differ on a cluster).  An
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import attrs
 import redis
 
+from cogworker.adapters import parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.flagged_reads import Flags, replies
-from cogworker.adapters.replies import as_bytes
-
-#: The part holding the counters a migration brought from the layout before layout step 3.
-MIGRATED = ""
 
 #: A counter by name (`processed`...) and UTC day (None: its total).
 Counter = tuple[str, str | None]
 
 
-def counted_queues(parts: Iterable[bytes | str]) -> tuple[str, ...]:
-    """The queues a reading sums over: the registered `parts` and the migrated part."""
-    names = {as_bytes(part).decode("utf-8", "backslashreplace") for part in parts}
-    return tuple(sorted(names | {MIGRATED}))
-
-
 @attrs.frozen
 class CounterRead:
-    """A reading of `counters`, each summed over `queues` (`counted_queues`: never none),
+    """A reading of `counters`, each summed over `queues` (`parts.queues`: never none),
     queued on a pipeline."""
 
     queues: tuple[str, ...]
@@ -77,8 +67,8 @@ def read(client: redis.Redis, counters: Sequence[Counter], flags: Flags) -> list
     `CounterRead.sums`)."""
     pipe = client.pipeline(transaction=False)
     pipe.smembers(keys.PARTS)
-    (parts,) = replies(pipe)
-    queues = counted_queues(flags.checked(keys.PARTS, parts, "set") or ())
+    (registered,) = replies(pipe)
+    queues = parts.queues(flags.checked(keys.PARTS, registered, "set") or ())
     reading = CounterRead(queues, tuple(counters))
     pipe = client.pipeline(transaction=False)
     reading.queue(pipe)

@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 import redis
 
-from cogworker.adapters import counters, jid_index, tracking
+from cogworker.adapters import counters, jid_index, parts, tracking
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.class_metrics import ClassMetricsStore
@@ -131,7 +131,7 @@ class DashboardStore:
             pipe.zcard(key)
         for registry in (keys.PROCESSES, keys.QUEUES, keys.PARTS):
             pipe.smembers(registry)
-        *set_sizes, processes, queues, parts = replies(pipe)
+        *set_sizes, processes, queues, registered = replies(pipe)
         scheduled, retries, dead = (
             flags.checked(key, size, "sorted set")
             for key, size in zip(SIZED_SETS, set_sizes, strict=True)
@@ -140,7 +140,7 @@ class DashboardStore:
         names = flags.checked(keys.QUEUES, queues, "set") or set()
         queue_keys = [(keys.queue(_text(name)), "list") for name in names]
         busy_keys = [(keys.workers(_text(identity)), "hash") for identity in identities or ()]
-        parted = counters.counted_queues(flags.checked(keys.PARTS, parts, "set") or ())
+        parted = parts.queues(flags.checked(keys.PARTS, registered, "set") or ())
         totals = counters.CounterRead(parted, TOTALS)
         lengths, (processed, failed) = self._lengths([*queue_keys, *busy_keys], totals, flags)
         return Counts(
@@ -218,8 +218,10 @@ class DashboardStore:
         return tracking.history(self._client, jid)
 
     def class_history(self, class_name: str) -> list[RunRecord]:
-        """A job class's last runs, newest first (unreadable ones left out)."""
-        return tracking.class_history(self._client, class_name)
+        """A job class's last runs on any queue, newest first, as many as one queue keeps
+        (unreadable ones left out)."""
+        limit = self._retention.history_per_class
+        return tracking.class_history(self._client, class_name, limit)
 
     # -- the periodic schedule -----------------------------------------------
 

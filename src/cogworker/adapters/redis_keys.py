@@ -38,7 +38,8 @@ LAYOUT = PREFIX + "layout"
 #: A key name never written: a script's placeholder for a key a call doesn't touch
 #: (a lock a job doesn't have, the metrics of a run not counted).
 NO_LOCK = PREFIX + "no-lock"
-#: Every queue that ever held a part (counters, per-class metrics): what merged reads go over.
+#: Every queue that ever held a part (counters, class histories, per-class metrics): what
+#: merged reads go over (`adapters/parts.py`).
 PARTS = PREFIX + "parts"
 
 #: The sorted sets of jobs waiting for a time, by the name the dashboard uses.
@@ -109,9 +110,10 @@ def history(jid: str) -> str:
     return f"{PREFIX}history:{jid}"
 
 
-def class_history(class_name: str) -> str:
-    """The latest runs of one job class, newest first."""
-    return f"{PREFIX}class_history:{class_name}"
+def class_history(queue: str, class_name: str) -> str:
+    """The latest runs of one job class on one queue, newest first, in the queue's slot
+    (`tracking.class_history` merges the queues')."""
+    return f"{PREFIX}{{q:{queue}}}:class_history:{class_name}"
 
 
 def status(jid: str) -> str:

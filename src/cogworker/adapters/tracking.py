@@ -1,5 +1,6 @@
 """Reading what the engine records: statuses, attempts, run history, live work,
-memory history and the counters.  Cheap reads: each function is one round trip.
+memory history and the counters.  Cheap reads: each function is one round trip, or
+two where it merges the queues' shares (the counters, a class's runs: the parts first).
 
 Attempts and runs come back as their records (`domain.records`); one that
 can't be read as its record (damaged, or written by an incompatible
@@ -17,7 +18,7 @@ import redis
 import redis.asyncio
 from returns.pipeline import is_successful
 
-from cogworker.adapters import counters
+from cogworker.adapters import counters, parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.flagged_reads import Flags, count_of, refusal, replies
 from cogworker.adapters.replies import as_bytes
@@ -53,8 +54,18 @@ def history(client: redis.Redis, jid: str) -> list[RunRecord]:
 
 
 def class_history(client: redis.Redis, class_name: str, limit: int = 100) -> list[RunRecord]:
-    """The latest runs of a job class, newest first."""
-    return _records(client.lrange(keys.class_history(class_name), 0, limit - 1), RunRecord)
+    """The latest runs of a job class on any queue, newest first (at most `limit`).
+
+    Each queue keeps its share in its slot, latest settled first: after the parts'
+    `SMEMBERS`, one round trip of an `LRANGE` per queue (its latest `limit`), then the
+    runs ordered by when they ended.
+    """
+    queues = parts.queues(client.smembers(keys.PARTS))
+    pipe = client.pipeline(transaction=False)
+    for queue in queues:
+        pipe.lrange(keys.class_history(queue, class_name), 0, limit - 1)
+    runs = [run for found in pipe.execute() for run in _records(found, RunRecord)]
+    return sorted(runs, key=lambda run: run.ended_at, reverse=True)[:limit]
 
 
 def running_work(

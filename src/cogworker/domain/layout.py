@@ -139,6 +139,14 @@ STEPS: tuple[Step, ...] = (
             RenameMatching(old="cogworker:stat:*", new="cogworker:{q:}:stat:*", merge="add"),
         ),
     ),
+    Step(
+        number=4,
+        summary="each class's run history per queue; the global ones to the empty queue name's",
+        renames=(),
+        families=(
+            RenameMatching(old="cogworker:class_history:*", new="cogworker:{q:}:class_history:*"),
+        ),
+    ),
 )
 
 

@@ -61,8 +61,8 @@ class OutcomeRecord:
     limit_place: str = ""
     #: The batch the job is a member of ("" for none) and its queue: where a final outcome
     #: appends the batch's event (set by `adapters.batch_events.with_batch`), and where a
-    #: handed-over outcome is counted (set by `hand_over`; "" in a record an older release
-    #: handed over: the counters' migrated part, `adapters.counters.MIGRATED`).
+    #: handed-over outcome is counted and kept in its class's history (set by `hand_over`;
+    #: "" in a record an older release handed over: the migrated part, `adapters.parts`).
     bid: str = ""
     queue: str = ""
     #: The job's kept result and its jid index (`domain.results`); None: it keeps none.

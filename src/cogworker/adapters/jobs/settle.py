@@ -8,8 +8,9 @@ primary: a failover that loses it runs the job again, never zero times).
 A job keeping its result has it written by the same script (`adapters.results`),
 its jid index refreshed in the same pipeline, before it.
 
-The same scripts count each end in its queue's counters and add each run to
-its class's metrics, both in its queue's slot (`adapters.counters` and
+The same scripts count each end in its queue's counters, keep each run in its
+class's history on its queue and add it to its class's metrics, all in its
+queue's slot (`adapters.counters`, `tracking.class_history` and
 `adapters.class_metrics` read them).  What needn't be written with every
 run is written at most once a `REGISTER_EVERY` per store: the queue joins
 the registry of parts (in the same pipeline, ahead of the scripts), and
@@ -213,7 +214,7 @@ class SettleStore:
             ack_keys += (
                 keys.orphanings(outcome.jid),
                 keys.handbacks(outcome.jid),
-                keys.class_history(outcome.class_name),
+                keys.class_history(queue, outcome.class_name),
                 *metrics_keys(outcome.class_name, outcome.sample, now),
                 result_key(outcome.jid, outcome.result),
                 outcome.limit_place or keys.NO_LOCK,
@@ -246,7 +247,7 @@ class SettleStore:
             keys.orphanings(outcome.jid),
             keys.job_attempts(outcome.jid),
             keys.history(outcome.jid),
-            keys.class_history(outcome.class_name),
+            keys.class_history(queue, outcome.class_name),
             keys.status(outcome.jid),
             outcome.unique_lock or keys.NO_LOCK,
             outcome.running_lock or keys.NO_LOCK,

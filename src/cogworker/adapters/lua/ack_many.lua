@@ -12,11 +12,11 @@
 -- KEYS[2]  the queue's processed counter, in total    KEYS[3]  the same, today
 --          (the entries are of that one queue: a batch of several is a call each)
 -- KEYS[4], KEYS[5], ... KEYS[12]  per entry: the job's orphanings counter, its
---          hand-backs counter, its class's history list, then its class's metrics
---          on its queue: the minute's, the hour's and the total hash, and the
---          queue's registry of classes, then its result (see _results.lua; any
---          unused name when it keeps none), then its concurrency limit's holders
---          (limit_take.lua; any unused name when it holds no place)
+--          hand-backs counter, its class's history list on the queue, then its
+--          class's metrics on the queue: the minute's, the hour's and the total
+--          hash, and the queue's registry of classes, then its result (see
+--          _results.lua; any unused name when it keeps none), then its concurrency
+--          limit's holders (limit_take.lua; any unused name when it holds no place)
 -- ARGV[1]  "1" to require each entry on KEYS[1], "0" for basic fetch (no list)
 -- ARGV[2]  TTL of a day's counter
 -- ARGV[3]  history kept per class   ARGV[4]  history TTL

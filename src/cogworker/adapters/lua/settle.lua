@@ -14,7 +14,7 @@
 --          cancelled or expired (unused for ack)    KEYS[6]  the same, today
 -- KEYS[7]  the job's orphanings counter   KEYS[8] its attempts list
 -- KEYS[14] its hand-backs counter (see requeue.lua; like KEYS[7], it starts over)
--- KEYS[9]  its history list       KEYS[10] its class's history list
+-- KEYS[9]  its history list       KEYS[10] its class's history list on its queue
 -- KEYS[11] its status hash
 -- KEYS[12] its unique lock (or any unused name)   KEYS[13] its periodic running lock (likewise)
 -- KEYS[15] its class's metrics on its queue: the minute's hash   KEYS[16] the hour's
