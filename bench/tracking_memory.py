@@ -95,13 +95,20 @@ def drain(url: str, processed: int, app: str = "bench.tracking_jobs:config") -> 
         worker.wait(60)
 
 
+def _untagged(name: str) -> str:
+    """`name` without its leading hash tag (`{q:QUEUE}:class_history:C` -> `class_history:C`)."""
+    if name.startswith("{") and "}:" in name:
+        return name.split("}:", 1)[1]
+    return name
+
+
 def usage(url: str, kinds: Mapping[str, str] = KINDS) -> dict[str, tuple[int, int]]:
     """Per kind of key (its name's start after the prefix): (number of keys, bytes of
     MEMORY USAGE)."""
     client = redis.Redis.from_url(url)
     found: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
     for key in client.scan_iter(match=keys.PREFIX + "*", count=5000):
-        name = key.decode()[len(keys.PREFIX) :]
+        name = _untagged(key.decode()[len(keys.PREFIX) :])
         kind = next((k for k in kinds if name.startswith(k)), None)
         if kind:
             found[kind][0] += 1
