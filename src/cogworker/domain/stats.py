@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Mapping, Sequence
 
 import attrs
 
 _DAY = 86_400
+_EPOCH = dt.date(1970, 1, 1)
 
 #: The periods the Overview's "runs per day" chart offers: query value -> days.
 PERIODS: Mapping[str, int] = {"7d": 7, "30d": 30, "90d": 90}
@@ -25,7 +27,13 @@ class DayRuns:
 
 def day_of(timestamp: float) -> str:
     """The UTC day (`YYYY-MM-DD`) a unix timestamp falls in."""
-    return dt.datetime.fromtimestamp(timestamp, dt.UTC).strftime("%Y-%m-%d")
+    return _day_named(int(timestamp // _DAY))
+
+
+@functools.lru_cache(maxsize=4)
+def _day_named(days_since_epoch: int) -> str:
+    """Every batch of acks names its day: formatted once a day, not once a batch."""
+    return (_EPOCH + dt.timedelta(days=days_since_epoch)).isoformat()
 
 
 def days_back(timestamp: float, count: int) -> tuple[str, ...]:

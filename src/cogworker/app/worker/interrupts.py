@@ -19,9 +19,10 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import Iterator
+from typing import Any
 
-#: A sync job's thread (its ident), or an async job's (loop, task).
-Target = int | tuple[asyncio.AbstractEventLoop, "asyncio.Task[object]"]
+#: A sync job's thread (its ident), or an async job's task.
+Target = int | asyncio.Task[Any]
 
 
 class Interrupts:
@@ -44,24 +45,22 @@ class Interrupts:
         try:
             yield
         finally:
-            with self._lock:
-                self._targets.pop(jid, None)
+            self.close_window(jid)
 
-    @contextlib.contextmanager
-    def async_window(self, jid: str) -> Iterator[None]:
-        """While in it, the current task (running `jid`) may be cancelled."""
-        task = asyncio.current_task()
-        assert task is not None  # called on the loop, inside a task
+    def open_async_window(self, jid: str, task: asyncio.Task[Any]) -> None:
+        """From now `task` (running `jid` on its loop) may be cancelled, until `close_window`;
+        one asked before raises at once.  A pair of calls rather than a context manager:
+        every async job on the loop opens one."""
         with self._lock:
             asked = self._requested.get(jid)
             if asked is not None:
                 raise asked
-            self._targets[jid] = (asyncio.get_running_loop(), task)
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._targets.pop(jid, None)
+            self._targets[jid] = task
+
+    def close_window(self, jid: str) -> None:
+        """`jid`'s run may no longer be interrupted (its async window is closed)."""
+        with self._lock:
+            self._targets.pop(jid, None)
 
     def interrupt(self, jid: str, error: type[BaseException]) -> None:
         """Raise `error` into the run of `jid`, a job this process runs (cancel its task):
@@ -76,8 +75,7 @@ class Interrupts:
             if isinstance(target, int):
                 _raise_in_thread(target, error)
             else:
-                loop, task = target
-                loop.call_soon_threadsafe(task.cancel)
+                target.get_loop().call_soon_threadsafe(target.cancel)
 
     def requested(self, jid: str) -> type[BaseException] | None:
         """What `jid`'s run was interrupted with, if it was."""

@@ -92,8 +92,11 @@ class Processor:
             notify(notice, self.config.death_handlers, self.logger)
 
     def on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> Start:
-        """What runs async `job` on the event loop once it has a place there."""
-        return lambda: self._start_on_loop(job, fetched, job_class)
+        """What runs async `job` on the event loop once it has a place there (asked on the
+        caller's thread whether its start writes first, so the loop needn't)."""
+        if self.starts.writes_first(job):
+            return lambda: self._start_on_loop(job, fetched, job_class)
+        return lambda: self._run_on_loop(job, fetched, job_class)
 
     def _expire(self, job: JobRecord, fetched: Fetched) -> None:
         """Drop a job fetched past its expiry, unrun: settled `Expired`."""
@@ -106,10 +109,10 @@ class Processor:
             self.logger.warning("expired before it started; dropped", extra=fields)
 
     async def _start_on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> None:
+        """Run a job whose start writes first (see `on_loop`)."""
         try:
             # A unique lock's release or take is a Redis write: on a thread, not on the loop.
-            writes = self.starts.writes_first(job)
-            if writes and not await asyncio.to_thread(self.starts.may_start, job, fetched):
+            if not await asyncio.to_thread(self.starts.may_start, job, fetched):
                 return
         except Exception:  # as in _run_on_loop: left in progress, requeued or recovered
             self.logger.exception("processor error", extra={"jid": job.jid})

@@ -38,11 +38,11 @@ def soft_end(
     interrupts: Interrupts, config: Config, job: JobRecord, attempt: Attempt
 ) -> tuple[Attempt, deadlines.TimedOut | None]:
     """`attempt` as filed, and "soft" if its limit ended it (see the module's docstring)."""
-    limit = limit_of(attempt.job_class, config)
-    if interrupts.requested(job.jid) is not JobTimeoutError or attempt.error is None:
-        return attempt, None
+    if attempt.error is None or interrupts.requested(job.jid) is not JobTimeoutError:
+        return attempt, None  # the limit is looked up only for a run it ended
     if not isinstance(attempt.error, (JobTimeoutError, asyncio.CancelledError)):
         return attempt, "soft"  # it answered with an error of its own
+    limit = limit_of(attempt.job_class, config)
     error = JobTimeoutError(f"{job.class_name} {job.jid} ran past its time limit ({limit}s)")
     return attrs.evolve(attempt, error=error), "soft"
 

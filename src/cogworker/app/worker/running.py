@@ -25,8 +25,10 @@ from returns.pipeline import is_successful
 from cogworker.adapters import user_hooks
 from cogworker.app.job import Job, load_job_class, perform_awaited, perform_now
 from cogworker.app.middleware import (
+    AsyncServerMiddleware,
     RunContext,
     ServerMiddleware,
+    SyncServerMiddleware,
     async_server_chain,
     server_chain,
     split_layers,
@@ -69,6 +71,16 @@ class Runner:
     interrupts: Interrupts = attrs.field(factory=Interrupts)
     #: The largest result kept (`Config.max_result_bytes`).
     max_result_bytes: int = results.DEFAULT_MAX_BYTES
+    #: `middleware` split once, not at every run: (sync layers, async layers).
+    _layers: tuple[tuple[SyncServerMiddleware, ...], tuple[AsyncServerMiddleware, ...]] = (
+        attrs.field(init=False)
+    )
+
+    @_layers.default
+    def _split_middleware(
+        self,
+    ) -> tuple[tuple[SyncServerMiddleware, ...], tuple[AsyncServerMiddleware, ...]]:
+        return split_layers(self.middleware)
 
     def run(
         self,
@@ -99,14 +111,14 @@ class Runner:
                 raise
 
         ctx = RunContext(job=job, queue=queue, job_class=job_class, identity=self.identity)
-        attempt = Attempt(job_class=job_class, started_at=self.clock(), ended_at=0.0)
-        sync_layers, _ = split_layers(self.middleware)  # async layers wrap async jobs only
+        started_at = self.clock()
+        sync_layers, _ = self._layers  # async layers wrap async jobs only
         try:
             server_chain(sync_layers, ctx, perform)()
         except BaseException as error:  # the job's own: see the module's docstring
             first = answers[0] if answers else None
-            return attrs.evolve(attempt, ended_at=self.clock(), error=error, answer=first)
-        return attrs.evolve(attempt, ended_at=self.clock(), result=kept[-1] if kept else None)
+            return _raised(job_class, started_at, self.clock(), error, first)
+        return _returned(job_class, started_at, self.clock(), kept)
 
     async def run_async(
         self, job: JobRecord, queue: str, job_class: type[Job], ask: AskAsync
@@ -117,29 +129,37 @@ class Runner:
         kept: list[str | None] = []
 
         async def perform(ctx: RunContext) -> None:
+            # Its own task: the job's, or (under sync layers) the one they run it in.
+            task = _current_task()
             try:
-                with self.interrupts.async_window(job.jid):
+                self.interrupts.open_async_window(job.jid, task)
+                try:
                     cancelled = self._cancelled(job.jid)
                     returned = await perform_awaited(job_class, job.jid, ctx.args, cancelled)
+                finally:
+                    self.interrupts.close_window(job.jid)
                 kept.append(self._result(job, job_class, returned))
             except BaseException as error:
-                if not _stopped() and self.interrupts.requested(job.jid) is None:
+                if not _stopped(task) and self.interrupts.requested(job.jid) is None:
                     with contextlib.suppress(Exception):
                         answers.append(await ask(error, job_class))
                 raise
 
-        ctx = RunContext(job=job, queue=queue, job_class=job_class, identity=self.identity)
-        attempt = Attempt(job_class=job_class, started_at=self.clock(), ended_at=0.0)
+        ctx = RunContext(
+            job=job, queue=queue, job_class=job_class, identity=self.identity, args=job.args
+        )
+        started_at = self.clock()
         try:
             await self._chain_async(ctx, perform)
         except BaseException as error:
+            task = _current_task()
             if self.interrupts.requested(job.jid) is not None:
-                _undo_cancelling()  # this run's own cancel: settled, not a stop
-            elif _stopped():
+                _undo_cancelling(task)  # this run's own cancel: settled, not a stop
+            elif _stopped(task):
                 raise  # the stop's cancellation: not settled, handed back
             first = answers[0] if answers else None
-            return attrs.evolve(attempt, ended_at=self.clock(), error=error, answer=first)
-        return attrs.evolve(attempt, ended_at=self.clock(), result=kept[-1] if kept else None)
+            return _raised(job_class, started_at, self.clock(), error, first)
+        return _returned(job_class, started_at, self.clock(), kept)
 
     def _result(self, job: JobRecord, job_class: type[Job], returned: object) -> str | None:
         """What `perform` returned as the JSON its job keeps (None when it keeps none);
@@ -159,9 +179,12 @@ class Runner:
     async def _chain_async(
         self, ctx: RunContext, perform: Callable[[RunContext], Awaitable[None]]
     ) -> None:
-        sync_layers, async_layers = split_layers(self.middleware)
+        sync_layers, async_layers = self._layers
         if not sync_layers:
-            await async_server_chain(async_layers, ctx, perform)()
+            if async_layers:
+                await async_server_chain(async_layers, ctx, perform)()
+            else:  # no middleware: no chain to go through
+                await perform(ctx)
             return
         loop = asyncio.get_running_loop()
         inner: list[Any] = []
@@ -229,15 +252,38 @@ def load_class(
         return None, UnknownJobClassError(f"{path}: importing it raised {summary}")
 
 
-def _undo_cancelling() -> None:
-    """Forget the running task's cancellation, so `_stopped` tells a stop's from it."""
-    task = asyncio.current_task()
-    if task is not None:
-        while task.cancelling():
-            task.uncancel()
+def _raised(
+    job_class: type | None,
+    started_at: float,
+    ended_at: float,
+    error: BaseException,
+    answer: failure.HookAnswer | None,
+) -> Attempt:
+    return Attempt(
+        job_class=job_class, started_at=started_at, ended_at=ended_at, error=error, answer=answer
+    )
 
 
-def _stopped() -> bool:
-    """Whether the running task is being cancelled from outside (a stop), not by the job."""
+def _returned(
+    job_class: type | None, started_at: float, ended_at: float, kept: list[str | None]
+) -> Attempt:
+    """A run that returned, with its kept result (the last `perform` kept, if any)."""
+    result = kept[-1] if kept else None
+    return Attempt(job_class=job_class, started_at=started_at, ended_at=ended_at, result=result)
+
+
+def _current_task() -> asyncio.Task[Any]:
     task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
+    assert task is not None  # called on the loop, inside a task
+    return task
+
+
+def _undo_cancelling(task: asyncio.Task[Any]) -> None:
+    """Forget the job's task's cancellation, so `_stopped` tells a stop's from it."""
+    while task.cancelling():
+        task.uncancel()
+
+
+def _stopped(task: asyncio.Task[Any]) -> bool:
+    """Whether the job's task is being cancelled from outside (a stop), not by the job."""
+    return task.cancelling() > 0
