@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 import redis
 
-from tests.support.redis_server import RedisServer, RedisServerFactory
+from tests.support.processes import wait_until
+from tests.support.redis_server import (
+    RedisServer,
+    RedisServerFactory,
+    ServerExitedError,
+    answers_ping,
+    find_redis_server,
+)
 
 
 def test_started_server_answers_ping_on_its_own_port(fresh_redis_server: RedisServer) -> None:
@@ -45,3 +54,25 @@ def test_paused_server_times_out_and_answers_again_when_resumed(
         fresh_redis_server.resume()
 
         assert client.ping() is True
+
+
+def test_a_port_another_server_took_meanwhile_is_not_taken_for_its_own(
+    redis_server_factory: RedisServerFactory,
+) -> None:
+    """Restarting on a port another redis-server holds (and answers PING on) fails, naming
+    the bind error, instead of passing that server off as the one it started."""
+    server = redis_server_factory()
+    port = server.port
+    server.stop()
+    intruder = subprocess.Popen(
+        [find_redis_server(), "--port", str(port), "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        wait_until(lambda: answers_ping(port), 10.0, message="the intruder never answered")
+
+        with pytest.raises(ServerExitedError, match="Address already in use"):
+            server.restart()
+    finally:
+        intruder.terminate()
+        intruder.wait(10)

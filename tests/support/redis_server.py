@@ -65,6 +65,12 @@ def free_port() -> int:
         return port
 
 
+#: What redis-server logs once it has bound its ports (the startup line of a server not on a
+#: terminal, the older logo's line, and the last line of a start): a server that can't
+#: bind logs none of them before it exits.
+LISTENING_WORDS = (b"Running mode=", b"Running in ", b"Ready to accept connections")
+
+
 def answers_ping(port: int, timeout: float = 1.0) -> bool:
     """Whether a server on `port` answers PING: PONG, or NOAUTH from a server with a password
     (not LOADING, not silence)."""
@@ -232,7 +238,7 @@ class RedisServer:
         """Thaw a paused server (SIGCONT) and wait until it answers PING again."""
         self._require_running().send_signal(signal.SIGCONT)
         self._paused = False
-        self._wait_until_ready(self.port)
+        self._wait_until_ready(self.port, logged_before=0)  # it bound its port at its start
 
     def close(self) -> None:
         """Stop the server and remove its directory if this object made it."""
@@ -264,18 +270,19 @@ class RedisServer:
         return [*args, "--appendonly", "no"]
 
     def _launch(self, port: int) -> None:
+        logged_before = self.log_path.stat().st_size if self.log_path.exists() else 0
         self._process = spawn(
             self._arguments(port), log_path=self.log_path, cwd=self.directory, env=os.environ
         )
         self._paused = False
         try:
-            self._wait_until_ready(port)
+            self._wait_until_ready(port, logged_before)
         except BaseException:
             self.kill()
             raise
         self._port = port
 
-    def _wait_until_ready(self, port: int) -> None:
+    def _wait_until_ready(self, port: int, logged_before: int) -> None:
         def ready() -> bool:
             process = self._require_running_or_exited()
             if process.poll() is not None:
@@ -283,7 +290,9 @@ class RedisServer:
                     f"redis-server exited with {process.returncode} on port {port}; "
                     f"log tail:\n{self.log_tail()}"
                 )
-            return answers_ping(port)
+            # Another session's server may hold the port (a free port picked by two at
+            # once): its PONG counts only once this process says it is listening.
+            return self._listening(logged_before) and answers_ping(port)
 
         wait_until(
             ready,
@@ -292,6 +301,14 @@ class RedisServer:
                 f"redis-server on port {port} never answered PING; log tail:\n{self.log_tail()}"
             ),
         )
+
+    def _listening(self, logged_before: int) -> bool:
+        """Whether this launch's log says the server bound its ports (what it writes after
+        binding them, in each version's words)."""
+        with self.log_path.open("rb") as log:
+            log.seek(logged_before)
+            written = log.read()
+        return any(words in written for words in LISTENING_WORDS)
 
     def _require_running_or_exited(self) -> subprocess.Popen[bytes]:
         if self._process is None:
