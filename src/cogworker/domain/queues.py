@@ -3,6 +3,7 @@ name a queue."""
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Sequence
 from typing import Protocol
@@ -22,6 +23,13 @@ def name_problem(name: object) -> str | None:
     """Which part of `NAME_RULE` `name` breaks, or None if it may name a queue."""
     if not isinstance(name, str):
         return f"it is a {type(name).__name__}, not a string"
+    return _text_problem(name)
+
+
+# Every push checks its job's queue name (a middleware may have changed it): a
+# few names, checked over and over, so each one's verdict is kept.
+@functools.lru_cache(maxsize=1024)
+def _text_problem(name: str) -> str | None:
     if not name:
         return "the name is empty"
     if len(name) > LONGEST_NAME:
