@@ -21,8 +21,6 @@ from collections.abc import Callable
 
 import redis
 
-from cogworker.adapters import key_guard, redis_access
-from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect
 from cogworker.adapters.jobs.enqueue import EnqueueStore
@@ -31,7 +29,6 @@ from cogworker.adapters.jobs.handover import HandoverStore
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.jobs.settle import SettleStore
-from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.limit_store import LimitStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry, cancelled_jid
@@ -39,9 +36,8 @@ from cogworker.adapters.redis_clock import RedisClock
 from cogworker.adapters.redis_target import RedisTarget
 from cogworker.adapters.replication import ShortfallLog
 from cogworker.app.config import Config
-from cogworker.app.worker import pulse
+from cogworker.app.worker import admission, pulse
 from cogworker.app.worker.acker import Acker
-from cogworker.app.worker.backoff import Backoff
 from cogworker.app.worker.batch_mover import BatchMover
 from cogworker.app.worker.event_loop import event_loop_for
 from cogworker.app.worker.fetcher import Fetcher
@@ -57,9 +53,8 @@ from cogworker.app.worker.run_start import RunStart
 from cogworker.app.worker.settler import Settler
 from cogworker.app.worker.slots import FetchSlots
 from cogworker.app.worker.state import WorkerState
-from cogworker.app.worker.stopping import SETTING_EXIT, StopControl
+from cogworker.app.worker.stopping import StopControl
 from cogworker.app.worker.watchdog import Watchdog
-from cogworker.domain.layout import refusal
 from cogworker.exceptions import JobCancelledError
 
 #: A blocking fetch returns within BLOCK_SECONDS, any other call within the socket timeout.
@@ -207,7 +202,7 @@ class Manager:
     def start(self) -> None:
         """Start every thread (after the process is registered)."""
         plan = self.config.queue_plan
-        self._check_fixed_keys()
+        admission.report_wrong_keys(self.redis, self.registry, self.logger)
         self.periodic.prepare()
         reliable = self.config.fetch == "reliable"
         owner = self.identity if reliable else None
@@ -364,52 +359,10 @@ class Manager:
             return self._work.get()
 
     def _register(self) -> bool:
-        """Register, waiting out a Redis that is away; a lasting refusal (the credentials,
-        an ACL permission, the database index) or a key layout other than this code's
-        stops the process: no wait would help.
-
-        Raises SystemExit(SETTING_EXIT) on such a refusal.
-        """
-        backoff = Backoff("registering with Redis", self.logger, maximum=5.0)
-        while not self._stop_requested.is_set():
-            try:
-                self._check_layout()
-                self.heartbeat.beat()
-                return True
-            except redis.RedisError as error:
-                refused = redis_access.lasting_refusal(error)
-                if refused is not None:
-                    self.logger.error(
-                        "%s: %s; stopping: only a changed setting can help",
-                        self.target.described(),
-                        refused,
-                        extra={"reason": "redis-refused"},
-                    )
-                    raise SystemExit(SETTING_EXIT) from None
-                self._stop_requested.wait(backoff.failed(error))
-        return False
-
-    def _check_layout(self) -> None:
-        """Go on only if Redis holds this code's key layout (a fresh Redis is given it):
-        on an older one this process would miss the keys it looks for."""
-        for wrong in key_guard.wrong_types(self.redis, key_guard.LAYOUT_TYPE):
-            self.logger.error("KeyGuard: %s; stopping", wrong, extra={"reason": "layout"})
-            raise SystemExit(SETTING_EXIT)
-        problem = refusal(LayoutStore(self.redis).admit())
-        if problem is not None:
-            self.logger.error("%s; stopping", problem, extra={"reason": "layout"})
-            raise SystemExit(SETTING_EXIT)
-
-    def _check_fixed_keys(self) -> None:
-        try:
-            wrong = key_guard.wrong_types(self.redis, key_guard.expected_types(()))
-            if all(problem.key != keys.PROCESSES for problem in wrong):
-                identities = tuple(self.registry.identities())
-                wrong += key_guard.wrong_types(self.redis, key_guard.process_types(identities))
-        except redis.RedisError:
-            return  # Redis away: every loop backs off and says so
-        for problem in wrong:
-            self.logger.error("KeyGuard: %s; the loops using it will fail until fixed", problem)
+        """Register, waiting out a Redis that is away (see `admission.register`)."""
+        return admission.register(
+            self.redis, self.heartbeat.beat, self.target, self.logger, self._stop_requested
+        )
 
     def _spawn(self, name: str, target: Callable[[], None]) -> None:
         thread = threading.Thread(target=self._stop.watched(name, target), name=name, daemon=True)
