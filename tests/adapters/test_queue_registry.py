@@ -11,7 +11,8 @@ import redis
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_queues import QueueStore
 from cogworker.adapters.dashboard_removal import Removal
-from cogworker.adapters.jobs.enqueue import EnqueueStore, Registrations, UniquePush
+from cogworker.adapters.jobs.enqueue import EnqueueStore, UniquePush
+from cogworker.adapters.registrations import Registrations
 
 ENTRY = '{"class":"a.B","args":[],"jid":"j1","queue":"default"}'
 

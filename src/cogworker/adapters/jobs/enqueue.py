@@ -17,9 +17,7 @@ SADD next to every single push would cost it 60-90 % more CPU
 
 from __future__ import annotations
 
-import math
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import cast
 
 import attrs
@@ -30,40 +28,9 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.jid_index import JidIndex, queue_indexes
 from cogworker.adapters.jobs.status_marks import queue_mark
+from cogworker.adapters.registrations import Registrations
 from cogworker.adapters.replication import Replication
 from cogworker.adapters.replies import as_bytes
-
-#: How long a store trusts a queue it registered to stay registered (seconds).
-REGISTER_EVERY = 60.0
-
-
-@attrs.define
-class Registrations:
-    """The queues a store registered lately, by when (its monotonic clock).
-
-    A queue unregistered meanwhile (the dashboard cleared it) is registered
-    again by this store's next push after `every` seconds, or at once by any
-    other store's.  Threads may race on it: the worst is an SADD sent twice.
-    """
-
-    every: float = REGISTER_EVERY
-    clock: Callable[[], float] = time.monotonic
-    _at: dict[str, float] = attrs.field(factory=dict)
-
-    def due(self, queues: Iterable[str]) -> list[str]:
-        """Those of `queues` this store hasn't registered for `every` seconds, in order."""
-        now = self.clock()
-        return [
-            name
-            for name in dict.fromkeys(queues)
-            if now - self._at.get(name, -math.inf) >= self.every
-        ]
-
-    def done(self, queues: Iterable[str]) -> None:
-        """Note `queues` as registered now (after the SADD's round trip came back)."""
-        now = self.clock()
-        for name in queues:
-            self._at[name] = now
 
 
 @attrs.frozen(kw_only=True)
@@ -176,7 +143,7 @@ class EnqueueStore:
     client: redis.Redis
     #: How long a tracked job's "queued" status is kept.
     status_ttl: float = 30 * 60
-    registrations: Registrations = attrs.field(factory=Registrations)
+    registrations: Registrations[str] = attrs.field(factory=Registrations)
     #: The replicas every push waits for.
     replication: Replication = attrs.field(factory=Replication)
 
@@ -262,7 +229,7 @@ class AsyncEnqueueStore:
     client: redis.asyncio.Redis
     #: How long a tracked job's "queued" status is kept.
     status_ttl: float = 30 * 60
-    registrations: Registrations = attrs.field(factory=Registrations)
+    registrations: Registrations[str] = attrs.field(factory=Registrations)
     #: The replicas every push waits for.
     replication: Replication = attrs.field(factory=Replication)
 

@@ -21,7 +21,7 @@ several queues are one `ack_many` per queue, in the same pipeline.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import attrs
 import redis
@@ -33,6 +33,7 @@ from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.jobs.status_marks import queue_mark
+from cogworker.adapters.registrations import Registrations
 from cogworker.adapters.replication import Replication, ShortfallLog
 from cogworker.adapters.results import queue_indexes, result_args, result_key
 from cogworker.domain.class_metrics import RunSample, hour_of, minute_of
@@ -41,9 +42,6 @@ from cogworker.domain.stats import day_of
 ScriptArgs = tuple[bytes | str | int | float, ...]
 #: The counter of an end that isn't a success or a failure (a failure counts in `failed`).
 _COUNTERS = {"cancel": "cancelled", "expire": "expired"}
-#: Seconds between two registrations of a queue's part (or refreshes of a class's lasting
-#: metrics) by one store: a registry lost with Redis's data is whole again within this.
-REGISTER_EVERY = 60.0
 Registered = TypeVar("Registered", str, tuple[str, str])
 
 
@@ -72,7 +70,9 @@ class SettleStore:
     #: Called after writing an outcome that appended a batch event (wakes the batch mover).
     on_batch_event: Callable[[], None] | None = None
     #: When this store last registered each queue's part, and refreshed each (queue, class).
-    _registered: dict[str | tuple[str, str], float] = attrs.field(factory=dict, init=False)
+    _registered: Registrations[str | tuple[str, str]] = attrs.field(
+        factory=Registrations, init=False
+    )
 
     def settle(self, identity: str | None, order: SettleOrder, now: float) -> bool:
         """Write a run's outcome; False if the job was no longer `identity`'s (nothing written).
@@ -126,7 +126,7 @@ class SettleStore:
         # The parts' SADD, the jid indexes' SETs and the marks' replies (an HSET's and an
         # EXPIRE's each) come first.
         replies = iter(self._run(pipe)[bool(parts) + indexed + 2 * len(marks) :])
-        self._registered.update(dict.fromkeys([*parts, *refreshes], now))
+        self._registered.done([*parts, *refreshes], now)
         written = [False] * len(orders)
         for indexes in plain.values():
             for i, flag in zip(indexes, next(replies), strict=True):
@@ -145,14 +145,14 @@ class SettleStore:
         call = self._settle_call(holder, entry, queue, owned, outcome, now, refreshes)
         if not (self.replication.replicas or self._not_registered({queue}, now) or outcome.result):
             reply = scripts.SETTLE(self.client, *call)
-            self._registered.update(dict.fromkeys(refreshes, now))
+            self._registered.done(refreshes, now)
         else:
             pipe = self.client.pipeline(transaction=False)
             parts = self._queue_parts(pipe, {queue}, now)
             queue_indexes(pipe, [(outcome.jid, outcome.result)])
             scripts.SETTLE.queue(pipe, *call)
             *_, reply = self._run(pipe)
-            self._registered.update(dict.fromkeys([*parts, *refreshes], now))
+            self._registered.done([*parts, *refreshes], now)
         if reply:
             self._told_events([outcome])
         return bool(reply)
@@ -168,9 +168,8 @@ class SettleStore:
         return self._not_registered(pairs, now)
 
     def _not_registered(self, items: set[Registered], now: float) -> list[Registered]:
-        """Those of `items` this store hasn't registered for REGISTER_EVERY."""
-        since = now - REGISTER_EVERY
-        return sorted(item for item in items if self._registered.get(item, since) <= since)
+        """Those of `items` this store hasn't registered for REGISTER_EVERY, sorted."""
+        return cast("list[Registered]", self._registered.due(sorted(items), now))
 
     def _queue_parts(self, pipe: redis.client.Pipeline, queues: set[str], now: float) -> list[str]:
         """Queue the registration of the `queues` settlements write parts on, when due
