@@ -198,6 +198,16 @@ def print_leftovers(url: str, before: dict[str, int], peak: int, ttl: float) -> 
     print("| INFO memory | before | after | after - before |\n|---|---|---|---|")
     for part in MEMORY_PARTS:
         print(f"| {part} | {before[part]:,} | {after[part]:,} | {after[part] - before[part]:+,} |")
+    # Not the data: Redis 7 keeps a latency histogram per command ever called (about 27 KB
+    # each, `latency-tracking`), and its slow log up to 128 commands with 32 arguments each.
+    entries = r.slowlog_len()
+    r.slowlog_reset()
+    r.config_resetstat()
+    cleared = memory_parts(r)["used_memory"] - before["used_memory"]
+    print(
+        f"\nAfter SLOWLOG RESET ({entries} commands) and CONFIG RESETSTAT (the per-command ", end=""
+    )
+    print(f"latency histograms), used_memory - before: {cleared:+,} bytes")
     print(f"\n{r.dbsize()} keys left:\n| key | type | TTL s | bytes |\n|---|---|---|---|")
     for key in sorted(r.scan_iter(count=1000)):
         kind = r.type(key)
