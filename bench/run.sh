@@ -29,14 +29,16 @@
 # names its adapter and so its workload: `<lib>:<variant>` (noop), `<lib>_fail:<variant>`,
 # `<lib>_io:<variant>`, `<lib>_producers:<variant>` (the noop adapter <lib>'s client).
 # In every repetition the harness's redis_limit.py first measures what this Redis can do
-# (pipelined LPUSH + LMOVE + LREM per job, 1 and 2 processes), and limit_report.py shows
-# every drain as a share of it.
+# (pipelined LPUSH + LMOVE + LREM per job, 1 and 2 processes), bench/limit_cost.py what
+# that loop costs per job (client CPU, Redis CPU, commands), and limit_report.py shows
+# every drain as a share of the limit, with its own costs beside the limit's.
 #
 # Options: --workload LIST | --quick | --peers LIST (targets, each run in its own
 # workload; "" = none; default: each chosen workload's peers below) | --libs LIST (the
 # cogworker part, the same way; default each workload's *_LIBS; --quick: the default
 # variants) | --reps N (default 3) | --n N (jobs per enqueue/drain; default 20,000) |
-# --timeout S (per driver call, default 300) | --out DIR | --no-limit (skip redis_limit.py)
+# --timeout S (per driver call, default 300) | --out DIR | --no-limit (skip redis_limit.py
+# and limit_cost.py)
 # | --profile (instead of the runs: bench/profile_drain.py on workload noop, io or fail, or
 # bench/profile_producers.py on producers, with --variant V, default p2c10 (io: p2a100), and
 # --n, default 100,000 (io, fail: 50,000)) |
@@ -367,7 +369,8 @@ run_target() {
 }
 # Short measurements for a quick look; the harness's defaults (60,000 jobs, 20 s) otherwise.
 LIMIT_ARGS=()
-[ "$QUICK" = 1 ] && LIMIT_ARGS=(--n 10000 --max-seconds 3)
+LIMIT_COST_ARGS=()
+[ "$QUICK" = 1 ] && LIMIT_ARGS=(--n 10000 --max-seconds 3) && LIMIT_COST_ARGS=(--seconds 2)
 for rep in $(seq 1 "$REPS"); do
   if [ "$LIMIT" = 1 ]; then
     echo "-- repetition $rep of $REPS: the Redis limit (redis_limit.py)" >&2
@@ -375,6 +378,10 @@ for rep in $(seq 1 "$REPS"); do
     timeout "$TIMEOUT" "$PY" redis_limit.py --port "$PORT" --out "$OUT/redis_limit/rep$rep.json" \
       ${LIMIT_ARGS[@]+"${LIMIT_ARGS[@]}"} >> "$OUT/logs/redis_limit.log" 2>&1 ||
       { echo "!! redis_limit.py rep $rep failed (see logs/redis_limit.log)" | tee -a "$OUT/run-info.txt" >&2; failed=1; }
+    mkdir -p "$OUT/limit_cost"
+    timeout "$TIMEOUT" "$PY" "$HERE/limit_cost.py" --url "$URL" --out "$OUT/limit_cost/rep$rep.json" \
+      ${LIMIT_COST_ARGS[@]+"${LIMIT_COST_ARGS[@]}"} >> "$OUT/logs/redis_limit.log" 2>&1 ||
+      { echo "!! limit_cost.py rep $rep failed (see logs/redis_limit.log)" | tee -a "$OUT/run-info.txt" >&2; failed=1; }
   fi
   for w in "${WORKLOAD_LIST[@]}"; do
     IFS=, read -ra items <<< "${TARGETS[$w]}"
@@ -412,7 +419,7 @@ fi
 import glob, json, os, sys
 bad = []
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "*", "*.json"))):
-    if os.path.basename(path) == "env.json" or os.path.basename(os.path.dirname(path)) == "redis_limit":
+    if os.path.basename(path) == "env.json" or os.path.basename(os.path.dirname(path)) in ("redis_limit", "limit_cost"):
         continue
     for res in json.load(open(path)):
         d = res.get("drain")
