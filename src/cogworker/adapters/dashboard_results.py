@@ -12,6 +12,6 @@ from cogworker.domain import results
 
 def kept_result(client: redis.Redis, jid: str) -> results.Stored | None:
     """The result `jid` keeps now, if it keeps one: its value, or how it ended."""
-    queue = jid_index.locate(client, jid, probe(jid))
+    queue = jid_index.locate(client, jid, probe(jid), result=True)
     record = None if queue is None else client.lindex(keys.result(queue, jid), 0)
     return None if record is None else results.parse_record(record)

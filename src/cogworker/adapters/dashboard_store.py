@@ -205,9 +205,10 @@ class DashboardStore:
         """The queue the jid index names for `jid` (`cogworker:jid:J`), or None."""
         return jid_index.indexed(self._client, jid)
 
-    def set_status(self, jid: str, status: str, now: float) -> None:
-        """Set a tracked job's status (put back on its queue by hand, say)."""
-        RunStore(self._client, status_ttl=self._retention.status_ttl).set_status(jid, status, now)
+    def set_status(self, queue: str, jid: str, status: str, now: float) -> None:
+        """Set a tracked job's status, a job of `queue` (put back on it by hand, say)."""
+        runs = RunStore(self._client, status_ttl=self._retention.status_ttl)
+        runs.set_status(queue, jid, status, now)
 
     def attempts(self, jid: str) -> list[AttemptRecord]:
         """A job's failed attempts, newest first (unreadable ones left out)."""
