@@ -112,4 +112,4 @@ def _index(job: JobRecord, run_at: float | None, now: float, status_ttl: float) 
     keep = results.keep_of(job)
     if keep is not None:
         return JidIndex(job.jid, job.queue, results.index_ttl_at_push(keep, run_at, now))
-    return job_records.index(job.jid, job.queue, [status_ttl])
+    return job_records.index(job.jid, job.queue, [status_ttl]) if status_ttl else None

@@ -106,14 +106,6 @@ class SettleStore:
         orders = [order.with_batch() for order in orders]
         pipe = self.client.pipeline(transaction=False)
         parts = self._queue_parts(pipe, {order.fetched.queue for order in orders}, now)
-        indexed = queue_indexes(pipe, [(o.outcome.jid, o.outcome.result) for o in orders])
-        records = (settled_index(o.outcome, o.fetched.queue, self.retention) for o in orders)
-        indexed += jid_index.queue_indexes(pipe, records)
-        refreshes = self._due_classes([order.outcome for order in orders], now)
-        marks = working or {}
-        for jid, (queue, started_at) in marks.items():
-            queue_mark(pipe, queue, jid, "working", started_at, self.retention.status_ttl)
-        holder = keys.in_progress(identity or "")
         plain: dict[str, list[int]] = {}
         others: list[int] = []
         for i, order in enumerate(orders):
@@ -121,6 +113,16 @@ class SettleStore:
                 plain.setdefault(order.fetched.queue, []).append(i)
             else:
                 others.append(i)
+        indexed = queue_indexes(pipe, [(o.outcome.jid, o.outcome.result) for o in orders])
+        # A plain ack writes none of the job's own records: no index entry for them.
+        records = [settled_index(orders[i].outcome, orders[i].fetched.queue, self.retention)
+                   for i in others]  # fmt: skip
+        indexed += jid_index.queue_indexes(pipe, records)
+        refreshes = self._due_classes([order.outcome for order in orders], now)
+        marks = working or {}
+        for jid, (queue, started_at) in marks.items():
+            queue_mark(pipe, queue, jid, "working", started_at, self.retention.status_ttl)
+        holder = keys.in_progress(identity or "")
         for queue, indexes in plain.items():
             acks = [orders[i] for i in indexes]
             self._queue_acks(pipe, holder, identity is not None, queue, acks, now, refreshes)
