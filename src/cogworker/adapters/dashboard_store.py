@@ -22,6 +22,7 @@ from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.class_metrics import ClassMetricsStore
 from cogworker.adapters.dashboard_processes import ProcessStore
 from cogworker.adapters.dashboard_queues import QueueStore
+from cogworker.adapters.dashboard_results import JobRecords, job_page_records
 from cogworker.adapters.dashboard_sets import SetStore
 from cogworker.adapters.flagged_reads import Flags, refusal, replies
 from cogworker.adapters.jobs.retention import Retention
@@ -200,6 +201,10 @@ class DashboardStore:
     def status(self, jid: str) -> str | None:
         """A tracked job's status, or None (not tracked, or expired)."""
         return tracking.status(self._client, jid)
+
+    def job_page(self, jid: str) -> JobRecords:
+        """`jid`'s status, attempts and kept result, read together (the job page's)."""
+        return job_page_records(self._client, jid)
 
     def indexed_queue(self, jid: str) -> str | None:
         """The queue the jid index names for `jid` (`cogworker:jid:J`), or None."""

@@ -59,13 +59,15 @@ def settled_index(outcome: OutcomeRecord, queue: str, kept: Retention) -> JidInd
 def holders(client: redis.Redis, jid: str) -> tuple[str, ...]:
     """The queues whose slots may hold `jid`'s records, the likeliest first: the one the
     index names (or the probe finds), then the migrated part."""
-    return _with_migrated(jid_index.locate(client, jid, probe(jid)))
+    return holders_of(jid_index.locate(client, jid, probe(jid)))
 
 
 async def holders_async(client: redis.asyncio.Redis, jid: str) -> tuple[str, ...]:
     """`holders` through a redis.asyncio client."""
-    return _with_migrated(await jid_index.locate_async(client, jid, probe(jid)))
+    return holders_of(await jid_index.locate_async(client, jid, probe(jid)))
 
 
-def _with_migrated(found: str | None) -> tuple[str, ...]:
+def holders_of(found: str | None) -> tuple[str, ...]:
+    """The queues to read a jid's records in, once it was located in `found` (None: in
+    no registered queue): that one first, then the migrated part."""
     return tuple(dict.fromkeys((found, parts.MIGRATED) if found is not None else (parts.MIGRATED,)))

@@ -35,7 +35,7 @@ def status(client: redis.Redis, jid: str) -> str | None:
     pipe = client.pipeline(transaction=False)
     for queue in job_records.holders(client, jid):
         pipe.hget(keys.status(queue, jid), "status")
-    return _first_status(pipe.execute())
+    return first_status(pipe.execute())
 
 
 async def status_async(client: redis.asyncio.Redis, jid: str) -> str | None:
@@ -43,10 +43,10 @@ async def status_async(client: redis.asyncio.Redis, jid: str) -> str | None:
     pipe = client.pipeline(transaction=False)
     for queue in await job_records.holders_async(client, jid):
         pipe.hget(keys.status(queue, jid), "status")
-    return _first_status(await pipe.execute())
+    return first_status(await pipe.execute())
 
 
-def _first_status(found: Sequence[bytes | str | None]) -> str | None:
+def first_status(found: Sequence[bytes | str | None]) -> str | None:
     """The status of the likeliest holder that has one (`job_records.holders`)."""
     value = next((value for value in found if value is not None), None)
     return None if value is None else as_bytes(value).decode()
@@ -54,12 +54,12 @@ def _first_status(found: Sequence[bytes | str | None]) -> str | None:
 
 def attempts(client: redis.Redis, jid: str) -> list[AttemptRecord]:
     """A job's failed attempts, newest first (at most 25)."""
-    return _records(_job_list(client, jid, keys.job_attempts), AttemptRecord)
+    return records_of(_job_list(client, jid, keys.job_attempts), AttemptRecord)
 
 
 def history(client: redis.Redis, jid: str) -> list[RunRecord]:
     """A job's runs, newest first."""
-    return _records(_job_list(client, jid, keys.history), RunRecord)
+    return records_of(_job_list(client, jid, keys.history), RunRecord)
 
 
 def _job_list(client: redis.Redis, jid: str, named: Callable[[str, str], str]) -> list[Any]:
@@ -82,7 +82,7 @@ def class_history(client: redis.Redis, class_name: str, limit: int = 100) -> lis
     pipe = client.pipeline(transaction=False)
     for queue in queues:
         pipe.lrange(keys.class_history(queue, class_name), 0, limit - 1)
-    runs = [run for found in pipe.execute() for run in _records(found, RunRecord)]
+    runs = [run for found in pipe.execute() for run in records_of(found, RunRecord)]
     return sorted(runs, key=lambda run: run.ended_at, reverse=True)[:limit]
 
 
@@ -219,7 +219,7 @@ def _waited(oldest: bytes | None, now: float) -> float:
     return max(0.0, now - (job.enqueued_at or job.created_at))
 
 
-def _records(raw: list[Any], kind: type[R]) -> list[R]:
+def records_of(raw: list[Any], kind: type[R]) -> list[R]:
     # Imported here: the converter (cattrs) is for these cold reads, never a worker's run.
     from cogworker.adapters.codec import structured
 
