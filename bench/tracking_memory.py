@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 KINDS = {
     "history:": "run history, per job",
     "class_history:": "run history, per class",
-    "job_attempts:": "attempts (retry timeline)",
+    "attempts:": "attempts (retry timeline)",
     "status:": "statuses",
 }
 

@@ -1,6 +1,7 @@
 """Reading what the engine records: statuses, attempts, run history, live work,
 memory history and the counters.  Each read is one round trip to the Redis given, or
-two where it merges the queues' shares (the counters, a class's runs).
+two where it merges the queues' shares (the counters, a class's runs) or reads a job's
+records by jid (its queue first, from the jid index; three when the index is missing).
 
 ::
 

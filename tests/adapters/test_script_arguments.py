@@ -93,9 +93,9 @@ CALLS = {
     "requeue": Call(
         scripts.REQUEUE,
         (LIST, keys.REPEAT_ORPHANS, keys.PROCESSES, "ph", "pw", "pm", keys.BEATS,
-         keys.REPEAT_HANDBACKS),
-        ("0", "2", "3", "p1", keys.QUEUE_HEAD, keys.QUEUE_TAIL, keys.ORPHANINGS_PREFIX, "600",
-         "5", "10", keys.HANDBACKS_PREFIX, SHA, "default", "j1", "1"),
+         keys.REPEAT_HANDBACKS, "o", "hb"),
+        ("0", "2", "3", "p1", keys.QUEUE_HEAD, keys.QUEUE_TAIL, "600", "5", "10", SHA,
+         "default", "j1", "1"),
         _on_list(LIST),
     ),
     "bury": Call(

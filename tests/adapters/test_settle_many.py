@@ -38,7 +38,7 @@ def test_a_batch_writes_each_owned_ack_once_and_reports_which(rc: redis.Redis) -
     store = SettleStore(rc, Retention(history_per_class=2))
     batch = [_held(rc, f"j{n}") for n in range(4)]
     rc.lrem(keys.in_progress(IDENTITY), 1, batch[1].fetched.raw)  # recovered by another
-    rc.set(keys.orphanings("j0"), 2)
+    rc.set(keys.orphanings("default", "j0"), 2)
 
     assert store.settle_many(IDENTITY, batch, NOW) == [True, False, True, True]
 
@@ -47,7 +47,7 @@ def test_a_batch_writes_each_owned_ack_once_and_reports_which(rc: redis.Redis) -
     today = keys.stat("default", "processed", day_of(NOW))
     assert rc.get(today) == b"3"
     assert 0 < rc.ttl(today) <= DAY_COUNTER_TTL
-    assert not rc.exists(keys.orphanings("j0"))
+    assert not rc.exists(keys.orphanings("default", "j0"))
     # Newest first, trimmed to the class's cap, with the history TTL.
     history = keys.class_history("default", "app.Plain")
     assert rc.lrange(history, 0, -1) == [b'{"jid":"j3"}', b'{"jid":"j2"}']
@@ -134,7 +134,7 @@ def test_plain_and_other_outcomes_mixed_keep_their_order(rc: redis.Redis) -> Non
         False,
         True,
     ]
-    assert rc.hget(keys.status("j1"), "status") == b"complete"
+    assert rc.hget(keys.status("default", "j1"), "status") == b"complete"
     assert rc.zcard(keys.DEAD) == 0
     assert rc.get(keys.stat("default", "processed")) == b"3"
 
@@ -158,24 +158,27 @@ def test_working_marks_go_first_and_leave_each_outcome_at_its_place(rc: redis.Re
     started = NOW - 5
 
     written = store.settle_many(
-        IDENTITY, [plain, tracked], NOW, working={"running": started, "other": started + 1}
+        IDENTITY,
+        [plain, tracked],
+        NOW,
+        working={"running": ("default", started), "other": ("default", started + 1)},
     )
 
     assert written == [True, True]
-    assert rc.hgetall(keys.status("running")) == {
+    assert rc.hgetall(keys.status("default", "running")) == {
         b"status": b"working",
         b"update_time": repr(started).encode(),
     }
-    assert 0 < rc.ttl(keys.status("running")) <= 600
-    assert rc.hget(keys.status("other"), "status") == b"working"
-    assert rc.hget(keys.status("j1"), "status") == b"complete"
+    assert 0 < rc.ttl(keys.status("default", "running")) <= 600
+    assert rc.hget(keys.status("default", "other"), "status") == b"working"
+    assert rc.hget(keys.status("default", "j1"), "status") == b"complete"
 
 
 def test_a_batch_of_marks_only_writes_them(rc: redis.Redis) -> None:
     """A long job's mark goes out even when no job finished meanwhile."""
     store = SettleStore(rc)
-    assert store.settle_many(IDENTITY, [], NOW, working={"long": NOW}) == []
-    assert rc.hget(keys.status("long"), "status") == b"working"
+    assert store.settle_many(IDENTITY, [], NOW, working={"long": ("default", NOW)}) == []
+    assert rc.hget(keys.status("default", "long"), "status") == b"working"
 
 
 def test_a_cancel_and_an_expiry_are_counted_apart_and_file_nothing(rc: redis.Redis) -> None:
@@ -203,5 +206,5 @@ def test_a_cancel_and_an_expiry_are_counted_apart_and_file_nothing(rc: redis.Red
     assert rc.zcard(keys.RETRY) == rc.zcard(keys.DEAD) == 0
     assert not rc.exists("cogworker:unique:0")
     assert rc.get("cogworker:unique:1") == b"someone-else"  # owner-checked
-    assert rc.hget(keys.status("j0"), "status") == b"cancelled"
-    assert rc.llen(keys.job_attempts("j1")) == 1
+    assert rc.hget(keys.status("default", "j0"), "status") == b"cancelled"
+    assert rc.llen(keys.job_attempts("default", "j1")) == 1

@@ -10,29 +10,29 @@ from cogworker.app.worker.status_marks import StatusMarks
 def test_a_mark_taken_with_its_jobs_ack_is_dropped() -> None:
     """The ack's status replaces it at once: only the other jobs' marks are written."""
     marks = StatusMarks()
-    marks.add("settled", 1.0)
-    marks.add("running", 2.0)
+    marks.add("settled", "default", 1.0)
+    marks.add("running", "default", 2.0)
 
-    assert marks.take(settled={"settled"}) == {"running": 2.0}
+    assert marks.take(settled={"settled"}) == {"running": ("default", 2.0)}
     assert not marks
 
 
 def test_a_withdrawn_mark_is_never_taken() -> None:
     """A failure written by the processor drops the mark still waiting."""
     marks = StatusMarks()
-    marks.add("failed", 1.0)
-    marks.add("other", 2.0)
+    marks.add("failed", "default", 1.0)
+    marks.add("other", "default", 2.0)
 
     marks.withdraw("failed", timeout=5.0)
 
-    assert marks.take(settled=()) == {"other": 2.0}
+    assert marks.take(settled=()) == {"other": ("default", 2.0)}
 
 
 def test_withdrawing_a_mark_being_written_waits_for_that_write() -> None:
     """Its job's final status must go after it: withdraw returns once the write has ended."""
     marks = StatusMarks()
-    marks.add("failed", 1.0)
-    assert marks.take(settled=()) == {"failed": 1.0}  # the acker's write has begun
+    marks.add("failed", "default", 1.0)
+    assert marks.take(settled=()) == {"failed": ("default", 1.0)}  # the acker's write has begun
     withdrawn = threading.Event()
 
     def withdraw() -> None:
@@ -50,7 +50,7 @@ def test_withdrawing_a_mark_being_written_waits_for_that_write() -> None:
 def test_withdrawing_a_mark_never_handed_over_returns_at_once() -> None:
     """An untracked job, or one whose mark was written long ago: nothing to wait for."""
     marks = StatusMarks()
-    marks.add("other", 1.0)
+    marks.add("other", "default", 1.0)
     marks.take(settled=())
 
     withdrawn = threading.Event()

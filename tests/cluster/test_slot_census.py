@@ -18,7 +18,7 @@ import pytest
 import redis
 from redis.exceptions import ClusterCrossSlotError
 
-from cogworker.adapters import liveness, queue_pause, results, tracking
+from cogworker.adapters import job_records, liveness, queue_pause, results, tracking
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.dashboard_queues import QueueStore
@@ -204,6 +204,33 @@ def _wait_for_a_result(rc: redis.Redis) -> None:
     results.wait(rc, JID, 0.01)  # no index: every queue's slot asked
 
 
+def _job_records(rc: redis.Redis) -> None:
+    """A job's status, attempts and runs read by jid: through its index, then without one
+    (every registered queue's slot asked); and whether it finished, as a cancel asks."""
+    rc.set(keys.jid_index(JID), JidIndex(JID, "default", 600, records_only=True).value)
+    rc.hset(keys.status("default", JID), "status", "complete")
+    rc.rpush(keys.job_attempts("default", JID), "{}")
+    rc.rpush(keys.history("default", JID), "{}")
+    rc.sadd(keys.QUEUES, "default", "critical")
+    for _ in ("indexed", "probed"):
+        tracking.status(rc, JID)
+        tracking.attempts(rc, JID)
+        tracking.history(rc, JID)
+        CancelStore(rc).finished(JID)
+        rc.delete(keys.jid_index(JID))
+
+
+def _track_a_push(rc: redis.Redis) -> None:
+    """A tracked job pushed (its jid index, then its push and its "queued" status), then
+    marked working as it starts."""
+    index = job_records.index(JID, "default", [600])
+    assert index is not None
+    EnqueueStore(rc).push_all(
+        {"default": [_raw().decode()]}, [], queued=[("default", JID)], indexed=[index]
+    )
+    RunStore(rc).set_status("default", JID, "working", NOW)
+
+
 def _pause_and_resume(rc: redis.Redis) -> None:
     queue_pause.pause(rc, ["default", "critical"])
     queue_pause.paused(rc)
@@ -259,6 +286,8 @@ OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
     "push a job keeping its result": _push_keeping_a_result,
     "settle keeping a result": _settle_keeping_a_result,
     "wait for a result": _wait_for_a_result,
+    "read a job's records by jid": _job_records,
+    "push a tracked job and mark it working": _track_a_push,
 }
 
 

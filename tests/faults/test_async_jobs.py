@@ -66,7 +66,9 @@ def test_an_async_failure_is_retried_or_killed_by_its_async_hooks(
     assert score - job["failed_at"] > 990  # the hook's 1,000 s, not the default backoff
     [dead] = inspect.zrange(keys.DEAD, 0, -1)
     assert json.loads(dead)["jid"] == killed
-    attempts = [json.loads(a) for a in inspect.lrange(keys.job_attempts(str(killed)), 0, -1)]
+    attempts = [
+        json.loads(a) for a in inspect.lrange(keys.job_attempts("default", str(killed)), 0, -1)
+    ]
     assert [a["outcome"] for a in attempts] == ["killed"]
 
 
@@ -83,7 +85,7 @@ def test_a_stop_cancels_async_jobs_past_the_timeout_and_hands_them_back(
     first.send_signal(signal.SIGTERM)
     assert first.wait_for_exit(20) == 0, first.log_tail()
     assert inspect.llen(keys.queue("default")) == 6
-    assert all(inspect.get(keys.handbacks(jid)) == b"1" for jid in jids)
+    assert all(inspect.get(keys.handbacks("default", jid)) == b"1" for jid in jids)
     oracle.assert_nothing_left_behind(inspect)
     gate.touch()
     second = start_worker(APP)

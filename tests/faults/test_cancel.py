@@ -25,7 +25,9 @@ assert async_config.async_concurrency > 0
 
 def attempt_outcomes(inspect: redis.Redis, jid: str) -> list[str]:
     """The outcomes on `jid`'s attempt timeline, newest first."""
-    return [json.loads(a)["outcome"] for a in inspect.lrange(keys.job_attempts(jid), 0, -1)]
+    return [
+        json.loads(a)["outcome"] for a in inspect.lrange(keys.job_attempts("default", jid), 0, -1)
+    ]
 
 
 def test_waiting_jobs_are_removed_and_never_run(

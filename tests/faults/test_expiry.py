@@ -43,7 +43,7 @@ def test_a_job_fetched_past_its_expiry_is_dropped_unrun(
     assert inspect.get(keys.stat("default", "expired")) == b"2"
     assert inspect.get(keys.stat("default", "failed")) is None
     for jid in expired:
-        [attempt] = inspect.lrange(keys.job_attempts(jid), 0, -1)
+        [attempt] = inspect.lrange(keys.job_attempts("default", jid), 0, -1)
         assert json.loads(attempt)["outcome"] == "expired"
     assert not inspect.keys("cogworker:unique:*")
     assert "expired before it started" in worker.log_text()
@@ -62,7 +62,7 @@ def test_a_retry_that_would_come_past_the_expiry_is_expired_not_retried(
     stop_all(worker)
     assert oracle.runs(oracle_file)[0] == {jid: 1}
     assert inspect.zcard(keys.RETRY) == inspect.zcard(keys.DEAD) == 0
-    [attempt] = (json.loads(a) for a in inspect.lrange(keys.job_attempts(jid), 0, -1))
+    [attempt] = (json.loads(a) for a in inspect.lrange(keys.job_attempts("default", jid), 0, -1))
     assert (attempt["outcome"], attempt["error_class"]) == ("expired", "RuntimeError")
     assert inspect.get(keys.stat("default", "expired")) == b"1"
     oracle.assert_nothing_left_behind(inspect)

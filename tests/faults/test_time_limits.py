@@ -31,7 +31,7 @@ RESTARTING = (redis.ConnectionError, redis.TimeoutError, cogworker.RedisUnavaila
 
 def attempts(inspect: redis.Redis, jid: str) -> list[dict[str, object]]:
     """`jid`'s attempt timeline, newest first."""
-    return [json.loads(entry) for entry in inspect.lrange(keys.job_attempts(jid), 0, -1)]
+    return [json.loads(entry) for entry in inspect.lrange(keys.job_attempts("default", jid), 0, -1)]
 
 
 def test_a_python_loop_past_its_limit_fails_once_and_is_retried(
@@ -58,7 +58,7 @@ def test_a_python_loop_past_its_limit_fails_once_and_is_retried(
     assert "time limit (0.5s)" in str(failed["error_message"])
     assert (failed["outcome"], failed["timed_out"]) == ("retrying", "soft")
     assert inspect.lrange("retry-in-saw", 0, -1) == [b"JobTimeoutError"]
-    runs = [json.loads(entry) for entry in inspect.lrange(keys.history(jid), 0, -1)]
+    runs = [json.loads(entry) for entry in inspect.lrange(keys.history("default", jid), 0, -1)]
     assert [(run["outcome"], run.get("timed_out")) for run in runs] == [
         ("success", None),
         ("retrying", "soft"),
@@ -157,7 +157,7 @@ def statuses_of(inspect: redis.Redis, jids: Iterable[str]) -> dict[str, str | No
     """The tracked status of each of `jids` (None: none)."""
     pipe = inspect.pipeline(transaction=False)
     for jid in jids:
-        pipe.hget(keys.status(jid), "status")
+        pipe.hget(keys.status("default", jid), "status")
     return {
         jid: None if raw is None else raw.decode()
         for jid, raw in zip(jids, pipe.execute(), strict=True)

@@ -6,16 +6,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import attrs
 import redis
 
 import cogworker
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.jid_index import RECORDS_ONLY
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeKind, OutcomeRecord
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.adapters.periodic_store import encode_entry
 from cogworker.app.periodic_runs import scheduled_entry
-from cogworker.domain.records import RunRecord, to_json
+from cogworker.domain.records import AttemptRecord, RunRecord, to_json
 from tests.app.jobs import Record, RecordHeavy
 from tests.periodic.jobs import hourly, merging
 from tests.tracking.jobs import TrackedUnique
@@ -65,14 +67,27 @@ OLD_RUNS = [
     for n, queue in enumerate(["default", "heavy", "default"])
 ]  # fmt: skip
 
+#: A job's own records as that release named them, by jid alone: this code's kind of record
+#: (in its queue's slot) -> that release's.  Besides those its client and settlements wrote
+#: (a tracked job's status, failed jobs' attempts), a finished job's status and run, and a
+#: job's orphanings and hand-backs counters, written by hand.
+RECORD_KINDS = {"status": "status", "attempts": "job_attempts", "history": "history",
+                "orphanings": "orphanings", "handbacks": "handbacks"}  # fmt: skip
+DONE_RUN = RunRecord(jid="j-done", class_name=RUN_CLASS, queue="default", started_at=NOW - 2,
+                     ended_at=NOW - 1, outcome="success", process=GONE)  # fmt: skip
+ATTEMPT_OUTCOMES = {"retry": "retrying", "dead": "dead"}
+DONE_ATTEMPT = AttemptRecord(attempt=1, failed_at=NOW - 5, error_class="ValueError",
+                             error_message="boom", outcome="retrying")  # fmt: skip
+
 #: One key as a value: its type, its content, and whether it expires.
 KeyValue = tuple[str, Any, bool]
 
 
 def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
     """Queued (several queues), scheduled, retrying, dead, unique and tracked jobs, counters
-    in total and per day, a class's run history, batch callback markers, a dead process's
-    job in progress, and the periodic state under its layout-0 names."""
+    in total and per day, a class's run history, jobs' own records (statuses, attempts,
+    runs, orphanings and hand-backs), batch callback markers, a dead process's job in
+    progress, and the periodic state under its layout-0 names."""
     client = cogworker.Client(cogworker.Config(redis_url=redis_url))
     try:
         client.enqueue(Record, "queued")
@@ -90,6 +105,7 @@ def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
     rc.rpush(OLD_CLASS_HISTORY, *map(to_json, OLD_RUNS))
     rc.expire(OLD_CLASS_HISTORY, 86_400)
     rc.lpush(keys.in_progress(GONE), _payload("j-running"))
+    _write_old_records(rc)
     for name, jobs in HAND_QUEUES.items():
         rc.rpush(keys.queue(name), *jobs)
     # This code's client pushed onto the new names: each list goes where the old one pushed.
@@ -105,6 +121,25 @@ def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
     rc.set(keys.periodic_running(hourly.name), "j-periodic", px=600_000)
 
 
+def _write_old_records(rc: redis.Redis) -> None:
+    """The jobs' own records under the names that release gave them, and no jid index
+    entry for them (it wrote those for kept results only)."""
+    rc.hset("cogworker:status:j-done", mapping={"status": "complete", "update_time": NOW})
+    rc.expire("cogworker:status:j-done", 1800)
+    rc.lpush("cogworker:history:j-done", to_json(DONE_RUN))
+    rc.lpush("cogworker:job_attempts:j-done", to_json(DONE_ATTEMPT))
+    rc.set("cogworker:orphanings:j-running", 1, ex=86_400)
+    rc.set("cogworker:handbacks:j-running", 2, ex=86_400)
+    # This code wrote the records of the jobs pushed and settled above in their queue's slot.
+    for kind, old_kind in RECORD_KINDS.items():
+        for key in list(rc.scan_iter(match=f"cogworker:{{q:*}}:{kind}:*")):
+            jid = key.decode().rpartition(f"}}:{kind}:")[2]
+            rc.rename(key, f"cogworker:{old_kind}:{jid}")
+    for index in list(rc.scan_iter(match=keys.jid_index("*"))):
+        if (rc.get(index) or b"").startswith(RECORDS_ONLY.encode()):
+            rc.delete(index)
+
+
 def _payload(jid: str) -> str:
     return json.dumps({"class": "tests.app.jobs.Record", "args": [jid], "jid": jid,
                        "queue": "default", "retry": True})  # fmt: skip
@@ -114,9 +149,10 @@ def _settle(rc: redis.Redis, kind: OutcomeKind, jid: str) -> None:
     """A fetched job settled as a retry or a dead job, with its counters and attempts."""
     raw = _payload(jid)
     rc.lpush(keys.in_progress(GONE), raw)
+    attempt = attrs.evolve(DONE_ATTEMPT, outcome=ATTEMPT_OUTCOMES[kind])
     outcome = OutcomeRecord(
         kind=kind, jid=jid, class_name="tests.app.jobs.Record",
-        score=NOW, payload=raw, attempt='{"error": "boom"}',
+        score=NOW, payload=raw, attempt=to_json(attempt),
     )  # fmt: skip
     order = SettleOrder(fetched=Fetched(queue="default", raw=raw.encode()), outcome=outcome)
     SettleStore(rc).settle(GONE, order, NOW)

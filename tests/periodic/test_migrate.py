@@ -1,12 +1,13 @@
 """`cogworker migrate` on a Redis the release before layout step 1 wrote: every key moved or
 left as it was, nothing lost, again and after a crash at any point; the counters read the
-same totals and a class the same runs; workers refuse that Redis until then."""
+same totals, a class the same runs and a job the same records; workers refuse that Redis
+until then."""
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import attrs
 import pytest
@@ -16,6 +17,9 @@ import cogworker
 from cogworker import LayoutError, tracking
 from cogworker.adapters import parts
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.jobs.fetch import Fetched
+from cogworker.adapters.jobs.outcome import OutcomeRecord
+from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.domain import layout
@@ -26,6 +30,8 @@ from tests.app.jobs import Record
 from tests.periodic.conftest import StartWorker
 from tests.periodic.old_layout import (
     DAY,
+    DONE_ATTEMPT,
+    DONE_RUN,
     HAND_QUEUES,
     NOW,
     ODD_QUEUE,
@@ -38,6 +44,7 @@ from tests.periodic.old_layout import (
     OLD_RUNS,
     OLD_SCHEDULE,
     OLD_TOTALS,
+    RECORD_KINDS,
     RUN_CLASS,
     KeyValue,
     contents,
@@ -61,6 +68,22 @@ COUNTER_MOVES = {
 #: Where step 4 moves a class's run history: the part of the empty queue name, which reads
 #: merge in.
 HISTORY_MOVES = {OLD_CLASS_HISTORY: "cogworker:{q:}:class_history:" + RUN_CLASS}
+
+
+def _record_moves(names: Iterable[str]) -> dict[str, str]:
+    """Where step 5 moves each job's own record among `names`: the part of the empty queue
+    name (an old name doesn't say the job's queue), which reads by jid look in too."""
+    moves = {}
+    for kind, old_kind in RECORD_KINDS.items():
+        prefix = f"cogworker:{old_kind}:"
+        moves |= {
+            name: f"cogworker:{{q:}}:{kind}:{name.removeprefix(prefix)}"
+            for name in names
+            if name.startswith(prefix)
+        }
+    return moves
+
+
 MIGRATED: KeyValue = ("string", str(layout.current()).encode(), False)
 
 
@@ -73,18 +96,22 @@ def old(rc: redis.Redis, redis_url: str) -> dict[str, KeyValue]:
 
 def _migrated(before: dict[str, KeyValue]) -> dict[str, KeyValue]:
     """`before` as a migration must leave it: the keys moved, the number written."""
-    moves = MOVES | QUEUE_MOVES | COUNTER_MOVES | HISTORY_MOVES
+    moves = MOVES | QUEUE_MOVES | COUNTER_MOVES | HISTORY_MOVES | _record_moves(before)
     return {**renamed(before, moves), keys.LAYOUT: MIGRATED}
 
 
 def _read_as_before(rc: redis.Redis) -> None:
-    """The processed and failed counters read, in total and per day, and the class's runs
-    read what the old release read from its global keys."""
+    """The processed and failed counters read, in total and per day, the class's runs and
+    the jobs' own records read what the old release read from its global keys."""
     assert tracking.totals(rc) == {"processed": OLD_TOTALS["processed"],
                                    "failed": OLD_TOTALS["failed"]}  # fmt: skip
     for name, count in OLD_DAYS.items():
         assert tracking.daily_counts(rc, name, NOW, 1) == {DAY: count}
     assert tracking.class_history(rc, RUN_CLASS) == OLD_RUNS
+    assert tracking.status(rc, "j-done") == "complete"
+    assert tracking.history(rc, "j-done") == [DONE_RUN]
+    assert tracking.attempts(rc, "j-done") == [DONE_ATTEMPT]
+    assert [attempt.outcome for attempt in tracking.attempts(rc, "j-dead")] == ["dead"]
 
 
 def test_step_one_moves_the_keys_the_old_release_wrote_to_where_the_code_reads_them() -> None:
@@ -116,6 +143,45 @@ def test_the_class_history_step_moves_each_class_to_the_part_reads_merge_in() ->
     assert {old: family.rename(old).new for old in HISTORY_MOVES} == HISTORY_MOVES
     assert family.merge == "keep"
     assert HISTORY_MOVES[OLD_CLASS_HISTORY] == keys.class_history(parts.MIGRATED, RUN_CLASS)
+
+
+def test_the_data_set_holds_every_kind_of_a_job_s_own_records(old: dict[str, KeyValue]) -> None:
+    """Each kind under its old name (the tracked job's status among them), none under a
+    queue's slot, and no jid index entry for them."""
+    moves = _record_moves(old)
+    assert {old_name.split(":")[1] for old_name in moves} == set(RECORD_KINDS.values())
+    assert sum(name.startswith("cogworker:status:") for name in moves) == 2
+    assert not [name for name in old if name.startswith((keys.JID_INDEX_PREFIX, "cogworker:{q:}"))]
+
+
+def test_the_records_step_moves_each_job_s_records_to_the_part_reads_look_in() -> None:
+    """Each kind of record goes whole to the migrated part's record of the same jid."""
+    step = layout.STEPS[4]
+    names = ["cogworker:status:j1", "cogworker:job_attempts:j:2", "cogworker:history:j3",
+             "cogworker:orphanings:j4", "cogworker:handbacks:j5"]  # fmt: skip
+    moves = {name: family.rename(name).new for family in step.families for name in names
+             if family.matches(name)}  # fmt: skip
+    assert moves == _record_moves(names)
+    assert moves["cogworker:job_attempts:j:2"] == keys.job_attempts(parts.MIGRATED, "j:2")
+    assert not any(f.matches("cogworker:class_history:C") for f in step.families)
+
+
+def test_a_migrated_job_s_records_read_behind_those_it_writes_after(
+    old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
+) -> None:
+    """A job whose attempts were migrated fails again: its new attempt, in its queue's slot
+    and found by its jid index, reads first, then the migrated ones."""
+    assert cli.run("migrate").status == 0
+    again = attrs.evolve(DONE_ATTEMPT, attempt=2, failed_at=NOW)
+    raw = b'{"jid": "j-done"}'
+    rc.lpush(keys.in_progress("host:1:now"), raw)
+    outcome = OutcomeRecord(kind="retry", jid="j-done", score=NOW + 60, payload="{}",
+                            attempt=to_json(again))  # fmt: skip
+    order = SettleOrder(fetched=Fetched(queue="default", raw=raw), outcome=outcome)
+    assert SettleStore(rc).settle("host:1:now", order, NOW)
+
+    assert tracking.attempts(rc, "j-done") == [again, DONE_ATTEMPT]
+    assert rc.llen(keys.job_attempts("default", "j-done")) == 1
 
 
 def test_migrate_moves_the_old_layout_with_nothing_lost(
@@ -263,14 +329,16 @@ def test_a_dry_run_says_what_it_would_move_and_writes_nothing(
           for old_name, new in QUEUE_MOVES.items()),
         *((old, "string", 1, new) for old, new in COUNTER_MOVES.items()),
         (OLD_CLASS_HISTORY, "list", len(OLD_RUNS), HISTORY_MOVES[OLD_CLASS_HISTORY]),
+        *((old_name, old[old_name][0], _entries(old[old_name]), new)
+          for old_name, new in _record_moves(old).items()),
     }  # fmt: skip
     assert contents(rc) == old
 
 
 def _entries(value: KeyValue) -> int:
-    """A key's entries as a dry run counts them: a list's length, a string 1."""
+    """A key's entries as a dry run counts them: a list's or a hash's length, a string 1."""
     kind, content, _ = value
-    return len(content) if kind == "list" else 1
+    return len(content) if kind in ("list", "hash") else 1
 
 
 def test_migrate_waits_for_the_workers_to_stop(

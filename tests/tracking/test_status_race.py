@@ -23,10 +23,13 @@ def test_a_unique_push_marks_a_tracked_job_queued_in_the_same_script(rc: redis.R
     duplicate = UniquePush(queue="q", payload="{}", jid="j2", lock="lk1", ttl=60, tracked=True)
     untracked = UniquePush(queue="q", payload="{}", jid="j3", lock="lk3", ttl=60)
     assert store.push_unique([pushed, duplicate, untracked], 1_800_000_000.0) == [1, 0, 1]
-    assert rc.hgetall(keys.status("j1")) == {b"status": b"queued", b"update_time": b"1800000000.0"}
-    assert 0 < rc.ttl(keys.status("j1")) <= 600
-    assert not rc.exists(keys.status("j2"))
-    assert not rc.exists(keys.status("j3"))
+    assert rc.hgetall(keys.status("q", "j1")) == {
+        b"status": b"queued",
+        b"update_time": b"1800000000.0",
+    }
+    assert 0 < rc.ttl(keys.status("q", "j1")) <= 600
+    assert not rc.exists(keys.status("q", "j2"))
+    assert not rc.exists(keys.status("q", "j3"))
 
 
 def test_fast_workers_leave_every_tracked_unique_job_complete(

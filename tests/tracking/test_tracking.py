@@ -12,8 +12,8 @@ import pytest
 import redis
 
 import cogworker
+from cogworker.adapters import jid_index, tracking
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import tracking
 from cogworker.domain import memory
 from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
@@ -40,14 +40,21 @@ def test_a_tracked_job_goes_queued_then_complete(
     redis_url: str,
     kind: Kind,
 ) -> None:
-    """queued at enqueue, complete after the run, with an expiry of the configured length."""
+    """queued at enqueue, complete after the run, with an expiry of the configured length;
+    kept in its queue's slot, found by its jid index (which a result's waiter passes by:
+    the job keeps none) or, the index lost, by asking the queues."""
     jid = client.enqueue(of_kind(jobs.Tracked, kind))
     assert jid is not None
     assert client.status(jid) == "queued"
-    cogworker_factory(APP, redis_url=redis_url)
-    wait_until(lambda: settled(rc, jid, "complete"), 20)
-    ttl = rc.ttl(keys.status(jid))
+    assert jid_index.indexed(rc, jid) == "default"
+    worker = cogworker_factory(APP, redis_url=redis_url)
+    wait_until(lambda: settled(rc, jid, "complete"), 20, message=worker.log_tail)
+    ttl = rc.ttl(keys.status("default", jid))
     assert 0 < ttl <= jobs.config.status_expiry
+    with pytest.raises(cogworker.ResultNotFoundError):
+        client.result(jid, timeout=0)
+    rc.delete(keys.jid_index(jid))
+    assert client.status(jid) == "complete"
     untracked = client.enqueue(of_kind(jobs.DiesAtOnce, kind))
     assert untracked is not None
     wait_until(lambda: rc.zcard(keys.DEAD) == 1, 20)
@@ -63,9 +70,9 @@ def test_a_tracked_job_reads_working_while_it_runs(
     jid = client.enqueue(of_kind(jobs.TrackedWaitsForFile, kind), str(gate), "tracked")
     assert jid is not None
     wait_until(lambda: settled(rc, jid, "working"), 20, message=worker.log_tail)
-    started = float(rc.hget(keys.status(jid), "update_time") or 0)
+    started = float(rc.hget(keys.status("default", jid), "update_time") or 0)
     assert before <= started <= time.time()
-    assert 0 < rc.ttl(keys.status(jid)) <= jobs.config.status_expiry
+    assert 0 < rc.ttl(keys.status("default", jid)) <= jobs.config.status_expiry
     gate.touch()
     wait_until(lambda: settled(rc, jid, "complete"), 20, message=worker.log_tail)
 
@@ -143,7 +150,7 @@ def test_history_is_kept_per_job_and_per_class_within_its_caps(
     assert run.ended_at >= run.started_at
     per_class = tracking.class_history(rc, tracked.class_path(), limit=1000)
     assert len(per_class) == jobs.config.history_per_class
-    assert 0 < rc.ttl(keys.history(jids[0])) <= jobs.config.history_ttl
+    assert 0 < rc.ttl(keys.history("default", jids[0])) <= jobs.config.history_ttl
 
 
 def test_live_work_shows_what_runs_and_is_cleaned_when_it_ends(

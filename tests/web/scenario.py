@@ -77,6 +77,6 @@ def settled(rc: redis.Redis, seeded: Seeded) -> bool:
         and rc.zcard("cogworker:dead") == 2
         and rc.zcard("cogworker:retry") == 1
         and rc.sismember("holding", seeded.running) == 1
-        and rc.llen(f"cogworker:job_attempts:{seeded.discarded}") == 1
+        and rc.llen(f"cogworker:{{q:web}}:attempts:{seeded.discarded}") == 1
         and rc.hlen(f"cogworker:workers:{seeded.identity}") == 1  # a beat saw the running job
     )

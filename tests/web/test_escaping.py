@@ -64,15 +64,15 @@ def _seed_hostile(raw: redis.Redis, now: float) -> list[str]:
         "t2": b"\xff" + SCRIPT.encode(),
     })  # fmt: skip
     raw.zadd(f"cogworker:memory:{identity}", {f"{int(now) - int(now) % 900}:{SCRIPT}": now})
-    raw.rpush(f"cogworker:job_attempts:{hostile_jid}", json.dumps({
+    raw.rpush(f"cogworker:{{q:}}:attempts:{hostile_jid}", json.dumps({
         "attempt": HOSTILE, "failed_at": HOSTILE, "error_class": HOSTILE,
         "error_message": HOSTILE, "outcome": HOSTILE,
     }), b"\xff" + SCRIPT.encode())  # fmt: skip
-    raw.rpush(f"cogworker:history:{hostile_jid}", json.dumps({
+    raw.rpush(f"cogworker:{{q:}}:history:{hostile_jid}", json.dumps({
         "started_at": HOSTILE, "duration": HOSTILE, "outcome": HOSTILE,
         "process": HOSTILE, "queue": HOSTILE, "error": HOSTILE,
     }))  # fmt: skip
-    raw.hset(f"cogworker:status:{hostile_jid}", "status", HOSTILE)
+    raw.hset(f"cogworker:{{q:}}:status:{hostile_jid}", "status", HOSTILE)
     settle_runs(raw, HOSTILE, [1_500, 90_000], now, failed=1, queue=HOSTILE)
     return [hostile_jid, "r" + HANDLER, "s" + IMAGE, "q" + QUOTES, "huge", SCRIPT]
 

@@ -165,7 +165,7 @@ def test_a_bad_place_is_a_400_naming_it(web: Web, query: str, named: str) -> Non
 def test_a_job_whose_status_says_it_ended_is_not_searched_for(web: Web, raw: redis.Redis) -> None:
     """A tracked job `complete`: the page says so, having looked at nothing."""
     _queue(raw, *[f"queued{n}" for n in range(600)])
-    raw.hset(keys.status("done01"), mapping={"status": "complete", "update_time": SCORE})
+    raw.hset(keys.status("default", "done01"), mapping={"status": "complete", "update_time": SCORE})
     page = web.get("/job?jid=done01").text
     assert 'cw-ending">Complete</span> It ran to completion' in page
     assert "Not found" not in page

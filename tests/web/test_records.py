@@ -8,6 +8,7 @@ import json
 import redis
 
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.jid_index import JidIndex
 from cogworker.domain.records import AttemptRecord, RunRecord, to_json
 from tests.web.helpers import Web
 
@@ -34,8 +35,9 @@ def test_damaged_attempts_and_runs_are_left_out_and_the_rest_shown(
         jid=JID, class_name="app.Sync", queue="q", started_at=1.7e9, ended_at=1.7e9 + 90,
         outcome="retrying", process="host:1:abc", error="TimeoutError: slow upstream",
     )  # fmt: skip
-    raw.rpush(keys.job_attempts(JID), *DAMAGED, to_json(attempt))
-    raw.rpush(keys.history(JID), *DAMAGED, to_json(run))
+    raw.set(keys.jid_index(JID), JidIndex(JID, "q", 600, records_only=True).value)
+    raw.rpush(keys.job_attempts("q", JID), *DAMAGED, to_json(attempt))
+    raw.rpush(keys.history("q", JID), *DAMAGED, to_json(run))
 
     job = web.get("/job", params={"jid": JID})
     assert job.status_code == 200

@@ -22,6 +22,7 @@ from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.class_metrics import ClassMetricsStore
 from cogworker.adapters.dashboard_processes import ProcessStore
 from cogworker.adapters.dashboard_queues import QueueStore
+from cogworker.adapters.dashboard_results import JobRecords, job_page_records
 from cogworker.adapters.dashboard_sets import SetStore
 from cogworker.adapters.flagged_reads import Flags, refusal, replies
 from cogworker.adapters.jobs.retention import Retention
@@ -201,13 +202,18 @@ class DashboardStore:
         """A tracked job's status, or None (not tracked, or expired)."""
         return tracking.status(self._client, jid)
 
+    def job_page(self, jid: str) -> JobRecords:
+        """`jid`'s status, attempts and kept result, read together (the job page's)."""
+        return job_page_records(self._client, jid)
+
     def indexed_queue(self, jid: str) -> str | None:
         """The queue the jid index names for `jid` (`cogworker:jid:J`), or None."""
         return jid_index.indexed(self._client, jid)
 
-    def set_status(self, jid: str, status: str, now: float) -> None:
-        """Set a tracked job's status (put back on its queue by hand, say)."""
-        RunStore(self._client, status_ttl=self._retention.status_ttl).set_status(jid, status, now)
+    def set_status(self, queue: str, jid: str, status: str, now: float) -> None:
+        """Set a tracked job's status, a job of `queue` (put back on it by hand, say)."""
+        runs = RunStore(self._client, status_ttl=self._retention.status_ttl)
+        runs.set_status(queue, jid, status, now)
 
     def attempts(self, jid: str) -> list[AttemptRecord]:
         """A job's failed attempts, newest first (unreadable ones left out)."""

@@ -1,14 +1,21 @@
 """The jid index: which queue's slot holds a job's records, for a reader knowing the jid alone.
 
-A job's own records (its kept result, later its status, attempts and
-history) live in its queue's slot, `cogworker:{q:Q}:...:J`.  The index
+A job's own records (its kept result; its status, attempts and history)
+live in its queue's slot, `cogworker:{q:Q}:...:J`.  The index
 `cogworker:jid:J` holds Q's name.  It is a global key, so no script writes
 it: a single-key SET is pipelined *before* the script writing the records
 (a push, a settlement), and the writer gives it the TTL its records need
-(`domain.results` for results).  Every reader goes through `locate`: the
-index when it is there; else (never written, expired, lost in a failover)
-each registered queue's slot is asked whether it holds any of the jid's
-records (`probe`): slower, one round trip over all queues, never wrong.
+(`domain.results` for results, `adapters.job_records` for the others).
+Every reader goes through `locate`: the index when it is there; else
+(never written, expired, lost in a failover) each registered queue's slot
+is asked whether it holds any of the jid's records (`probe`): slower, one
+round trip over all queues, never wrong.
+
+An entry written for a job's status, attempts or history alone says so
+(`RECORDS_ONLY` before the queue's name): a result's waiter doesn't take it
+for a job keeping its result (it would wait for a result never written).
+Such an entry is never written for a job keeping its result, whose own
+entry (as long as the result needs it) stands for its records too.
 """
 
 from __future__ import annotations
@@ -28,13 +35,25 @@ from cogworker.adapters.replies import as_bytes
 Probe = Callable[[str], Sequence[str]]
 
 
+#: What an entry written for a job's records alone starts with: a queue's name never holds
+#: a control character (`domain.queues`), so the entry reads back unambiguously.
+RECORDS_ONLY = "\x1e"
+
+
 @attrs.frozen
 class JidIndex:
-    """An index entry to write: `jid`'s records are in `queue`'s slot, for `ttl` seconds."""
+    """An index entry to write: `jid`'s records are in `queue`'s slot, for `ttl` seconds;
+    `records_only`: for its status, attempts or history, not a kept result."""
 
     jid: str
     queue: str
     ttl: int
+    records_only: bool = False
+
+    @property
+    def value(self) -> str:
+        """The entry as stored."""
+        return RECORDS_ONLY + self.queue if self.records_only else self.queue
 
 
 def queue_indexes(pipe: scripts.Pipeline, indexes: Iterable[JidIndex | None]) -> int:
@@ -42,20 +61,31 @@ def queue_indexes(pipe: scripts.Pipeline, indexes: Iterable[JidIndex | None]) ->
     the same pipeline); how many commands were queued."""
     written = [index for index in indexes if index is not None]
     for index in written:
-        pipe.set(keys.jid_index(index.jid), index.queue, ex=index.ttl)
+        pipe.set(keys.jid_index(index.jid), index.value, ex=index.ttl)
     return len(written)
 
 
-def indexed(client: redis.Redis, jid: str) -> str | None:
-    """The queue `jid`'s index entry names; None if there is none (one GET)."""
-    found = client.get(keys.jid_index(jid))
-    return None if found is None else as_bytes(found).decode()
+def indexed(client: redis.Redis, jid: str, *, result: bool = False) -> str | None:
+    """The queue `jid`'s index entry names; None if there is none (one GET), or, looking
+    for a `result`, if the entry was written for the job's other records alone."""
+    return _entry(client.get(keys.jid_index(jid)), result)
 
 
-def locate(client: redis.Redis, jid: str, probe: Probe) -> str | None:
-    """The queue whose slot holds `jid`'s records: the index's, else the first registered
-    queue where `probe` finds one; None if none does."""
-    found = indexed(client, jid)
+def _entry(found: bytes | str | None, result: bool) -> str | None:
+    """The queue an entry as stored names (None: none, or not one for a `result`)."""
+    if found is None:
+        return None
+    text = as_bytes(found).decode()
+    if not text.startswith(RECORDS_ONLY):
+        return text
+    return None if result else text.removeprefix(RECORDS_ONLY)
+
+
+def locate(client: redis.Redis, jid: str, probe: Probe, *, result: bool = False) -> str | None:
+    """The queue whose slot holds `jid`'s records: the index's (for a `result`, an entry
+    of a job keeping one), else the first registered queue where `probe` finds one; None
+    if none does."""
+    found = indexed(client, jid, result=result)
     if found is not None:
         return found
     pipe = client.pipeline(transaction=False)
@@ -67,11 +97,13 @@ def locate(client: redis.Redis, jid: str, probe: Probe) -> str | None:
     return _first_holding(queues, pipe.execute() if queues else [])
 
 
-async def locate_async(client: redis.asyncio.Redis, jid: str, probe: Probe) -> str | None:
+async def locate_async(
+    client: redis.asyncio.Redis, jid: str, probe: Probe, *, result: bool = False
+) -> str | None:
     """`locate` through a redis.asyncio client."""
-    found = await client.get(keys.jid_index(jid))
+    found = _entry(await client.get(keys.jid_index(jid)), result)
     if found is not None:
-        return as_bytes(found).decode()
+        return found
     pipe = client.pipeline(transaction=False)
     pipe.smembers(keys.QUEUES)
     pipe.smembers(keys.PARTS)

@@ -17,8 +17,8 @@ from typing import Any, Literal, cast, get_args
 import attrs
 import redis
 
+from cogworker.adapters import jid_index, job_records, scripts
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import scripts
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
 from cogworker.domain.cron import ScheduleEntry, TickAction
@@ -194,9 +194,15 @@ class PeriodicStore:
     def claim(self, claim: Claim) -> ClaimResult:
         """Handle one tick (see `lua/periodic_claim.lua`): how it went.
 
-        The run's queue is registered right after (see `lua/move_due.lua`).
+        The run's queue is registered right after (see `lua/move_due.lua`); a tracked run's
+        jid index entry is written before (`adapters.job_records`), whether the claim
+        enqueues it or not (an entry naming a queue without its records reads as none).
         """
+        tracked = bool(claim.status_ttl and claim.jid)
         pipe = self.client.pipeline(transaction=False)
+        indexed = jid_index.queue_indexes(
+            pipe, [job_records.index(claim.jid, claim.queue, [claim.status_ttl if tracked else 0])]
+        )
         scripts.PERIODIC_CLAIM.queue(
             pipe,
             (
@@ -205,7 +211,7 @@ class PeriodicStore:
                 keys.periodic_running(claim.name),
                 keys.queue(claim.queue) if claim.queue else keys.NO_LOCK,
                 claim.unique_lock or keys.NO_LOCK,
-                keys.status(claim.jid) if claim.status_ttl and claim.jid else keys.NO_LOCK,
+                keys.status(claim.queue, claim.jid) if tracked else keys.NO_LOCK,
             ),
             (
                 claim.name,
@@ -224,7 +230,7 @@ class PeriodicStore:
         )
         if claim.queue:
             pipe.sadd(keys.QUEUES, claim.queue)
-        result = as_bytes(scripts.run_pipeline(self.client, pipe)[0]).decode()
+        result = as_bytes(scripts.run_pipeline(self.client, pipe)[indexed]).decode()
         if result not in CLAIM_RESULTS:
             raise ValueError(f"periodic_claim answered {result!r}")
         return cast("ClaimResult", result)

@@ -29,8 +29,6 @@ BEATS = PREFIX + "beats"
 QUEUE_HEAD = PREFIX + "{q:"
 QUEUE_TAIL = "}:queue"
 IN_PROGRESS_PREFIX = PREFIX + "inprogress:"
-ORPHANINGS_PREFIX = PREFIX + "orphanings:"
-HANDBACKS_PREFIX = PREFIX + "handbacks:"
 
 #: How many layout steps this Redis has had applied (`domain.layout`; missing: none).
 LAYOUT = PREFIX + "layout"
@@ -90,24 +88,28 @@ def signal(identity: str) -> str:
     return f"{PREFIX}signal:{identity}"
 
 
-def orphanings(jid: str) -> str:
+# --- a job's own records, in its queue's slot (layout step 5) ---
+# A reader knowing only the jid finds the queue through the jid index (`adapters.job_records`).
+
+
+def orphanings(queue: str, jid: str) -> str:
     """How many times a job's process died while running it."""
-    return ORPHANINGS_PREFIX + jid
+    return f"{PREFIX}{{q:{queue}}}:orphanings:{jid}"
 
 
-def handbacks(jid: str) -> str:
+def handbacks(queue: str, jid: str) -> str:
     """How many times a stopping process handed a job back while it still ran."""
-    return HANDBACKS_PREFIX + jid
+    return f"{PREFIX}{{q:{queue}}}:handbacks:{jid}"
 
 
-def job_attempts(jid: str) -> str:
+def job_attempts(queue: str, jid: str) -> str:
     """A job's failed attempts, newest first."""
-    return f"{PREFIX}job_attempts:{jid}"
+    return f"{PREFIX}{{q:{queue}}}:attempts:{jid}"
 
 
-def history(jid: str) -> str:
+def history(queue: str, jid: str) -> str:
     """A job's runs, newest first."""
-    return f"{PREFIX}history:{jid}"
+    return f"{PREFIX}{{q:{queue}}}:history:{jid}"
 
 
 def class_history(queue: str, class_name: str) -> str:
@@ -116,9 +118,9 @@ def class_history(queue: str, class_name: str) -> str:
     return f"{PREFIX}{{q:{queue}}}:class_history:{class_name}"
 
 
-def status(jid: str) -> str:
+def status(queue: str, jid: str) -> str:
     """A tracked job's status hash."""
-    return f"{PREFIX}status:{jid}"
+    return f"{PREFIX}{{q:{queue}}}:status:{jid}"
 
 
 def stat(queue: str, name: str, day: str | None = None) -> str:

@@ -69,7 +69,7 @@ class Deadline:
 
 def wait(client: redis.Redis, jid: str, timeout: float | None) -> Found:
     """`jid`'s result, waiting up to `timeout` seconds for it (None: as long as it takes)."""
-    queue = jid_index.locate(client, jid, probe(jid))
+    queue = jid_index.locate(client, jid, probe(jid), result=True)
     if queue is None:
         return "not found"
     key, deadline = keys.result(queue, jid), Deadline.of(timeout)
@@ -85,7 +85,7 @@ def wait(client: redis.Redis, jid: str, timeout: float | None) -> Found:
 
 async def wait_async(client: redis.asyncio.Redis, jid: str, timeout: float | None) -> Found:
     """`wait` through a redis.asyncio client."""
-    queue = await jid_index.locate_async(client, jid, probe(jid))
+    queue = await jid_index.locate_async(client, jid, probe(jid), result=True)
     if queue is None:
         return "not found"
     key, deadline = keys.result(queue, jid), Deadline.of(timeout)

@@ -1,6 +1,7 @@
 """Reading what the engine records: statuses, attempts, run history, live work,
 memory history and the counters.  Cheap reads: each function is one round trip, or
-two where it merges the queues' shares (the counters, a class's runs: the parts first).
+two where it merges the queues' shares (the counters, a class's runs: the parts first)
+or reads a job's records by jid (its queue's name first: `adapters.job_records`).
 
 Attempts and runs come back as their records (`domain.records`); one that
 can't be read as its record (damaged, or written by an incompatible
@@ -10,7 +11,7 @@ version) is left out.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
 import attrs
@@ -18,7 +19,7 @@ import redis
 import redis.asyncio
 from returns.pipeline import is_successful
 
-from cogworker.adapters import counters, parts
+from cogworker.adapters import counters, job_records, parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.flagged_reads import Flags, count_of, refusal, replies
 from cogworker.adapters.replies import as_bytes
@@ -31,26 +32,43 @@ R = TypeVar("R", AttemptRecord, RunRecord)
 
 def status(client: redis.Redis, jid: str) -> str | None:
     """A tracked job's status, or None (not tracked, or expired)."""
-    return _status_text(client.hget(keys.status(jid), "status"))
+    pipe = client.pipeline(transaction=False)
+    for queue in job_records.holders(client, jid):
+        pipe.hget(keys.status(queue, jid), "status")
+    return first_status(pipe.execute())
 
 
 async def status_async(client: redis.asyncio.Redis, jid: str) -> str | None:
     """`status` through an asyncio client."""
-    return _status_text(await client.hget(keys.status(jid), "status"))
+    pipe = client.pipeline(transaction=False)
+    for queue in await job_records.holders_async(client, jid):
+        pipe.hget(keys.status(queue, jid), "status")
+    return first_status(await pipe.execute())
 
 
-def _status_text(value: bytes | str | None) -> str | None:
+def first_status(found: Sequence[bytes | str | None]) -> str | None:
+    """The status of the likeliest holder that has one (`job_records.holders`)."""
+    value = next((value for value in found if value is not None), None)
     return None if value is None else as_bytes(value).decode()
 
 
 def attempts(client: redis.Redis, jid: str) -> list[AttemptRecord]:
     """A job's failed attempts, newest first (at most 25)."""
-    return _records(client.lrange(keys.job_attempts(jid), 0, -1), AttemptRecord)
+    return records_of(_job_list(client, jid, keys.job_attempts), AttemptRecord)
 
 
 def history(client: redis.Redis, jid: str) -> list[RunRecord]:
     """A job's runs, newest first."""
-    return _records(client.lrange(keys.history(jid), 0, -1), RunRecord)
+    return records_of(_job_list(client, jid, keys.history), RunRecord)
+
+
+def _job_list(client: redis.Redis, jid: str, named: Callable[[str, str], str]) -> list[Any]:
+    """The entries of one of `jid`'s lists (`named(queue, jid)`) in each slot that may hold
+    it: the likeliest's first, then those the layout before kept (older)."""
+    pipe = client.pipeline(transaction=False)
+    for queue in job_records.holders(client, jid):
+        pipe.lrange(named(queue, jid), 0, -1)
+    return [entry for found in pipe.execute() for entry in found]
 
 
 def class_history(client: redis.Redis, class_name: str, limit: int = 100) -> list[RunRecord]:
@@ -64,7 +82,7 @@ def class_history(client: redis.Redis, class_name: str, limit: int = 100) -> lis
     pipe = client.pipeline(transaction=False)
     for queue in queues:
         pipe.lrange(keys.class_history(queue, class_name), 0, limit - 1)
-    runs = [run for found in pipe.execute() for run in _records(found, RunRecord)]
+    runs = [run for found in pipe.execute() for run in records_of(found, RunRecord)]
     return sorted(runs, key=lambda run: run.ended_at, reverse=True)[:limit]
 
 
@@ -201,7 +219,7 @@ def _waited(oldest: bytes | None, now: float) -> float:
     return max(0.0, now - (job.enqueued_at or job.created_at))
 
 
-def _records(raw: list[Any], kind: type[R]) -> list[R]:
+def records_of(raw: list[Any], kind: type[R]) -> list[R]:
     # Imported here: the converter (cattrs) is for these cold reads, never a worker's run.
     from cogworker.adapters.codec import structured
 

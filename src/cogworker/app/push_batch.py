@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from cogworker.adapters import job_records
 from cogworker.adapters.jid_index import JidIndex
 from cogworker.adapters.jobs.enqueue import UniquePush
 from cogworker.app.config import Config
@@ -22,12 +23,13 @@ class PushBatch:
 
     #: Every job's jid, in order.
     jids: list[str] = attrs.field(factory=list)
-    #: The jids whose status is tracked (marked `queued` when pushed).
-    tracked: list[str] = attrs.field(factory=list)
+    #: The jids whose status is tracked (marked `queued` when pushed), and their queues.
+    tracked: dict[str, str] = attrs.field(factory=dict)
     groups: dict[str, list[str]] = attrs.field(factory=dict)
     scheduled: list[tuple[float, str]] = attrs.field(factory=list)
     unique: list[UniquePush] = attrs.field(factory=list)
-    #: The jid indexes of jobs keeping their result, but unique ones' (see `UniquePush.index`).
+    #: The jid indexes of jobs keeping their result or tracked, but unique ones' (see
+    #: `UniquePush.index`).
     indexed: list[JidIndex] = attrs.field(factory=list)
 
     @classmethod
@@ -48,12 +50,9 @@ class PushBatch:
         self.jids.append(job.jid)
         tracked = is_tracked(job, config.track_status)
         if tracked:
-            self.tracked.append(job.jid)
+            self.tracked[job.jid] = job.queue
         text = payload.encode(job, enqueued_at=None if run_at is not None else now)
-        keep = results.keep_of(job)
-        index = None
-        if keep is not None:
-            index = JidIndex(job.jid, job.queue, results.index_ttl_at_push(keep, run_at, now))
+        index = _index(job, run_at, now, config.status_expiry if tracked else 0)
         lock = job.extra.get("unique_lock")
         if isinstance(lock, str) and unique.locks_at_enqueue(str(job.extra.get("unique"))):
             ttl = unique.ttl_of(job.extra, config.unique_lock_ttl)
@@ -94,12 +93,23 @@ class PushBatch:
         """The replies to the unique pushes, by jid (see `EnqueueStore.push_unique`)."""
         return dict(zip((push.jid for push in self.unique), replies, strict=True))
 
-    def queued(self, replies: dict[str, int]) -> list[str]:
-        """The tracked jids to mark `queued` beside the plain pushes: a unique job's push
-        marks its own (and only if pushed just now: one pushed before may be running)."""
-        return [jid for jid in self.tracked if jid not in replies]
+    def queued(self, replies: dict[str, int]) -> list[tuple[str, str]]:
+        """The tracked jobs (queue, jid) to mark `queued` beside the plain pushes: a unique
+        job's push marks its own (and only if pushed just now: one pushed before may be
+        running)."""
+        return [(queue, jid) for jid, queue in self.tracked.items() if jid not in replies]
 
     def pushed(self, replies: dict[str, int]) -> list[bool]:
         """Per job in order, whether it is pushed: all but a unique job whose lock another
         jid held."""
         return [replies.get(jid, 1) != 0 for jid in self.jids]
+
+
+def _index(job: JobRecord, run_at: float | None, now: float, status_ttl: float) -> JidIndex | None:
+    """The jid index entry `job`'s push writes first: as long as its result needs it, if
+    it keeps one; else, tracked (its status kept `status_ttl` seconds, 0: it isn't), for its
+    status (`adapters.job_records`); else none."""
+    keep = results.keep_of(job)
+    if keep is not None:
+        return JidIndex(job.jid, job.queue, results.index_ttl_at_push(keep, run_at, now))
+    return job_records.index(job.jid, job.queue, [status_ttl]) if status_ttl else None

@@ -147,6 +147,21 @@ STEPS: tuple[Step, ...] = (
             RenameMatching(old="cogworker:class_history:*", new="cogworker:{q:}:class_history:*"),
         ),
     ),
+    Step(
+        number=5,
+        summary="each job's own records in its queue's slot; the old ones to the empty queue's",
+        renames=(),
+        # An old record's name doesn't say its job's queue, nor does a status hash or a
+        # counter: every one goes to the part of the empty queue name, which reads of a
+        # jid's records merge in (`adapters.job_records`).
+        families=(
+            RenameMatching(old="cogworker:status:*", new="cogworker:{q:}:status:*"),
+            RenameMatching(old="cogworker:job_attempts:*", new="cogworker:{q:}:attempts:*"),
+            RenameMatching(old="cogworker:history:*", new="cogworker:{q:}:history:*"),
+            RenameMatching(old="cogworker:orphanings:*", new="cogworker:{q:}:orphanings:*"),
+            RenameMatching(old="cogworker:handbacks:*", new="cogworker:{q:}:handbacks:*"),
+        ),
+    ),
 )
 
 

@@ -22,6 +22,7 @@ import attrs
 import redis
 from returns.pipeline import is_successful
 
+from cogworker.adapters import jid_index, job_records
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_events import job_event_target
 from cogworker.adapters.dashboard_queues import search_list
@@ -86,11 +87,14 @@ class CancelStore:
         ProcessRegistry(self.client).send(identity, cancel_signal(jid))
 
     def finished(self, jid: str) -> bool:
-        """Whether `jid` is known to have ended: a final status, or an attempt on record."""
-        status = self.client.hget(keys.status(jid), "status")
-        if status is not None and status_of(as_bytes(status).decode()) not in (None, "queued"):
-            return True
-        return bool(self.client.exists(keys.job_attempts(jid), keys.history(jid)))
+        """Whether `jid` is known to have ended: a final status, or an attempt on record
+        (in each slot that may hold its records, `job_records.holders`)."""
+        pipe = self.client.pipeline(transaction=False)
+        for queue in job_records.holders(self.client, jid):
+            pipe.hget(keys.status(queue, jid), "status")
+            pipe.exists(keys.job_attempts(queue, jid), keys.history(queue, jid))
+        found = pipe.execute()
+        return any(map(_ended, found[::2])) or any(found[1::2])
 
     def remove(self, waiting: Waiting, outcome: OutcomeRecord, now: float) -> bool:
         """End a waiting job as `outcome` (a cancel); False if it no longer waited there."""
@@ -98,7 +102,7 @@ class CancelStore:
         events, event = job_event_target(waiting.job, "cancel")
         cancel_keys = (
             waiting.key, keys.stat(queue, "cancelled"), keys.stat(queue, "cancelled", day_of(now)),
-            keys.job_attempts(outcome.jid), keys.status(outcome.jid),
+            keys.job_attempts(queue, outcome.jid), keys.status(queue, outcome.jid),
             outcome.unique_lock or keys.NO_LOCK, outcome.running_lock or keys.NO_LOCK, events,
             result_key(outcome.jid, outcome.result),
         )  # fmt: skip
@@ -111,6 +115,7 @@ class CancelStore:
         pipe = self.client.pipeline(transaction=False)
         pipe.sadd(keys.PARTS, queue)
         queue_indexes(pipe, [(outcome.jid, outcome.result)])
+        jid_index.queue_indexes(pipe, [job_records.settled_index(outcome, queue, kept)])
         CANCEL.queue(pipe, cancel_keys, cancel_args)
         return bool(run_pipeline(self.client, pipe)[-1])
 
@@ -120,6 +125,11 @@ class CancelStore:
             if matching is not None:
                 return matching
         return None
+
+
+def _ended(status: bytes | str | None) -> bool:
+    """Whether a tracked status read says the job ended (not missing, not "queued")."""
+    return status is not None and status_of(as_bytes(status).decode()) not in (None, "queued")
 
 
 def _matching(found: Iterable[bytes | str], jid: str) -> tuple[bytes, JobRecord] | None:

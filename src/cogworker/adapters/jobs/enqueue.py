@@ -46,7 +46,7 @@ class UniquePush:
     at: float | None = None
     #: Its status is tracked: marked queued by the push itself.
     tracked: bool = False
-    #: Its jid index, written before it, when it keeps its result.
+    #: Its jid index, written before it, when it keeps its result or is tracked.
     index: JidIndex | None = None
 
 
@@ -71,19 +71,20 @@ def queue_push_all(
     groups: Mapping[str, Sequence[str]],
     scheduled: Sequence[tuple[float, str]],
     *,
-    queued: Sequence[str],
+    queued: Sequence[tuple[str, str]],
     now: float,
     status_ttl: float,
     register: Sequence[str],
     indexed: Sequence[JidIndex] = (),
 ) -> None:
-    """Queue on `pipe` the jid indexes of jobs keeping their result (`indexed`), the marks of
-    tracked jids `queued` since `now` (kept `status_ttl` seconds), then the pushes onto
+    """Queue on `pipe` the jid indexes of jobs keeping their result or tracked (`indexed`),
+    the marks of tracked jobs `queued` (queue, jid) since `now` (kept `status_ttl` seconds),
+    then the pushes onto
     queues and into the scheduled set (marked after its push, a job a fast worker finished
     meanwhile would read queued again), then the registration of the queues in `register`."""
     queue_indexes(pipe, indexed)
-    for jid in queued:
-        queue_mark(pipe, jid, "queued", now, status_ttl)
+    for queue, jid in queued:
+        queue_mark(pipe, queue, jid, "queued", now, status_ttl)
     for queue, payloads in groups.items():
         scripts.PUSH.queue(pipe, *push_call(queue, payloads))
     if scheduled:
@@ -99,10 +100,10 @@ def queue_push_unique(
     status_ttl: float,
     register: Sequence[str],
 ) -> int:
-    """Queue on `pipe` the jid indexes of those keeping their result, then the pushes of
-    unique jobs, each only if its lock is free (a tracked one marked queued since `now`,
-    kept `status_ttl` seconds, by the same script), then the registration of the queues in
-    `register` (a reply each, after the pushes'); how many indexes came first."""
+    """Queue on `pipe` the jid indexes of those keeping their result or tracked, then the
+    pushes of unique jobs, each only if its lock is free (a tracked one marked queued since
+    `now`, kept `status_ttl` seconds, by the same script), then the registration of the
+    queues in `register` (a reply each, after the pushes'); how many indexes came first."""
     indexed = queue_indexes(pipe, (push.index for push in pushes))
     for push in pushes:
         scripts.PUSH_UNIQUE.queue(pipe, *unique_call(push, now, status_ttl))
@@ -117,7 +118,7 @@ def unique_call(
     target = keys.SCHEDULE if push.at is not None else keys.queue(push.queue)
     tracked = "1" if push.tracked else "0"
     return (
-        (target, push.lock, keys.status(push.jid)),
+        (target, push.lock, keys.status(push.queue, push.jid)),
         (
             push.payload,
             push.jid,
@@ -165,7 +166,7 @@ class EnqueueStore:
         groups: Mapping[str, Sequence[str]],
         scheduled: Sequence[tuple[float, str]],
         *,
-        queued: Sequence[str] = (),
+        queued: Sequence[tuple[str, str]] = (),
         now: float = 0.0,
         indexed: Sequence[JidIndex] = (),
     ) -> None:
@@ -251,7 +252,7 @@ class AsyncEnqueueStore:
         groups: Mapping[str, Sequence[str]],
         scheduled: Sequence[tuple[float, str]],
         *,
-        queued: Sequence[str] = (),
+        queued: Sequence[tuple[str, str]] = (),
         now: float = 0.0,
         indexed: Sequence[JidIndex] = (),
     ) -> None:

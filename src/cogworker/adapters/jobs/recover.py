@@ -5,7 +5,7 @@ dead instead."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from typing import Literal
 
 import attrs
@@ -54,6 +54,15 @@ def _told_entries(entries: Iterable[bytes], running: Collection[bytes]) -> list[
                 running_now,
             )
     return told
+
+
+def _counters(told: Sequence[str]) -> list[str]:
+    """Per told entry (SHA1, queue, jid, running), its orphanings and hand-backs counters."""
+    return [
+        key
+        for queue, jid in zip(told[1::4], told[2::4], strict=True)
+        for key in (keys.orphanings(queue, jid), keys.handbacks(queue, jid))
+    ]
 
 
 @attrs.define
@@ -113,6 +122,7 @@ class RecoverStore:
                 keys.memory_history(identity),
                 keys.BEATS,
                 keys.REPEAT_HANDBACKS,
+                *_counters(told),
             ),
             (
                 "1" if recovery else "0",
@@ -121,11 +131,9 @@ class RecoverStore:
                 identity,
                 keys.QUEUE_HEAD,
                 keys.QUEUE_TAIL,
-                keys.ORPHANINGS_PREFIX,
                 ORPHANINGS_TTL,
                 judgment.beat_gap,
                 judgment.max_handbacks,
-                keys.HANDBACKS_PREFIX,
                 *told,
             ),
         )
@@ -149,14 +157,15 @@ class RecoverStore:
         now: float,
         jid: str | None = None,
         result: Kept | None = None,
+        queue: str = "",
     ) -> bool:
         """File `entry` of `source` in dead as `filed`; True if this call did.
 
-        With `jid`, the job's orphanings and hand-backs counters go too (a
-        buried repeat orphan or hand-back), and its `result` when it keeps one
+        With `jid` (a job of `queue`), the job's orphanings and hand-backs counters go
+        too (a buried repeat orphan or hand-back), and its `result` when it keeps one
         (its jid index written first, in the same round trip).
         """
-        counters = [keys.orphanings(jid), keys.handbacks(jid)] if jid else []
+        counters = [keys.orphanings(queue, jid), keys.handbacks(queue, jid)] if jid else []
         events, event = entry_event_target(entry, "dead")
         bury_keys = (source, keys.DEAD, events, result_key(jid or "", result), *counters)
         bury_args = (

@@ -40,8 +40,8 @@ class RunStore:
         owned = "0" if identity is None else "1"
         return bool(scripts.DEFER(self.client, holders, (job.raw, at, filed, owned)))
 
-    def set_status(self, jid: str, status: str, now: float) -> None:
+    def set_status(self, queue: str, jid: str, status: str, now: float) -> None:
         """Set a tracked job's status outside a settlement (it started working, say)."""
         pipe = self.client.pipeline(transaction=False)
-        queue_mark(pipe, jid, status, now, self.status_ttl)
+        queue_mark(pipe, queue, jid, status, now, self.status_ttl)
         pipe.execute()

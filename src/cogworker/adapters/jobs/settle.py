@@ -6,7 +6,9 @@ that reached too few is told to `shortfalls` (the outcome stands on the
 primary: a failover that loses it runs the job again, never zero times).
 
 A job keeping its result has it written by the same script (`adapters.results`),
-its jid index refreshed in the same pipeline, before it.
+its jid index refreshed in the same pipeline, before it; so has a job whose status,
+attempt or run of its own the script writes (`job_records.settled_index`):
+all of them in its queue's slot.
 
 The same scripts count each end in its queue's counters, keep each run in its
 class's history on its queue and add it to its class's metrics, all in its
@@ -26,17 +28,18 @@ from typing import Any, TypeVar, cast
 import attrs
 import redis
 
+from cogworker.adapters import jid_index, scripts
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import scripts
 from cogworker.adapters.batch_events import event_target, with_batch
+from cogworker.adapters.job_records import settled_index
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
-from cogworker.adapters.jobs.status_marks import queue_mark
+from cogworker.adapters.jobs.run_figures import metrics_args, metrics_keys
+from cogworker.adapters.jobs.status_marks import Mark, queue_mark
 from cogworker.adapters.registrations import Registrations
 from cogworker.adapters.replication import Replication, ShortfallLog
 from cogworker.adapters.results import queue_indexes, result_args, result_key
-from cogworker.domain.class_metrics import RunSample, hour_of, minute_of
 from cogworker.domain.stats import day_of
 
 ScriptArgs = tuple[bytes | str | int | float, ...]
@@ -92,23 +95,17 @@ class SettleStore:
         orders: Sequence[SettleOrder],
         now: float,
         *,
-        working: Mapping[str, float] | None = None,
+        working: Mapping[str, Mark] | None = None,
     ) -> list[bool]:
         """Write many outcomes in one round trip; see `settle`.
 
         Plain acks of one queue share one script call (its counters and history
         lists written once per call); every other outcome is a `settle` of its own.
-        `working`: tracked jobs that started (jid: when), marked working first.
+        `working`: tracked jobs that started (jid: its queue and when), marked working first.
         """
         orders = [order.with_batch() for order in orders]
         pipe = self.client.pipeline(transaction=False)
         parts = self._queue_parts(pipe, {order.fetched.queue for order in orders}, now)
-        indexed = queue_indexes(pipe, [(o.outcome.jid, o.outcome.result) for o in orders])
-        refreshes = self._due_classes([order.outcome for order in orders], now)
-        marks = working or {}
-        for jid, started_at in marks.items():
-            queue_mark(pipe, jid, "working", started_at, self.retention.status_ttl)
-        holder = keys.in_progress(identity or "")
         plain: dict[str, list[int]] = {}
         others: list[int] = []
         for i, order in enumerate(orders):
@@ -116,6 +113,16 @@ class SettleStore:
                 plain.setdefault(order.fetched.queue, []).append(i)
             else:
                 others.append(i)
+        indexed = queue_indexes(pipe, [(o.outcome.jid, o.outcome.result) for o in orders])
+        # A plain ack writes none of the job's own records: no index entry for them.
+        records = [settled_index(orders[i].outcome, orders[i].fetched.queue, self.retention)
+                   for i in others]  # fmt: skip
+        indexed += jid_index.queue_indexes(pipe, records)
+        refreshes = self._due_classes([order.outcome for order in orders], now)
+        marks = working or {}
+        for jid, (queue, started_at) in marks.items():
+            queue_mark(pipe, queue, jid, "working", started_at, self.retention.status_ttl)
+        holder = keys.in_progress(identity or "")
         for queue, indexes in plain.items():
             acks = [orders[i] for i in indexes]
             self._queue_acks(pipe, holder, identity is not None, queue, acks, now, refreshes)
@@ -143,13 +150,16 @@ class SettleStore:
         job of `queue`."""
         refreshes = self._due_classes([outcome], now)
         call = self._settle_call(holder, entry, queue, owned, outcome, now, refreshes)
-        if not (self.replication.replicas or self._not_registered({queue}, now) or outcome.result):
+        index = settled_index(outcome, queue, self.retention)
+        registered = not self._not_registered({queue}, now)
+        if not (self.replication.replicas or outcome.result or index) and registered:
             reply = scripts.SETTLE(self.client, *call)
             self._registered.done(refreshes, now)
         else:
             pipe = self.client.pipeline(transaction=False)
             parts = self._queue_parts(pipe, {queue}, now)
             queue_indexes(pipe, [(outcome.jid, outcome.result)])
+            jid_index.queue_indexes(pipe, [index])
             scripts.SETTLE.queue(pipe, *call)
             *_, reply = self._run(pipe)
             self._registered.done([*parts, *refreshes], now)
@@ -211,8 +221,8 @@ class SettleStore:
         for ack in acks:
             outcome = ack.outcome
             ack_keys += (
-                keys.orphanings(outcome.jid),
-                keys.handbacks(outcome.jid),
+                keys.orphanings(queue, outcome.jid),
+                keys.handbacks(queue, outcome.jid),
                 keys.class_history(queue, outcome.class_name),
                 *metrics_keys(outcome.class_name, outcome.sample, now),
                 result_key(outcome.jid, outcome.result),
@@ -243,14 +253,14 @@ class SettleStore:
             keys.stat(queue, "processed", day),
             keys.stat(queue, counter),
             keys.stat(queue, counter, day),
-            keys.orphanings(outcome.jid),
-            keys.job_attempts(outcome.jid),
-            keys.history(outcome.jid),
+            keys.orphanings(queue, outcome.jid),
+            keys.job_attempts(queue, outcome.jid),
+            keys.history(queue, outcome.jid),
             keys.class_history(queue, outcome.class_name),
-            keys.status(outcome.jid),
+            keys.status(queue, outcome.jid),
             outcome.unique_lock or keys.NO_LOCK,
             outcome.running_lock or keys.NO_LOCK,
-            keys.handbacks(outcome.jid),
+            keys.handbacks(queue, outcome.jid),
             *metrics_keys(outcome.class_name, outcome.sample, now),
             outcome.limit_place or keys.NO_LOCK,
             events,
@@ -272,29 +282,3 @@ class SettleStore:
             *result_args(outcome.result),
         )  # fmt: skip
         return settle_keys, settle_args
-
-
-def metrics_keys(class_name: str, sample: RunSample | None, now: float) -> tuple[str, ...]:
-    """Where a run's figures go at `now`: its class's minute, hour and total hashes on its
-    queue, and the queue's registry of classes (placeholders when it isn't counted)."""
-    if sample is None:
-        return (keys.NO_LOCK,) * 4
-    queue = sample.queue
-    return (
-        keys.metrics_minute(queue, class_name, minute_of(now)),
-        keys.metrics_hour(queue, class_name, hour_of(now)),
-        keys.metrics_total(queue, class_name),
-        keys.metrics_classes(queue),
-    )
-
-
-def metrics_args(
-    outcome: OutcomeRecord, refreshes: Collection[tuple[str, str]]
-) -> tuple[str | int, str | int, str]:
-    """A run's figures as the scripts take them: its time (microseconds), its bucket, and
-    "1" if its class's lasting metrics are due for a refresh; "" when it isn't counted."""
-    sample = outcome.sample
-    if sample is None:
-        return "", "", "0"
-    refresh = (sample.queue, outcome.class_name) in refreshes
-    return sample.micros, sample.bucket, "1" if refresh else "0"

@@ -23,21 +23,27 @@
 -- The caller registers the queues it names after this script (see
 -- move_due.lua).
 --
--- shape: KEYS 8, ARGV 11 + 4n
+-- The one script still naming keys it isn't given (docs/redis-cluster.md,
+-- "The rule"): a process's list holds jobs of several queues until the
+-- lists are per queue, so each queue's list is named from ARGV.  Each told
+-- entry's counters come in KEYS (the caller read its queue and jid).
+--
+-- shape: KEYS 8 + 2n, ARGV 9 + 4n
 -- KEYS[1] the in-progress list     KEYS[2] the repeat-orphans list
 -- KEYS[3] the processes set        KEYS[4] the process hash
 -- KEYS[5] its workers hash         KEYS[6] its memory history
 -- KEYS[7] the beats hash (see beat.lua)
 -- KEYS[8] the repeat-hand-backs list
+-- KEYS[9..] per told entry, in ARGV's order: its orphanings counter, then its
+--           hand-backs counter (in its queue's slot)
 -- ARGV[1] "1" recovery, "0" shutdown
 -- ARGV[2] heartbeat age (seconds) past which a process is gone
 -- ARGV[3] most orphanings a job may have     ARGV[4] the process's identity
 -- ARGV[5], ARGV[6] a queue's key: the text before its name, and after
--- ARGV[7] orphanings key prefix
--- ARGV[8] TTL of an orphanings or hand-backs counter, seconds
--- ARGV[9] the beat gap (seconds) that means nobody could beat (see beat.lua)
--- ARGV[10] most hand-backs a job may have   ARGV[11] hand-backs key prefix
--- ARGV[12..] per entry: its SHA1, its queue, its jid, "1" if it is still
+-- ARGV[7] TTL of an orphanings or hand-backs counter, seconds
+-- ARGV[8] the beat gap (seconds) that means nobody could beat (see beat.lua)
+-- ARGV[9] most hand-backs a job may have
+-- ARGV[10..] per entry: its SHA1, its queue, its jid, "1" if it is still
 --            running (a hand-back, at shutdown) else "0"
 --
 -- Returns {requeued, parked}, or {-1, 0} if there is nothing to do: the process
@@ -48,14 +54,15 @@ local most_orphanings = need_int(3, 0, MOST)
 need_name(4)
 need_name(5)
 need_name(6)
-need_name(7)
-need_int(8, 1, LONGEST_SECONDS)
-local gap = need_number(9)
-local most_handbacks = need_int(10, 0, MOST)
-need_name(11)
-need_groups(12, 4)
+need_int(7, 1, LONGEST_SECONDS)
+local gap = need_number(8)
+local most_handbacks = need_int(9, 0, MOST)
+need_groups(10, 4)
+if #KEYS ~= 8 + (#ARGV - 9) / 2 then
+  error({err = "ERR cogworker: " .. #KEYS .. " KEYS, expected two counters per told entry"})
+end
 local told = {}
-for i = 12, #ARGV, 4 do
+for i = 10, #ARGV, 4 do
   need_name(i)
   need_name(i + 1)
   need_name(i + 2)
@@ -83,12 +90,17 @@ if recovery then
   end
 end
 
--- Counts one more of `prefix`'s for `jid`: whether that is more than `most`.
-local function too_many(prefix, jid, most)
-  local key = prefix .. jid
+-- Counts one more in the counter `key`: whether that is more than `most`.
+local function too_many(key, most)
   local count = redis.call("INCR", key)
-  redis.call("EXPIRE", key, ARGV[8])
+  redis.call("EXPIRE", key, ARGV[7])
   return count > most
+end
+
+-- The counters of the entry told at ARGV[i]: its orphanings', its hand-backs'.
+local function counters(i)
+  local k = 8 + (i - 10) / 2
+  return KEYS[k + 1], KEYS[k + 2]
 end
 
 local requeued, parked = 0, 0
@@ -96,9 +108,11 @@ for _, raw in ipairs(redis.call("LRANGE", KEYS[1], 0, -1)) do
   local i = told[redis.sha1hex(raw)]
   local park_on = i == nil and KEYS[2] or nil
   if i and recovery then
-    park_on = too_many(ARGV[7], ARGV[i + 2], most_orphanings) and KEYS[2] or nil
+    local orphanings = counters(i)
+    park_on = too_many(orphanings, most_orphanings) and KEYS[2] or nil
   elseif i and ARGV[i + 3] == "1" then
-    park_on = too_many(ARGV[11], ARGV[i + 2], most_handbacks) and KEYS[8] or nil
+    local _, handbacks = counters(i)
+    park_on = too_many(handbacks, most_handbacks) and KEYS[8] or nil
   end
   if park_on then
     redis.call("RPUSH", park_on, raw)

@@ -168,4 +168,4 @@ def _mark_queued(
             continue
         current = store.status(job.jid)
         known = status.status_of(current) if current is not None else None
-        store.set_status(job.jid, status.next_status(known, status.Enqueued()), now)
+        store.set_status(job.queue, job.jid, status.next_status(known, status.Enqueued()), now)

@@ -64,9 +64,9 @@ class Acker:
         self._waiting.append(order)
         self._wake()
 
-    def mark_working(self, jid: str, started_at: float) -> None:
-        """Hand over a tracked job's "working" status, as it starts."""
-        self._marks.add(jid, started_at)
+    def mark_working(self, jid: str, queue: str, started_at: float) -> None:
+        """Hand over a tracked job's "working" status (a job of `queue`), as it starts."""
+        self._marks.add(jid, queue, started_at)
         self._wake()
 
     def withdraw_mark(self, jid: str) -> None:

@@ -236,7 +236,7 @@ class Processor:
         # The fields of a line at INFO are built only when INFO is on: two lines per job.
         if self.logger.isEnabledFor(logging.INFO):
             self.logger.info("start", extra=_log_fields(job, fetched.queue))
-        self.starts.mark_working(job)
+        self.starts.mark_working(job, fetched.queue)
 
     def _decide(
         self, job: JobRecord, fetched: Fetched, attempt: Attempt, end: settlement.RunEnd

@@ -197,7 +197,9 @@ class Reconciler:
                 continue
             job = _with_error(decoded.unwrap(), error, now)
             filed, kept = payload.encode(job), results.buried(job)
-            if self.recovers.bury(parked, "list", entry, filed, now, jid=job.jid, result=kept):
+            if self.recovers.bury(
+                parked, "list", entry, filed, now, jid=job.jid, result=kept, queue=job.queue
+            ):
                 buried += 1
                 self.logger.error("moved to dead: %s", error, extra={"jid": job.jid})
                 self._release_locks(job)

@@ -87,16 +87,17 @@ class RunStart:
         )
         return False
 
-    def mark_working(self, job: JobRecord) -> None:
-        """A tracked job's "working" status (with the next batch of acks, if batched)."""
+    def mark_working(self, job: JobRecord, queue: str) -> None:
+        """A tracked job's "working" status (with the next batch of acks, if batched), in
+        the slot of `queue`, the one it was fetched from (where its settlement writes)."""
         if not job_status.is_tracked(job, self.config.track_status):
             return
         if self.acker is not None:
-            self.acker.mark_working(job.jid, self.clock())
+            self.acker.mark_working(job.jid, queue, self.clock())
             return
         working = job_status.next_status(None, job_status.Started())
         try:
-            self.runs.set_status(job.jid, working, self.clock())
+            self.runs.set_status(queue, job.jid, working, self.clock())
         except redis.RedisError as error:
             # Informational only: the run goes ahead, the outcome's write sets the status again.
             self.logger.warning("couldn't mark the job working (%s)", error, extra={"jid": job.jid})

@@ -20,25 +20,28 @@ from collections.abc import Collection
 
 import attrs
 
+from cogworker.adapters.jobs.status_marks import Mark
+
 
 @attrs.define
 class StatusMarks:
-    """The marks handed over and not yet written, by jid (with when the job started)."""
+    """The marks handed over and not yet written, by jid (with the job's queue and when it
+    started)."""
 
     _changed: threading.Condition = attrs.field(factory=threading.Condition)
-    _waiting: dict[str, float] = attrs.field(factory=dict)
+    _waiting: dict[str, Mark] = attrs.field(factory=dict)
     #: The jids of the marks in the write going on now.
     _writing: frozenset[str] = frozenset()
 
-    def add(self, jid: str, started_at: float) -> None:
-        """Hand over a job's mark."""
+    def add(self, jid: str, queue: str, started_at: float) -> None:
+        """Hand over the mark of `jid`, a job of `queue`."""
         with self._changed:
-            self._waiting[jid] = started_at
+            self._waiting[jid] = (queue, started_at)
 
     def __bool__(self) -> bool:
         return bool(self._waiting)
 
-    def take(self, settled: Collection[str]) -> dict[str, float]:
+    def take(self, settled: Collection[str]) -> dict[str, Mark]:
         """Every waiting mark for the next write, except those of `settled` jobs (dropped).
 
         Call `written` once that write has ended, whether it went through or not.

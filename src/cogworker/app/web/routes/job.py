@@ -14,7 +14,6 @@ from litestar import Request, get
 from litestar.exceptions import NotFoundException
 from litestar.response import Redirect, Response, Template
 
-from cogworker.adapters.dashboard_results import kept_result
 from cogworker.app.web import notices, params
 from cogworker.app.web.cards import is_stale, stale_after
 from cogworker.app.web.context import Dashboard, dashboard, query_of, render, threaded
@@ -89,9 +88,9 @@ def _page(
     """The job page: live where a link said the job is; not live after a search that found
     nothing (a poll would search again)."""
     store = dash.store
-    attempts = store.attempts(jid)
+    records = store.job_page(jid)
+    attempts, status = records.attempts, records.status
     now = store.now()
-    status = store.status(jid)
     return render(
         request,
         "job" if searched is None else "job_searched",
@@ -111,7 +110,7 @@ def _page(
         timeline=[(attempt, attempt_label(attempt)) for attempt in attempts[:ATTEMPTS_SHOWN]],
         more_attempts=max(0, len(attempts) - ATTEMPTS_SHOWN),
         now=now,
-        result=kept_result(dash.client.redis, jid),
+        result=records.result,
     )
 
 
