@@ -4,9 +4,7 @@ same totals and a class the same runs; workers refuse that Redis until then."""
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable
 
 import attrs
 import pytest
@@ -24,6 +22,7 @@ from tests.app.cli_runner import Cli
 from tests.app.helpers import CLIENT_KINDS, enqueue_with
 from tests.app.jobs import Record
 from tests.periodic.conftest import StartWorker
+from tests.periodic.migration_steps import cut_short, relocked, rewrite_rows
 from tests.periodic.old_layout import (
     DAY,
     HAND_QUEUES,
@@ -74,7 +73,7 @@ def old(rc: redis.Redis, redis_url: str) -> dict[str, KeyValue]:
 def _migrated(before: dict[str, KeyValue]) -> dict[str, KeyValue]:
     """`before` as a migration must leave it: the keys moved, the number written."""
     moves = MOVES | QUEUE_MOVES | COUNTER_MOVES | HISTORY_MOVES
-    return {**renamed(before, moves), keys.LAYOUT: MIGRATED}
+    return {**relocked(renamed(before, moves)), keys.LAYOUT: MIGRATED}
 
 
 def _read_as_before(rc: redis.Redis) -> None:
@@ -143,18 +142,6 @@ def test_migrate_again_moves_nothing(old: dict[str, KeyValue], rc: redis.Redis, 
     assert contents(rc) == _migrated(old)
 
 
-def _migration_cut_short(store: LayoutStore, done: int) -> int:
-    """The first `done` writes of a migration (a key's move, or a step noted as applied),
-    as `cogworker migrate` makes them in order; how many writes the whole migration has."""
-    writes: list[Callable[[], object]] = []
-    for each in layout.plan(0, store.found()):
-        writes += [functools.partial(store.move, rename) for rename in each.renames]
-        writes.append(functools.partial(store.applied, each.step))
-    for write in writes[:done]:
-        write()
-    return len(writes)
-
-
 def test_a_migration_cut_short_anywhere_is_finished_by_running_it_again(
     old: dict[str, KeyValue], rc: redis.Redis, redis_url: str, cli: Cli
 ) -> None:
@@ -162,12 +149,12 @@ def test_a_migration_cut_short_anywhere_is_finished_by_running_it_again(
     time), before or after a step was noted: the number stays below this code's until the
     last, and the next run finishes the move."""
     store = LayoutStore(rc)
-    done, writes = 0, _migration_cut_short(store, 0)
+    done, writes = 0, cut_short(store, None)
     while done <= writes:
         rc.flushall()
         write_old_layout(rc, redis_url)
         before = contents(rc)
-        _migration_cut_short(store, done)
+        assert cut_short(store, done) == done
 
         assert (store.stored() or 0) < layout.current() or done == writes
         assert cli.run("migrate").status == 0
@@ -257,12 +244,13 @@ def test_a_dry_run_says_what_it_would_move_and_writes_nothing(
     listed = {(entry["old"], entry["type"], entry["entries"], entry["new"])
               for entry in document["keys"] if entry["type"] != "none"}  # fmt: skip
     assert listed == {
-        (OLD_SCHEDULE, "hash", 2, keys.PERIODIC_SCHEDULE),
+        (OLD_SCHEDULE, "hash", len(old[OLD_SCHEDULE][1]), keys.PERIODIC_SCHEDULE),
         (OLD_EPOCH, "string", 1, keys.PERIODIC_EPOCH),
         *((old_name, *old[old_name][:1], _entries(old[old_name]), new)
           for old_name, new in QUEUE_MOVES.items()),
         *((old, "string", 1, new) for old, new in COUNTER_MOVES.items()),
         (OLD_CLASS_HISTORY, "list", len(OLD_RUNS), HISTORY_MOVES[OLD_CLASS_HISTORY]),
+        *rewrite_rows(old),
     }  # fmt: skip
     assert contents(rc) == old
 

@@ -157,8 +157,10 @@ class RecoverStore:
         (its jid index written first, in the same round trip).
         """
         counters = [keys.orphanings(jid), keys.handbacks(jid)] if jid else []
-        events, event = entry_event_target(entry, "dead")
-        bury_keys = (source, keys.DEAD, events, result_key(jid or "", result), *counters)
+        # Placeholders in the slot of the empty queue name: the lists it buries from and
+        # dead are global still (docs/redis-cluster.md, phase e).
+        events, event = entry_event_target(entry, "dead", "")
+        bury_keys = (source, keys.DEAD, events, result_key(jid or "", result, ""), *counters)
         bury_args = (
             kind, entry, now, filed, *self.retention.dead_trim(now), event, *result_args(result),
         )  # fmt: skip
