@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from cogworker.adapters import (
     batch_store,
     dashboard_removal,
+    layout_rewrite,
     layout_store,
     liveness,
     periodic_store,
@@ -159,6 +160,12 @@ CALLS = {
         layout_store.MOVE_KEY, ("old", "new"), ("", "keep"), lambda rc: rc.set("old", "1")
     ),
     "raise_layout": Call(layout_store.RAISE_LAYOUT, (keys.LAYOUT,), ("1",)),
+    "rewrite_entry": Call(
+        layout_rewrite.REWRITE_ENTRY,
+        (LIST, "old-lock", "new-lock"),
+        ("list", "-1", ENTRY, LIMITED, "j1"),
+        lambda rc: (rc.rpush(LIST, ENTRY), rc.set("old-lock", "j1")),
+    ),
     "dashboard_remove": Call(
         dashboard_removal.REMOVE,
         (keys.RETRY, keys.DEAD, "lk", "rl", "ev", "rs"),

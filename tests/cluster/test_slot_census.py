@@ -50,11 +50,11 @@ LIMIT = key_limits.Concurrency(max=2)
 #: What still touches keys of several slots, by operation (docs/redis-cluster.md,
 #: "Every script and its one slot", says what each becomes).
 SPANS_SLOTS_TODAY = frozenset({
-    "push_unique", "fetch from one queue", "blocking fetch from one queue",
+    "fetch from one queue", "blocking fetch from one queue",
     "fetch from two queues", "pop from two queues", "blocking pop from two queues",
     "requeue a stray", "settle a tracked ack", "settle a retry", "ack a batch", "defer",
     "hand over", "requeue at shutdown", "recover a gone process", "bury", "move a due job",
-    "beat", "pulse", "cancel a waiting job", "claim a periodic tick", "clear a queue",
+    "beat", "pulse", "claim a periodic tick",
     "settle keeping a result",
 })  # fmt: skip
 
@@ -75,7 +75,7 @@ def _settle(rc: redis.Redis, outcome: OutcomeRecord) -> None:
 
 
 def _push_unique(rc: redis.Redis) -> None:
-    lock = keys.unique_lock("app.Send:default:x")
+    lock = keys.unique_lock("default", "app.Send:default:x")
     push = UniquePush(queue="default", payload=_raw().decode(), jid=JID, lock=lock, ttl=60)
     EnqueueStore(rc).push_unique([push], NOW)
 
@@ -101,8 +101,8 @@ def _fetch_blocking(rc: redis.Redis) -> None:
 
 
 def _take_and_release(rc: redis.Redis) -> None:
-    RunStore(rc).take_lock(keys.unique_lock("x"), JID, 60)
-    RunStore(rc).release_lock(keys.unique_lock("x"), JID)
+    RunStore(rc).take_lock(keys.unique_lock("default", "x"), JID, 60)
+    RunStore(rc).release_lock(keys.unique_lock("default", "x"), JID)
 
 
 def _requeue_own(rc: redis.Redis) -> None:
@@ -156,8 +156,15 @@ def _class_runs(rc: redis.Redis) -> None:
 
 
 def _clear_queue(rc: redis.Redis) -> None:
-    rc.lpush(keys.queue("default"), _raw())
-    QueueStore(rc).delete("default", [Removal(entry=_raw(), jid=JID)], clearing=True)
+    """A job holding both kinds of lock, and one holding none (placeholders in their stead)."""
+    rc.lpush(keys.queue("default"), _raw(), _raw(jid="plain"))
+    locked = Removal(
+        entry=_raw(), jid=JID, queue="default",
+        unique_lock=keys.unique_lock("default", "app.Send:default:x"),
+        running_lock=keys.periodic_running("default", "nightly"),
+    )  # fmt: skip
+    plain = Removal(entry=_raw(jid="plain"), jid="plain", queue="default")
+    QueueStore(rc).delete("default", [locked, plain], clearing=True)
 
 
 def _limit_place(rc: redis.Redis) -> None:

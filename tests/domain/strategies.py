@@ -17,6 +17,7 @@ from cogworker.domain.failure import (
 from cogworker.domain.job import ErrorRecord, JobRecord
 from cogworker.domain.json_values import JSON
 from cogworker.domain.layout import Rename, Step
+from cogworker.domain.layout_rewrites import Rewrite
 from cogworker.domain.memory import SLOTS, WINDOW
 from cogworker.domain.retries import max_retries
 from cogworker.domain.status import (
@@ -229,8 +230,10 @@ day_counters: st.SearchStrategy[dict[str, int]] = st.dictionaries(
 
 @st.composite
 def layout_steps(draw: st.DrawFn) -> tuple[Step, ...]:
-    """Layout steps numbered 1, 2, ... in order, each renaming a few keys (names unique)."""
+    """Layout steps numbered 1, 2, ... in order, each renaming a few keys (names unique),
+    some rewriting the entries of a family of lists."""
     sizes = draw(st.lists(st.integers(min_value=0, max_value=3), max_size=5))
+    rewrites = draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes)))
     return tuple(
         Step(
             number=index + 1,
@@ -238,8 +241,9 @@ def layout_steps(draw: st.DrawFn) -> tuple[Step, ...]:
             renames=tuple(
                 Rename(old=f"old:{index}:{key}", new=f"new:{index}:{key}") for key in range(size)
             ),
+            rewrites=(Rewrite(pattern=f"list:{index}:*", kind="list"),) if rewrite else (),
         )
-        for index, size in enumerate(sizes)
+        for index, (size, rewrite) in enumerate(zip(sizes, rewrites, strict=True))
     )
 
 

@@ -102,7 +102,7 @@ def test_a_retry_in_of_1e300_on_a_unique_job_is_written_whole(
     stop_all(worker)
     ((_, score),) = inspect.zrange(keys.RETRY, 0, -1, withscores=True)
     assert time.time() + LONGEST_DELAY - 3600 < score <= time.time() + LONGEST_DELAY
-    (lock,) = inspect.keys(keys.PREFIX + "unique:*")
+    (lock,) = inspect.keys(keys.unique_lock("*", "*"))
     assert inspect.pttl(lock) > (LONGEST_DELAY - 3600) * 1000
     assert inspect.hget(keys.status("default", jid), "status") not in (b"queued", b"working")
     assert "lost ownership" not in worker.log_text()

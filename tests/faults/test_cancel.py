@@ -48,7 +48,7 @@ def test_waiting_jobs_are_removed_and_never_run(
     for jid in (queued, scheduled):
         assert client.status(jid) == "cancelled"
         assert attempt_outcomes(inspect, jid) == ["cancelled"]
-    assert not inspect.keys("cogworker:unique:*")
+    assert not inspect.keys(keys.unique_lock("*", "*"))
     again = str(client.enqueue(jobs_limits.TrackedCount, 1))
     worker = start_worker()
     registered(inspect, 1)
@@ -90,7 +90,7 @@ def test_a_running_job_is_stopped_and_ends_cancelled(
     assert client.cancel(jid) is CancelResult.ALREADY_FINISHED
     if app != ASYNC_APP:
         assert inspect.get("saw-cancelled") == jid.encode()  # self.cancelled said so
-    assert not inspect.keys("cogworker:unique:*")
+    assert not inspect.keys(keys.unique_lock("*", "*"))
     oracle.assert_nothing_left_behind(inspect)
 
 

@@ -145,7 +145,7 @@ def test_a_jid_waiting_to_retry_is_not_pushed_again_and_is_once_it_ended(
     assert inspect.zcard(keys.RETRY) == 1
     assert inspect.llen(keys.queue("default")) == 0
 
-    inspect.delete(keys.RETRY, "cogworker:unique:jid:retry-me")
+    inspect.delete(keys.RETRY, keys.unique_lock("default", "jid:retry-me"))
     assert client.enqueue(app_jobs.AlwaysFails, "x", jid="retry-me") == "retry-me"
     assert queued_jids(inspect) == ["retry-me"]
 

@@ -45,7 +45,7 @@ def test_a_job_fetched_past_its_expiry_is_dropped_unrun(
     for jid in expired:
         [attempt] = inspect.lrange(keys.job_attempts("default", jid), 0, -1)
         assert json.loads(attempt)["outcome"] == "expired"
-    assert not inspect.keys("cogworker:unique:*")
+    assert not inspect.keys(keys.unique_lock("*", "*"))
     assert "expired before it started" in worker.log_text()
     oracle.assert_nothing_left_behind(inspect)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.run import RunStore
 from tests.faults import oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
@@ -33,7 +34,7 @@ def test_a_recovered_while_executing_job_runs_at_once_despite_its_own_lock(
     assert "a duplicate is running" not in survivor.log_text()
     oracle.assert_each_in_one_place(inspect, [jid], done={jid})
     oracle.assert_nothing_left_behind(inspect)
-    assert inspect.keys("cogworker:unique:*") == []
+    assert inspect.keys(keys.unique_lock("*", "*")) == []
 
 
 def test_a_lock_is_taken_again_by_its_holder_only(inspect: redis.Redis) -> None:

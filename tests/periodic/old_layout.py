@@ -13,10 +13,12 @@ import cogworker
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jid_index import RECORDS_ONLY
 from cogworker.adapters.jobs.fetch import Fetched
+from cogworker.adapters.jobs.handover import handover_record
 from cogworker.adapters.jobs.outcome import OutcomeKind, OutcomeRecord
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.adapters.periodic_store import encode_entry
 from cogworker.app.periodic_runs import scheduled_entry
+from cogworker.domain import unique
 from cogworker.domain.records import AttemptRecord, RunRecord, to_json
 from tests.app.jobs import Record, RecordHeavy
 from tests.periodic.jobs import hourly, merging
@@ -79,6 +81,32 @@ ATTEMPT_OUTCOMES = {"retry": "retrying", "dead": "dead"}
 DONE_ATTEMPT = AttemptRecord(attempt=1, failed_at=NOW - 5, error_class="ValueError",
                              error_message="boom", outcome="retrying")  # fmt: skip
 
+#: Where that release kept locks: a unique lock (or a caller's jid's), a periodic running lock.
+OLD_UNIQUE = "cogworker:unique:"
+OLD_RUNNING = "cogworker:periodic:running:"
+#: The jobs waiting in the data set that hold a lock, each under its old name and the name
+#: layout step 6 gives it (the queue of all of them is "default").
+UNIQUE_ARGS = {"queued": "locked and tracked", "scheduled": "scheduled and locked"}
+HELD = {
+    **{f"j-{where}": "jid:j-" + where for where in ("retry", "handed", "orphan", "handback")},
+    **{
+        f"tracked-{where}": unique.lock_name(TrackedUnique.class_path(), "default", [args])
+        for where, args in UNIQUE_ARGS.items()
+    },
+}
+HELD_LOCKS = {jid: (OLD_UNIQUE + name, keys.unique_lock("default", name))
+              for jid, name in HELD.items()}  # fmt: skip
+HELD_LOCKS["j-periodic"] = (
+    OLD_RUNNING + hourly.name,
+    keys.periodic_running("default", hourly.name),
+)
+#: A lock no waiting job names (its job is gone): left under its old name, to expire.
+LEFTOVER_LOCK = OLD_UNIQUE + "jid:long-gone"
+#: A batch whose success callback names the lock of its fixed jid (held by none).
+OLD_BATCH = "cogworker:{b:b1}:batch"
+#: A periodic entry whose class's options name its runs' unique lock; its cron never due.
+UNIQUE_ENTRY = "unique-yearly"
+
 #: One key as a value: its type, its content, and whether it expires.
 KeyValue = tuple[str, Any, bool]
 
@@ -93,11 +121,13 @@ def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
         client.enqueue(Record, "queued")
         client.enqueue(RecordHeavy, "on another queue")
         client.enqueue_in(3600, Record, "later")
-        client.enqueue(TrackedUnique, "locked and tracked")
+        client.enqueue(TrackedUnique, UNIQUE_ARGS["queued"], jid="tracked-queued")
+        client.enqueue_in(3600, TrackedUnique, UNIQUE_ARGS["scheduled"], jid="tracked-scheduled")
     finally:
         client.close()
     _settle(rc, "retry", "j-retry")
     _settle(rc, "dead", "j-dead")
+    _write_old_locks(rc)
     # That release counted the settlements above in its global counters, written below.
     rc.delete(*rc.scan_iter(match="cogworker:{q:*}:stat:*"))
     for key, count in OLD_COUNTERS.items():
@@ -118,7 +148,12 @@ def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
     rc.hset(OLD_SCHEDULE, hourly.name, encode_entry(scheduled_entry(hourly, merging, NOW)))
     rc.hset(OLD_SCHEDULE, "damaged", "{not json")
     rc.set(OLD_EPOCH, "epoch-token")
-    rc.set(keys.periodic_running(hourly.name), "j-periodic", px=600_000)
+    rc.set(OLD_RUNNING + hourly.name, "j-periodic", px=600_000)
+    unique_entry = attrs.evolve(
+        scheduled_entry(hourly, merging, NOW), name=UNIQUE_ENTRY, cron="0 0 1 1 *",
+        options={"unique": "until_executed", "unique_lock": OLD_UNIQUE + "yearly"},
+    )  # fmt: skip
+    rc.hset(OLD_SCHEDULE, UNIQUE_ENTRY, encode_entry(unique_entry))
 
 
 def _write_old_records(rc: redis.Redis) -> None:
@@ -140,14 +175,69 @@ def _write_old_records(rc: redis.Redis) -> None:
             rc.delete(index)
 
 
-def _payload(jid: str) -> str:
+def _write_old_locks(rc: redis.Redis) -> None:
+    """The locks the old release took, and the records naming them: in every place a job
+    waits.  The client above took its unique jobs' locks under this code's names: they and
+    their payloads go back to the old ones."""
+    for jid, (old, new) in HELD_LOCKS.items():
+        if rc.exists(new):
+            rc.rename(new, old)
+        else:
+            rc.set(old, jid, px=3_600_000)
+    rc.set(LEFTOVER_LOCK, "long-gone", px=3_600_000)
+    for key in (keys.queue("default"), keys.SCHEDULE):
+        _old_names_in(rc, key)
+    rc.lpush(
+        keys.in_progress(GONE), _payload("j-periodic", running_lock=HELD_LOCKS["j-periodic"][0])
+    )
+    handed = OutcomeRecord(kind="ack", jid="j-handed", class_name="tests.app.jobs.Record",
+                           unique_lock=_old_lock("j-handed"), unique_action="release",
+                           queue="default")  # fmt: skip
+    rc.rpush(keys.UNSETTLED, handover_record(handed))
+    rc.rpush(keys.REPEAT_ORPHANS, _payload("j-orphan", unique_lock=_old_lock("j-orphan")))
+    rc.rpush(keys.REPEAT_HANDBACKS, _payload("j-handback", unique_lock=_old_lock("j-handback")))
+    callback = _payload("b1-success", unique_lock=OLD_UNIQUE + "jid:b1-success")
+    rc.hset(OLD_BATCH, mapping={"created_at": NOW, "cb:success": callback})
+    rc.expire(OLD_BATCH, 30 * 86_400)
+
+
+def _old_lock(jid: str) -> str:
+    return HELD_LOCKS[jid][0]
+
+
+def _old_names_in(rc: redis.Redis, key: str) -> None:
+    """The payloads of `key` (a list or a sorted set) naming their locks by their old names."""
+    if rc.type(key) == b"list":
+        for index, entry in enumerate(rc.lrange(key, 0, -1)):
+            if (old := _named_old(entry)) is not None:
+                rc.lset(key, index, old)
+    else:
+        for member, score in rc.zrange(key, 0, -1, withscores=True):
+            if (old := _named_old(member)) is not None:
+                rc.zrem(key, member)
+                rc.zadd(key, {old: score})
+
+
+def _named_old(entry: bytes) -> bytes | None:
+    """`entry` naming its unique lock by the old name; None if it names none of `HELD`'s."""
+    olds = {new: old for old, new in HELD_LOCKS.values()}
+    record = json.loads(entry)
+    if record.get("unique_lock") not in olds:
+        return None
+    return json.dumps({**record, "unique_lock": olds[record["unique_lock"]]}).encode()
+
+
+def _payload(jid: str, **locks: str) -> str:
+    unique_mode = {"unique": "until_executed"} if "unique_lock" in locks else {}
     return json.dumps({"class": "tests.app.jobs.Record", "args": [jid], "jid": jid,
-                       "queue": "default", "retry": True})  # fmt: skip
+                       "queue": "default", "retry": True, **unique_mode, **locks})  # fmt: skip
 
 
 def _settle(rc: redis.Redis, kind: OutcomeKind, jid: str) -> None:
-    """A fetched job settled as a retry or a dead job, with its counters and attempts."""
-    raw = _payload(jid)
+    """A fetched job settled as a retry or a dead job, with its counters and attempts; a
+    retrying one holds a caller's jid lock, a dead one named its lock (released)."""
+    locks = {"unique_lock": OLD_UNIQUE + "jid:" + jid}
+    raw = _payload(jid, **locks)
     rc.lpush(keys.in_progress(GONE), raw)
     attempt = attrs.evolve(DONE_ATTEMPT, outcome=ATTEMPT_OUTCOMES[kind])
     outcome = OutcomeRecord(

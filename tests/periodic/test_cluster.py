@@ -82,7 +82,7 @@ def test_a_killed_runs_lock_expires_after_its_ttl_and_the_schedule_goes_on(
     """kill -9 of the worker running a periodic job: its running lock, kept alive by the
     heartbeat past its TTL until then, expires within the TTL; then the next tick runs."""
     ttl = jobs.hanging.periodic_lock_ttl
-    lock = keys.periodic_running("hang")
+    lock = keys.periodic_running("default", "hang")
     workers = [start_worker("hanging") for _ in range(2)]
     workers_up(rc, 2, *workers)
     first = wait_until(lambda: next(iter(runs(rc)), None), 20, message=workers[0].log_tail)

@@ -40,7 +40,9 @@ def test_a_queued_run_keeps_its_running_lock_past_the_ttl_and_reads_queued(
     ttl = jobs_leftovers.parked_every_second.periodic_lock_ttl
     wait_until(lambda: time.time() >= enqueued_at + 3 * ttl + 1, 3 * ttl + 5)
     assert rc.llen(queue) == 1, worker.log_tail()
-    assert rc.get(keys.periodic_running("parked")) == job["jid"].encode()
+    assert (
+        rc.get(keys.periodic_running(jobs_leftovers.PARKED_QUEUE, "parked")) == job["jid"].encode()
+    )
     later_tick = float(int(enqueued_at) + 2)
     assert claim_of(rc, "parked", later_tick) == "skipped"
     assert tracking.status(rc, job["jid"]) == "queued"
@@ -58,5 +60,5 @@ def test_a_unique_periodic_jobs_run_holds_its_unique_lock(
         assert client.enqueue(jobs_leftovers.UniqueSleeps, 4.0) is None
     finally:
         client.close()
-    lock = next(key for key in rc.scan_iter("cogworker:unique:*"))
+    lock = next(key for key in rc.scan_iter(keys.unique_lock("*", "*")))
     assert rc.get(lock) == first.jid.encode()

@@ -84,7 +84,7 @@ def test_two_processes_on_the_same_tick_enqueue_it_once(rc: redis.Redis) -> None
     [job] = queued(rc)
     assert job["args"] == [7]
     assert job["periodic"] == "tick"
-    assert job["running_lock"] == keys.periodic_running("tick")
+    assert job["running_lock"] == keys.periodic_running("default", "tick")
     assert job["periodic_at"] == T
     assert stored(rc)["last_jid"] == job["jid"]
 
@@ -155,7 +155,7 @@ def test_an_unreadable_stored_entry_is_reported_once_and_the_rest_go_on(
     clock.now = T + 0.1
     with caplog.at_level(logging.ERROR, logger="test"):
         tending.tend()
-        rc.delete(keys.periodic_running("tick"))  # the first run has ended
+        rc.delete(keys.periodic_running("default", "tick"))  # the first run has ended
         clock.now = T + 1.1
         tending.tend()
     names = {name.decode() for name in rc.hkeys(keys.PERIODIC_SCHEDULE)}

@@ -5,9 +5,8 @@ until then."""
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 import attrs
 import pytest
@@ -28,6 +27,7 @@ from tests.app.cli_runner import Cli
 from tests.app.helpers import CLIENT_KINDS, enqueue_with
 from tests.app.jobs import Record
 from tests.periodic.conftest import StartWorker
+from tests.periodic.migration_steps import cut_short, relocked, rewrite_rows
 from tests.periodic.old_layout import (
     DAY,
     DONE_ATTEMPT,
@@ -97,7 +97,7 @@ def old(rc: redis.Redis, redis_url: str) -> dict[str, KeyValue]:
 def _migrated(before: dict[str, KeyValue]) -> dict[str, KeyValue]:
     """`before` as a migration must leave it: the keys moved, the number written."""
     moves = MOVES | QUEUE_MOVES | COUNTER_MOVES | HISTORY_MOVES | _record_moves(before)
-    return {**renamed(before, moves), keys.LAYOUT: MIGRATED}
+    return {**relocked(renamed(before, moves)), keys.LAYOUT: MIGRATED}
 
 
 def _read_as_before(rc: redis.Redis) -> None:
@@ -146,11 +146,11 @@ def test_the_class_history_step_moves_each_class_to_the_part_reads_merge_in() ->
 
 
 def test_the_data_set_holds_every_kind_of_a_job_s_own_records(old: dict[str, KeyValue]) -> None:
-    """Each kind under its old name (the tracked job's status among them), none under a
-    queue's slot, and no jid index entry for them."""
+    """Each kind under its old name (the statuses of the tracked jobs, queued and scheduled,
+    and of a finished one), none under a queue's slot, and no jid index entry for them."""
     moves = _record_moves(old)
     assert {old_name.split(":")[1] for old_name in moves} == set(RECORD_KINDS.values())
-    assert sum(name.startswith("cogworker:status:") for name in moves) == 2
+    assert sum(name.startswith("cogworker:status:") for name in moves) == 3
     assert not [name for name in old if name.startswith((keys.JID_INDEX_PREFIX, "cogworker:{q:}"))]
 
 
@@ -209,18 +209,6 @@ def test_migrate_again_moves_nothing(old: dict[str, KeyValue], rc: redis.Redis, 
     assert contents(rc) == _migrated(old)
 
 
-def _migration_cut_short(store: LayoutStore, done: int) -> int:
-    """The first `done` writes of a migration (a key's move, or a step noted as applied),
-    as `cogworker migrate` makes them in order; how many writes the whole migration has."""
-    writes: list[Callable[[], object]] = []
-    for each in layout.plan(0, store.found()):
-        writes += [functools.partial(store.move, rename) for rename in each.renames]
-        writes.append(functools.partial(store.applied, each.step))
-    for write in writes[:done]:
-        write()
-    return len(writes)
-
-
 def test_a_migration_cut_short_anywhere_is_finished_by_running_it_again(
     old: dict[str, KeyValue], rc: redis.Redis, redis_url: str, cli: Cli
 ) -> None:
@@ -228,12 +216,12 @@ def test_a_migration_cut_short_anywhere_is_finished_by_running_it_again(
     time), before or after a step was noted: the number stays below this code's until the
     last, and the next run finishes the move."""
     store = LayoutStore(rc)
-    done, writes = 0, _migration_cut_short(store, 0)
+    done, writes = 0, cut_short(store, None)
     while done <= writes:
         rc.flushall()
         write_old_layout(rc, redis_url)
         before = contents(rc)
-        _migration_cut_short(store, done)
+        assert cut_short(store, done) == done
 
         assert (store.stored() or 0) < layout.current() or done == writes
         assert cli.run("migrate").status == 0
@@ -323,7 +311,7 @@ def test_a_dry_run_says_what_it_would_move_and_writes_nothing(
     listed = {(entry["old"], entry["type"], entry["entries"], entry["new"])
               for entry in document["keys"] if entry["type"] != "none"}  # fmt: skip
     assert listed == {
-        (OLD_SCHEDULE, "hash", 2, keys.PERIODIC_SCHEDULE),
+        (OLD_SCHEDULE, "hash", len(old[OLD_SCHEDULE][1]), keys.PERIODIC_SCHEDULE),
         (OLD_EPOCH, "string", 1, keys.PERIODIC_EPOCH),
         *((old_name, *old[old_name][:1], _entries(old[old_name]), new)
           for old_name, new in QUEUE_MOVES.items()),
@@ -331,6 +319,7 @@ def test_a_dry_run_says_what_it_would_move_and_writes_nothing(
         (OLD_CLASS_HISTORY, "list", len(OLD_RUNS), HISTORY_MOVES[OLD_CLASS_HISTORY]),
         *((old_name, old[old_name][0], _entries(old[old_name]), new)
           for old_name, new in _record_moves(old).items()),
+        *rewrite_rows(old),
     }  # fmt: skip
     assert contents(rc) == old
 

@@ -41,7 +41,7 @@ def settled(rc: redis.Redis, latest: float) -> bool:
         stored is not None
         and stored["last_tick"] == latest
         and rc.llen(keys.queue("default")) == 0
-        and not rc.exists(keys.periodic_running("hourly"))
+        and not rc.exists(keys.periodic_running("default", "hourly"))
     )
 
 

@@ -64,8 +64,8 @@ def test_a_free_tick_is_enqueued_with_its_running_lock(
     assert store.claim(claim()) == "enqueued"
     assert rc.lrange(keys.queue("low"), 0, -1) == [b'{"jid": "j1"}']
     assert rc.sismember(keys.QUEUES, "low")
-    assert store.running(ENTRY.name) == "j1"
-    assert 0 < rc.pttl(keys.periodic_running(ENTRY.name)) <= 5000
+    assert store.running(ENTRY.queue, ENTRY.name) == "j1"
+    assert 0 < rc.pttl(keys.periodic_running(ENTRY.queue, ENTRY.name)) <= 5000
     assert rc.get(keys.periodic_tick(ENTRY.name, TICK)) == b"j1"
     assert rc.ttl(keys.periodic_tick(ENTRY.name, TICK)) > 0
     stored = json.loads(rc.hget(keys.PERIODIC_SCHEDULE, ENTRY.name) or b"")
@@ -86,7 +86,7 @@ def test_a_tick_claimed_already_is_taken_even_after_a_rewrite(
 ) -> None:
     """The tick's claim key holds even when the entry was rewritten to an older last tick."""
     assert store.claim(claim()) == "enqueued"
-    rc.delete(keys.periodic_running(ENTRY.name))
+    rc.delete(keys.periodic_running(ENTRY.queue, ENTRY.name))
     rc.hset(keys.PERIODIC_SCHEDULE, ENTRY.name, encode_entry(ENTRY))
     assert store.claim(claim()) == "taken"
     assert rc.llen(keys.queue("low")) == 1
@@ -97,23 +97,23 @@ def test_an_on_time_tick_is_skipped_while_the_previous_run_holds_the_lock(
     store: PeriodicStore, rc: redis.Redis
 ) -> None:
     """Lock held: nothing pushed, the tick is marked skipped and handled."""
-    rc.set(keys.periodic_running(ENTRY.name), "previous")
+    rc.set(keys.periodic_running(ENTRY.queue, ENTRY.name), "previous")
     assert store.claim(claim("run")) == "skipped"
     assert rc.llen(keys.queue("low")) == 0
     assert rc.get(keys.periodic_tick(ENTRY.name, TICK)) == b"skipped"
     assert rc.hget(keys.PERIODIC_SCHEDULE, ENTRY.name) == AFTER.encode()
-    assert store.running(ENTRY.name) == "previous"
+    assert store.running(ENTRY.queue, ENTRY.name) == "previous"
 
 
 def test_a_catch_up_tick_waits_while_the_previous_run_holds_the_lock(
     store: PeriodicStore, rc: redis.Redis
 ) -> None:
     """Lock held: a catch-up claim is "busy" and writes nothing; once free, it is enqueued."""
-    rc.set(keys.periodic_running(ENTRY.name), "previous")
+    rc.set(keys.periodic_running(ENTRY.queue, ENTRY.name), "previous")
     assert store.claim(claim("catch_up")) == "busy"
     assert rc.hget(keys.PERIODIC_SCHEDULE, ENTRY.name) == encode_entry(ENTRY).encode()
     assert not rc.exists(keys.periodic_tick(ENTRY.name, TICK))
-    rc.delete(keys.periodic_running(ENTRY.name))
+    rc.delete(keys.periodic_running(ENTRY.queue, ENTRY.name))
     assert store.claim(claim("catch_up")) == "enqueued"
 
 
@@ -122,7 +122,7 @@ def test_a_drop_only_marks_the_tick_handled(store: PeriodicStore, rc: redis.Redi
     assert store.claim(claim("drop")) == "dropped"
     assert rc.hget(keys.PERIODIC_SCHEDULE, ENTRY.name) == AFTER.encode()
     assert rc.llen(keys.queue("low")) == 0
-    assert store.running(ENTRY.name) is None
+    assert store.running(ENTRY.queue, ENTRY.name) is None
 
 
 def test_a_claim_on_a_removed_entry_is_stale(store: PeriodicStore, rc: redis.Redis) -> None:

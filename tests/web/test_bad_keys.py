@@ -94,9 +94,9 @@ def test_a_schedule_that_is_not_a_hash_is_flagged(web: Web, raw: redis.Redis) ->
 
     raw.delete(keys.PERIODIC_SCHEDULE)
     raw.hset(keys.PERIODIC_SCHEDULE, mapping={n: schedule_entry(n) for n in ("report", "sync")})
-    raw.hset(keys.periodic_running("sync"), "jid", "x")
+    raw.hset(keys.periodic_running("web", "sync"), "jid", "x")
     rows = web.get("/periodic").text
-    assert "cogworker:periodic:running:sync is not a string" in rows
+    assert f"{keys.periodic_running('web', 'sync')} is not a string" in rows
     assert rows.count("Enqueue now") == 2
 
 

@@ -44,7 +44,7 @@ def test_enqueue_now_while_a_run_runs_starts_no_second_run(
     done = web.act("/periodic/enqueue", {"name": "hang"})
     assert "Not enqueued: its previous run is still queued or running" in done.text
     assert rc.llen(keys.queue("default")) == 0
-    assert rc.get(keys.periodic_running("hang")) == first.jid.encode()
+    assert rc.get(keys.periodic_running("default", "hang")) == first.jid.encode()
     assert [run.jid for run in runs(rc)] == [first.jid]
 
 
@@ -66,7 +66,8 @@ def test_enqueue_now_goes_through_the_client_middleware_with_the_class_options(
     assert queued["seen_by"] == "record_pushes"
     assert queued["periodic"] == "parked"
     assert tracking.status(rc, queued["jid"]) == "queued"
-    assert rc.get(keys.periodic_running("parked")) == queued["jid"].encode()
+    lock = keys.periodic_running(jobs_leftovers.PARKED_QUEUE, "parked")
+    assert rc.get(lock) == queued["jid"].encode()
 
     again = web.act("/periodic/enqueue", {"name": "parked"})
     assert "Not enqueued" in again.text
@@ -90,7 +91,7 @@ def test_enqueue_now_of_a_unique_job_respects_its_unique_lock(
     assert "Not enqueued: another job holds its unique lock." in refused.text
     assert [seen.extra.get("periodic") for seen in jobs_leftovers.SEEN] == ["unique"]
     assert [json.loads(raw)["jid"] for raw in rc.lrange(keys.queue("default"), 0, -1)] == [holder]
-    assert rc.get(keys.periodic_running("unique")) is None
+    assert rc.get(keys.periodic_running("default", "unique")) is None
 
     deleted = web.act("/queue/delete", {"name": "default", "key": holder})
     assert "Deleted 1 job." in deleted.text

@@ -55,7 +55,7 @@ def test_clearing_a_queue_lets_go_of_every_jobs_lock(
     page = web.act("/queue/clear", {"name": jobs_unique.PARKED})
     assert "Deleted 1,200 jobs." in page.text
     assert not rc.sismember(keys.QUEUES, jobs_unique.PARKED)
-    assert not list(rc.scan_iter("cogworker:unique:*"))
+    assert not list(rc.scan_iter(keys.unique_lock("*", "*")))
     assert enqueuer.enqueue(UniqueReport, days[-1]) is not None
 
 
@@ -99,10 +99,10 @@ def test_deleting_a_queued_periodic_run_lets_go_of_its_running_lock(
     job = Periodic(cron="0 0 1 1 *", job=UniqueReport, args=["sunday"], name="report")
     rc.hset(keys.PERIODIC_SCHEDULE, "report", encode_entry(scheduled_entry(job, config, 0.0)))
     assert "Enqueued 1 job." in web.act("/periodic/enqueue", {"name": "report"}).text
-    jid = rc.get(keys.periodic_running("report"))
+    jid = rc.get(keys.periodic_running(jobs_unique.PARKED, "report"))
     assert jid is not None
     web.act("/queue/delete", {"name": jobs_unique.PARKED, "key": jid.decode()})
-    assert rc.get(keys.periodic_running("report")) is None
+    assert rc.get(keys.periodic_running(jobs_unique.PARKED, "report")) is None
     assert "Enqueued 1 job." in web.act("/periodic/enqueue", {"name": "report"}).text
 
 

@@ -40,29 +40,30 @@ def with_batch(outcome: OutcomeRecord, raw: bytes) -> OutcomeRecord:
     return attrs.evolve(outcome, bid=bid, queue=job.queue) if bid else outcome
 
 
-def event_target(outcome: OutcomeRecord) -> tuple[str, str]:
-    """The events list a settlement appends to and the event ("" and a placeholder key
-    when there is none: no batch, or a retry, which isn't final)."""
+def event_target(outcome: OutcomeRecord, queue: str) -> tuple[str, str]:
+    """The events list a settlement of a job of `queue` appends to and the event ("" and
+    a placeholder key in the queue's slot when there is none: no batch, or a retry, which
+    isn't final)."""
     final = _final(outcome.kind)
     if not outcome.bid or final is None:
-        return keys.NO_LOCK, ""
+        return keys.no_lock(queue), ""
     return keys.batch_events(outcome.queue), batches.event(outcome.bid, outcome.jid, final)
 
 
 def job_event_target(job: JobRecord, kind: OutcomeKind) -> tuple[str, str]:
     """`event_target` for a job ended outside a run (cancelled waiting, buried)."""
     record = OutcomeRecord(kind=kind, jid=job.jid, bid=bid_of(job), queue=job.queue)
-    return event_target(record)
+    return event_target(record, job.queue)
 
 
-def entry_event_target(raw: bytes, kind: OutcomeKind) -> tuple[str, str]:
+def entry_event_target(raw: bytes, kind: OutcomeKind, queue: str) -> tuple[str, str]:
     """`event_target` for the job whose payload is `raw`, ended outside a run (buried);
-    none for a payload that isn't a job's."""
+    none for a payload that isn't a job's (the placeholder in `queue`'s slot)."""
     if _BID_TEXT not in raw:
-        return keys.NO_LOCK, ""
+        return keys.no_lock(queue), ""
     decoded = payload.decode(raw)
     if not is_successful(decoded):
-        return keys.NO_LOCK, ""
+        return keys.no_lock(queue), ""
     return job_event_target(decoded.unwrap(), kind)
 
 

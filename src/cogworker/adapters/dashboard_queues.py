@@ -96,7 +96,9 @@ class QueueStore:
     def delete(self, queue: str, removals: Sequence[Removal], *, clearing: bool) -> list[bool]:
         """Remove jobs from a queue; False where one was no longer there.  `clearing`: the
         queue is unregistered once it is empty."""
-        removed = remove(self.client, (keys.queue(queue), keys.NO_LOCK), LIST_DELETE, removals)
+        removed = remove(
+            self.client, (keys.queue(queue), keys.no_lock(queue)), LIST_DELETE, removals
+        )
         if clearing:
             self._unregister_if_empty(queue)
         return removed

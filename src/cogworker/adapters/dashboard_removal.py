@@ -31,6 +31,8 @@ class Removal:
     jid: str = ""
     unique_lock: str = ""
     running_lock: str = ""
+    #: The job's queue: the slot of the placeholders standing for locks it doesn't hold.
+    queue: str = ""
 
 
 def remove(
@@ -48,12 +50,13 @@ def remove(
     final: OutcomeKind = "dead" if head[1] == "kill" else "discard"
     kept: list[tuple[str, Kept | None]] = []
     for removal in removals:
-        events, event = entry_event_target(removal.entry, final)
+        events, event = entry_event_target(removal.entry, final, removal.queue)
         jid, result = removed_result(removal.entry, "killed" if final == "dead" else "discarded")
         kept.append((jid, result))
         per_entry_keys += [
-            removal.unique_lock or keys.NO_LOCK, removal.running_lock or keys.NO_LOCK, events,
-            result_key(jid, result),
+            removal.unique_lock or keys.no_lock(removal.queue),
+            removal.running_lock or keys.no_lock(removal.queue),
+            events, result_key(jid, result, removal.queue),
         ]  # fmt: skip
         entries += [removal.entry, removal.jid, event, *result_args(result)]
     if not any(result for _, result in kept):

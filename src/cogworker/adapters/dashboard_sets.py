@@ -200,7 +200,7 @@ class SetStore:
     def delete(self, sorted_set: str, removals: Sequence[Removal]) -> list[bool]:
         """Remove entries from a sorted set (no hooks run); False where one was already gone."""
         head = ("zset", "delete", "", 0, 0)
-        return remove(self.client, (sorted_set, keys.NO_LOCK), head, removals)
+        return remove(self.client, (sorted_set, keys.no_lock("")), head, removals)
 
 
 def _before(score: float, descending: bool) -> tuple[str, str]:

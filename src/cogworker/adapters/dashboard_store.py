@@ -237,15 +237,23 @@ class DashboardStore:
             stored = PeriodicStore(self._client).schedule()
         except redis.ResponseError as error:
             return Schedule(rows=(), problem=refusal(keys.PERIODIC_SCHEDULE, error, "hash"))
-        names = sorted(stored)
+        entries = {name: decode_entry(stored[name]) for name in sorted(stored)}
+        # An entry that can't be read names no queue, so no running lock: none is read.
+        locks = {name: keys.periodic_running(entry.queue, name)
+                 for name, entry in entries.items() if entry is not None}  # fmt: skip
         pipe = self._client.pipeline(transaction=False)
-        for name in names:
-            pipe.get(keys.periodic_running(name))
-        found = zip(names, replies(pipe), strict=True)
-        return Schedule(rows=tuple(_row(name, stored[name], running) for name, running in found))
+        for lock in locks.values():
+            pipe.get(lock)
+        found = dict(zip(locks, replies(pipe), strict=True))
+        return Schedule(
+            rows=tuple(
+                _row(name, entry, locks.get(name, ""), found.get(name))
+                for name, entry in entries.items()
+            )
+        )
 
 
-def _row(name: str, raw: bytes, running: object) -> ScheduleRow:
-    problem = refusal(keys.periodic_running(name), running, "string")
+def _row(name: str, entry: ScheduleEntry | None, lock: str, running: object) -> ScheduleRow:
+    problem = refusal(lock, running, "string") if lock else None
     holder = _text(running) if isinstance(running, bytes | str) else None
-    return ScheduleRow(name=name, entry=decode_entry(raw), running=holder, problem=problem)
+    return ScheduleRow(name=name, entry=entry, running=holder, problem=problem)

@@ -170,7 +170,13 @@ def layout_number(raw: bytes | str | None) -> int | None:
 
 def scan_pattern(family: RenameMatching) -> str:
     """A SCAN MATCH pattern for the family's old keys: its `*`s wildcards, the rest literal."""
-    return "*".join(_glob_literal(text) for text in family.old.split(layout.WILDCARD))
+    return glob(family.old)
+
+
+def glob(name: str) -> str:
+    """A SCAN MATCH pattern for the keys named like `name`: its `*`s wildcards, the rest
+    literal."""
+    return "*".join(_glob_literal(text) for text in name.split(layout.WILDCARD))
 
 
 def _glob_literal(text: str) -> str:

@@ -109,7 +109,9 @@ class Claim:
     queue: str = ""
     payload: str = ""
     jid: str = ""
-    #: The running lock's TTL, seconds.
+    #: The running lock the run's payload names ("": the job's own in `queue`'s slot), and
+    #: its TTL, seconds.
+    running_lock: str = ""
     lock_ttl: float = 60.0
     #: The unique lock the run takes at enqueue ("" for none), and its TTL, seconds.
     unique_lock: str = ""
@@ -203,15 +205,16 @@ class PeriodicStore:
         indexed = jid_index.queue_indexes(
             pipe, [job_records.index(claim.jid, claim.queue, [claim.status_ttl if tracked else 0])]
         )
+        placeholder = keys.no_lock(claim.queue)
         scripts.PERIODIC_CLAIM.queue(
             pipe,
             (
                 keys.PERIODIC_SCHEDULE,
                 keys.periodic_tick(claim.name, claim.at),
-                keys.periodic_running(claim.name),
-                keys.queue(claim.queue) if claim.queue else keys.NO_LOCK,
-                claim.unique_lock or keys.NO_LOCK,
-                keys.status(claim.queue, claim.jid) if tracked else keys.NO_LOCK,
+                claim.running_lock or keys.periodic_running(claim.queue, claim.name),
+                keys.queue(claim.queue) if claim.queue else placeholder,
+                claim.unique_lock or placeholder,
+                keys.status(claim.queue, claim.jid) if tracked else placeholder,
             ),
             (
                 claim.name,
@@ -235,7 +238,8 @@ class PeriodicStore:
             raise ValueError(f"periodic_claim answered {result!r}")
         return cast("ClaimResult", result)
 
-    def running(self, name: str) -> str | None:
-        """The jid holding a periodic job's running lock, or None."""
-        value = self.client.get(keys.periodic_running(name))
+    def running(self, queue: str, name: str) -> str | None:
+        """The jid holding the running lock of a periodic job (whose runs go to `queue`), or
+        None."""
+        value = self.client.get(keys.periodic_running(queue, name))
         return None if value is None else as_bytes(value).decode()

@@ -102,7 +102,7 @@ def refused_access(target: RedisTarget, *, writes: bool = True) -> str | None:
         # A single-connection client connects (and authenticates) at once.
         with connect(target, connections="single") as client:
             if writes:
-                PROBE(client, (keys.NO_LOCK,), ())
+                PROBE(client, (keys.no_lock(""),), ())
             else:
                 client.ping()
     except redis.RedisError as error:

@@ -33,9 +33,6 @@ IN_PROGRESS_PREFIX = PREFIX + "inprogress:"
 #: How many layout steps this Redis has had applied (`domain.layout`; missing: none).
 LAYOUT = PREFIX + "layout"
 
-#: A key name never written: a script's placeholder for a key a call doesn't touch
-#: (a lock a job doesn't have, the metrics of a run not counted).
-NO_LOCK = PREFIX + "no-lock"
 #: Every queue that ever held a part (counters, class histories, per-class metrics): what
 #: merged reads go over (`adapters/parts.py`).
 PARTS = PREFIX + "parts"
@@ -52,6 +49,13 @@ def queue(name: str) -> str:
 def queue_of(key: str) -> str:
     """The name of the queue whose list is `key` (a name `queue` gave)."""
     return key[len(QUEUE_HEAD) : len(key) - len(QUEUE_TAIL)]
+
+
+def no_lock(queue: str) -> str:
+    """A key name never written: a script's placeholder for a key a call doesn't touch (a
+    lock a job doesn't have, the metrics of a run not counted), in the slot of the queue
+    the script works on (layout step 6: a script names keys of one slot only)."""
+    return f"{PREFIX}{{q:{queue}}}:no-lock"
 
 
 def queue_paused(name: str) -> str:
@@ -184,14 +188,16 @@ PERIODIC_SCHEDULE = PREFIX + "{periodic}:schedule"
 PERIODIC_EPOCH = PREFIX + "{periodic}:epoch"
 
 
-def unique_lock(name: str) -> str:
-    """A unique lock (`domain.unique.lock_name`): the jid holding it, with a TTL."""
-    return f"{PREFIX}unique:{name}"
+def unique_lock(queue: str, name: str) -> str:
+    """The unique lock `name` (`domain.unique.lock_name`, or a caller's jid's) of a job on
+    `queue`: the jid holding it, with a TTL; in the queue's slot (layout step 6)."""
+    return f"{PREFIX}{{q:{queue}}}:unique:{name}"
 
 
-def periodic_running(name: str) -> str:
-    """A periodic job's running lock: the jid of its run in flight, with a TTL."""
-    return f"{PREFIX}periodic:running:{name}"
+def periodic_running(queue: str, name: str) -> str:
+    """The running lock of the periodic job `name`, whose runs go to `queue`: the jid of
+    its run in flight, with a TTL; in the queue's slot (layout step 6)."""
+    return f"{PREFIX}{{q:{queue}}}:periodic:running:{name}"
 
 
 def periodic_tick(name: str, at: float) -> str:

@@ -113,9 +113,10 @@ def removed_result(
     return job.jid, results.removed_by_hand(job, outcome)
 
 
-def result_key(jid: str, kept: results.Kept | None) -> str:
-    """The key a settling script writes `jid`'s result to (a placeholder when it keeps none)."""
-    return keys.NO_LOCK if kept is None else keys.result(kept.queue, jid)
+def result_key(jid: str, kept: results.Kept | None, queue: str) -> str:
+    """The key a settling script writes `jid`'s result to (a placeholder in the slot of
+    `queue`, the script's, when it keeps none)."""
+    return keys.no_lock(queue) if kept is None else keys.result(kept.queue, jid)
 
 
 def result_args(kept: results.Kept | None) -> tuple[str, int]:

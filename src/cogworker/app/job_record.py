@@ -76,7 +76,8 @@ def _extra(
     `keep_result`, else the client's default), its unique lock.
 
     A caller's jid (`own_jid`) makes the push idempotent with an
-    `until_executed` lock: the class's own one, else one keyed by the jid.
+    `until_executed` lock: the class's own one, else one keyed by the jid, in
+    the job's queue's slot (the same jid pushed to another queue is another job).
     """
     options = job_class.cogworker_options
     extra: dict[str, JSON] = {"track_status": True} if options.track_status else {}
@@ -93,16 +94,17 @@ def _extra(
             )
         custom = getattr(job_class, "unique_key", None)
         key = keys.unique_lock(
+            options.queue,
             unique.lock_name(
                 job_class.class_path(),
                 options.queue,
                 list(args),
                 custom(list(args)) if custom else None,
-            )
+            ),
         )
         extra.update(unique=options.unique, unique_lock=key, unique_ttl=ttl)
     elif own_jid is not None:
-        lock = keys.unique_lock(unique.jid_lock_name(own_jid))
+        lock = keys.unique_lock(options.queue, unique.jid_lock_name(own_jid))
         extra.update(unique="until_executed", unique_lock=lock, unique_ttl=ttl)
     return extra | _limit_fields(job_class, args)
 

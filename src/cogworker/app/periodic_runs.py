@@ -60,7 +60,7 @@ def run_of(entry: ScheduleEntry, now: float, tick: float | None) -> JobRecord:
     and heartbeat use."""
     extra: dict[str, str | float] = {
         "periodic": entry.name,
-        "running_lock": keys.periodic_running(entry.name),
+        "running_lock": keys.periodic_running(entry.queue, entry.name),
     }
     if tick is not None:
         extra["periodic_at"] = tick
@@ -140,9 +140,11 @@ def run_now(store: PeriodicStore, config: Config, name: str, now: float) -> RunN
 def _with_run(
     claim: Claim, config: Config, job: JobRecord, ran: Callable[[str], str] | None
 ) -> Claim:
-    """`claim` with `job` as its run: the payload, its locks and its status's TTL."""
+    """`claim` with `job` as its run: the payload, its locks (those the payload names, which
+    the run's settlement lets go of) and its status's TTL."""
     mode = job.extra.get("unique")
     lock = job.extra.get("unique_lock")
+    running = job.extra.get("running_lock")
     takes_lock = isinstance(lock, str) and unique.locks_at_enqueue(str(mode))
     tracked = status.is_tracked(job, config.track_status)
     return attrs.evolve(
@@ -151,6 +153,7 @@ def _with_run(
         queue=job.queue,
         payload=payload.encode(job),
         jid=job.jid,
+        running_lock=running if isinstance(running, str) else "",
         unique_lock=lock if takes_lock and isinstance(lock, str) else "",
         unique_ttl=unique.ttl_of(job.extra, config.unique_lock_ttl),
         status_ttl=config.status_expiry if tracked else 0.0,

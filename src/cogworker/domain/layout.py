@@ -18,6 +18,8 @@ from typing import Literal
 
 import attrs
 
+from cogworker.domain.layout_rewrites import LOCK_REWRITES, Rewrite
+
 #: The command that applies the missing steps, as refusals name it.
 MIGRATE = "cogworker migrate"
 
@@ -93,12 +95,14 @@ class RenameMatching:
 @attrs.frozen(kw_only=True)
 class Step:
     """One layout step: its number (the layout a Redis holds once it is applied), what it
-    changes in words, the keys it renames, and the families of keys it renames each."""
+    changes in words, the keys it renames, the families of keys it renames each, and the
+    keys whose entries it rewrites."""
 
     number: int
     summary: str
     renames: tuple[Rename, ...]
     families: tuple[RenameMatching, ...] = ()
+    rewrites: tuple[Rewrite, ...] = ()
 
 
 #: Every step, in the order they apply; a step's number is its place (1, 2, ...).
@@ -162,6 +166,12 @@ STEPS: tuple[Step, ...] = (
             RenameMatching(old="cogworker:handbacks:*", new="cogworker:{q:}:handbacks:*"),
         ),
     ),
+    Step(
+        number=6,
+        summary="unique and running locks in their queue's slot, and the records naming them",
+        renames=(),
+        rewrites=LOCK_REWRITES,
+    ),
 )
 
 
@@ -182,13 +192,16 @@ class Planned:
 
     step: Step
     renames: tuple[Rename, ...]
+    rewrites: tuple[Rewrite, ...] = ()
 
 
 def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -> list[Planned]:
     """What a migration from layout `stored` does, in order: every rename of each pending
     step; of the steps applied already, the renames whose old key is `found` again (a
     process of an older release wrote it after the migration), so a run moves those too.
-    A family's members are the `found` keys it matches, pending or not (in name order)."""
+    A family's members are the `found` keys it matches, pending or not (in name order).
+    Rewrites run while their step is pending only: a record an older release wrote since
+    names its locks where that release took them, and its settlement releases them there."""
     planned = []
     for step in steps:
         pending_step = step.number > stored
@@ -200,7 +213,8 @@ def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -
             if family.matches(name)
         )
         if pending_step or renames:
-            planned.append(Planned(step=step, renames=renames))
+            rewrites = step.rewrites if pending_step else ()
+            planned.append(Planned(step=step, renames=renames, rewrites=rewrites))
     return planned
 
 

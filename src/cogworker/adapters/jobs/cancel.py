@@ -103,8 +103,8 @@ class CancelStore:
         cancel_keys = (
             waiting.key, keys.stat(queue, "cancelled"), keys.stat(queue, "cancelled", day_of(now)),
             keys.job_attempts(queue, outcome.jid), keys.status(queue, outcome.jid),
-            outcome.unique_lock or keys.NO_LOCK, outcome.running_lock or keys.NO_LOCK, events,
-            result_key(outcome.jid, outcome.result),
+            outcome.unique_lock or keys.no_lock(queue), outcome.running_lock or keys.no_lock(queue),
+            events, result_key(outcome.jid, outcome.result, queue),
         )  # fmt: skip
         cancel_args = (
             waiting.kind, waiting.entry, outcome.jid, DAY_COUNTER_TTL,

@@ -166,8 +166,8 @@ class RecoverStore:
         (its jid index written first, in the same round trip).
         """
         counters = [keys.orphanings(queue, jid), keys.handbacks(queue, jid)] if jid else []
-        events, event = entry_event_target(entry, "dead")
-        bury_keys = (source, keys.DEAD, events, result_key(jid or "", result), *counters)
+        events, event = entry_event_target(entry, "dead", queue)
+        bury_keys = (source, keys.DEAD, events, result_key(jid or "", result, queue), *counters)
         bury_args = (
             kind, entry, now, filed, *self.retention.dead_trim(now), event, *result_args(result),
         )  # fmt: skip

@@ -11,11 +11,14 @@ from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.domain.class_metrics import RunSample, hour_of, minute_of
 
 
-def metrics_keys(class_name: str, sample: RunSample | None, now: float) -> tuple[str, ...]:
+def metrics_keys(
+    class_name: str, sample: RunSample | None, now: float, queue: str
+) -> tuple[str, ...]:
     """Where a run's figures go at `now`: its class's minute, hour and total hashes on its
-    queue, and the queue's registry of classes (placeholders when it isn't counted)."""
+    queue, and the queue's registry of classes (placeholders in the slot of `queue`, the
+    script's, when it isn't counted)."""
     if sample is None:
-        return (keys.NO_LOCK,) * 4
+        return (keys.no_lock(queue),) * 4
     queue = sample.queue
     return (
         keys.metrics_minute(queue, class_name, minute_of(now)),

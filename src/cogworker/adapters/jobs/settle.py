@@ -169,7 +169,7 @@ class SettleStore:
 
     def _told_events(self, outcomes: Sequence[OutcomeRecord]) -> None:
         """Wake the batch mover if any of `outcomes` (written) appended a batch event."""
-        if self.on_batch_event is not None and any(event_target(o)[1] for o in outcomes):
+        if self.on_batch_event is not None and any(event_target(o, o.queue)[1] for o in outcomes):
             self.on_batch_event()
 
     def _due_classes(self, outcomes: Sequence[OutcomeRecord], now: float) -> list[tuple[str, str]]:
@@ -224,9 +224,9 @@ class SettleStore:
                 keys.orphanings(queue, outcome.jid),
                 keys.handbacks(queue, outcome.jid),
                 keys.class_history(queue, outcome.class_name),
-                *metrics_keys(outcome.class_name, outcome.sample, now),
-                result_key(outcome.jid, outcome.result),
-                outcome.limit_place or keys.NO_LOCK,
+                *metrics_keys(outcome.class_name, outcome.sample, now, queue),
+                result_key(outcome.jid, outcome.result, queue),
+                outcome.limit_place or keys.no_lock(queue),
             )
             ack_args += (ack.fetched.raw, outcome.history, outcome.class_name)
             ack_args += metrics_args(outcome, refreshes)
@@ -245,7 +245,8 @@ class SettleStore:
     ) -> tuple[tuple[str, ...], ScriptArgs]:
         day, kept = day_of(now), self.retention
         counter = _COUNTERS.get(outcome.kind, "failed")
-        events, event = event_target(outcome)
+        events, event = event_target(outcome, queue)
+        no_lock = keys.no_lock(queue)
         settle_keys = (
             holder,
             keys.RETRY if outcome.kind == "retry" else keys.DEAD,
@@ -258,13 +259,13 @@ class SettleStore:
             keys.history(queue, outcome.jid),
             keys.class_history(queue, outcome.class_name),
             keys.status(queue, outcome.jid),
-            outcome.unique_lock or keys.NO_LOCK,
-            outcome.running_lock or keys.NO_LOCK,
+            outcome.unique_lock or no_lock,
+            outcome.running_lock or no_lock,
             keys.handbacks(queue, outcome.jid),
-            *metrics_keys(outcome.class_name, outcome.sample, now),
-            outcome.limit_place or keys.NO_LOCK,
+            *metrics_keys(outcome.class_name, outcome.sample, now, queue),
+            outcome.limit_place or no_lock,
             events,
-            result_key(outcome.jid, outcome.result),
+            result_key(outcome.jid, outcome.result, queue),
         )
         settle_args = (
             entry, "1" if owned else "0", outcome.kind, outcome.score, outcome.payload,

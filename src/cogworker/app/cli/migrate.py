@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from cogworker.adapters import layout_rewrite
 from cogworker.adapters.layout_store import KeyReport, LayoutStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.cli.output import answer, table
@@ -42,7 +43,7 @@ def migrate(session: Session, dry_run: bool) -> bool:
     planned = layout.plan(stored or 0, found)
     if not dry_run and planned and not _workers_stopped(session):
         return False
-    rows = [(each.step, report) for each in planned for report in store.report(each.renames)]
+    rows = [(each.step, report) for each in planned for report in _reports(store, each)]
     moved = [] if dry_run else _apply(store, planned)
     after = stored if dry_run else store.stored()
     answer(
@@ -66,12 +67,23 @@ def _workers_stopped(session: Session) -> bool:
     return not running
 
 
+def _reports(store: LayoutStore, planned: Planned) -> list[KeyReport]:
+    """A step's renames, then its rewrites (the entries to rewrite in the keys that exist
+    now: a dry run can't see those an earlier step's renames will bring)."""
+    rewrites = [layout_rewrite.report(store.client, rewrite) for rewrite in planned.rewrites]
+    return [*store.report(planned.renames), *rewrites]
+
+
 def _apply(store: LayoutStore, planned: Sequence[Planned]) -> list[str]:
-    """Apply the plan in order, each step's keys moved and then the step noted; each key's
-    result."""
+    """Apply the plan in order, each step's keys moved, its entries rewritten, and then the
+    step noted; each key's (or rewrite's) result."""
     results = []
     for each in planned:
         results += [store.move(rename) for rename in each.renames]
+        results += [
+            f"rewrote {layout_rewrite.rewrite_all(store.client, rewrite)}"
+            for rewrite in each.rewrites
+        ]
         store.applied(each.step)
     return results
 

@@ -41,7 +41,11 @@ def removal(raw: bytes, job: JobRecord | None) -> Removal:
         return Removal(entry=raw)
     held = locks.held_locks(job)
     return Removal(
-        entry=raw, jid=job.jid, unique_lock=held.unique_lock, running_lock=held.running_lock
+        entry=raw,
+        jid=job.jid,
+        unique_lock=held.unique_lock,
+        running_lock=held.running_lock,
+        queue=job.queue,
     )
 
 

@@ -1,0 +1,101 @@
+"""A migration's writes one by one, and what layout step 6's rewrites make of a Redis's keys
+as values (tests/periodic/test_migrate*.py)."""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from cogworker.adapters import layout_rewrite
+from cogworker.adapters.layout_store import LayoutStore
+from cogworker.domain import layout, relock
+from cogworker.domain.layout_rewrites import Rewrite
+from tests.periodic.old_layout import KeyValue
+
+
+def migration_writes(store: LayoutStore) -> Iterator[Callable[[], object]]:
+    """Every write of a migration from layout 0, in the order `cogworker migrate` makes them
+    (a key's move, an entry's rewrite, a step noted as applied), each decided once the
+    writes before it are made: a rewrite reads the keys the renames before it left."""
+    for each in layout.plan(0, store.found()):
+        for rename in each.renames:
+            yield functools.partial(store.move, rename)
+        for rewrite in each.rewrites:
+            for key in layout_rewrite.keys_of(store.client, rewrite):
+                for entry in layout_rewrite.entry_rewrites(store.client, key, rewrite.kind):
+                    yield functools.partial(layout_rewrite.rewrite_entry, store.client, entry)
+        yield functools.partial(store.applied, each.step)
+
+
+def cut_short(store: LayoutStore, done: int | None) -> int:
+    """The first `done` writes of a migration (None: all); how many were made."""
+    made = 0
+    for write in migration_writes(store):
+        if made == done:
+            break
+        write()
+        made += 1
+    return made
+
+
+def relocked(contents: dict[str, KeyValue]) -> dict[str, KeyValue]:
+    """`contents` (a Redis after the renames of a migration) as the rewrites leave it: each
+    entry of the keys they cover as `domain.relock` decides (a sorted set's members in
+    score order), and each lock held by a rewritten record's jid under its new name."""
+    out = dict(contents)
+    moves: list[tuple[str, relock.LockMove]] = []
+    for key, rewrite in _covered(contents):
+        kind, content, expires = contents[key]
+        out[key] = (kind, _rewritten(rewrite, content, moves), expires)
+    for holder, move in moves:
+        value = out.get(move.old)
+        if value is not None and value[:2] == ("string", holder.encode()):
+            moved = out.pop(move.old)
+            out.setdefault(move.new, moved)  # a lock held under its new name already wins
+    return out
+
+
+def rewrite_rows(contents: dict[str, KeyValue]) -> set[tuple[str, str, int, str]]:
+    """A dry run's rows of the rewrites: each with entries to rewrite in `contents`."""
+    counts: dict[Rewrite, int] = {}
+    for key, rewrite in _covered(contents):
+        _, content, _ = contents[key]
+        entries = content.values() if rewrite.kind == "hash" else content
+        found = [e for e in entries if relock.relocked(e if rewrite.kind != "zset" else e[0])]
+        counts[rewrite] = counts.get(rewrite, 0) + len(found)
+    return {(r.pattern, r.kind, n, r.pattern) for r, n in counts.items() if n}
+
+
+def _covered(contents: dict[str, KeyValue]) -> Iterator[tuple[str, Rewrite]]:
+    """Each key of `contents` a step's rewrite covers, with that rewrite."""
+    rewrites = [rewrite for step in layout.STEPS for rewrite in step.rewrites]
+    for key, (kind, _, _) in sorted(contents.items()):
+        for rewrite in rewrites:
+            if kind == rewrite.kind and fnmatch.fnmatchcase(key, _glob(rewrite.pattern)):
+                yield key, rewrite
+
+
+def _glob(pattern: str) -> str:
+    """`pattern` for fnmatch: its `*`s wildcards, brackets literal."""
+    return pattern.replace("[", "[[]")
+
+
+def _rewritten(rewrite: Rewrite, content: Any, moves: list[tuple[str, relock.LockMove]]) -> Any:
+    def entry(raw: bytes) -> bytes:
+        decided = relock.relocked(raw)
+        if decided is None:
+            return raw
+        moves.extend((decided.holder, move) for move in decided.moves if decided.holder)
+        return decided.entry.encode()
+
+    if rewrite.kind == "list":
+        return [entry(raw) for raw in content]
+    if rewrite.kind == "hash":
+        return {field: entry(raw) for field, raw in content.items()}
+    return sorted(((entry(member), score) for member, score in content), key=_by_score)
+
+
+def _by_score(item: tuple[bytes, float]) -> tuple[float, bytes]:
+    return item[1], item[0]
