@@ -172,6 +172,17 @@ STEPS: tuple[Step, ...] = (
         renames=(),
         rewrites=LOCK_REWRITES,
     ),
+    Step(
+        number=7,
+        summary="each process's heartbeat, threads, signals and memory under its {p:IDENTITY}",
+        renames=(),
+        families=(
+            RenameMatching(old="cogworker:process:*", new="cogworker:{p:*}:process", kind="hash"),
+            RenameMatching(old="cogworker:workers:*", new="cogworker:{p:*}:workers", kind="hash"),
+            RenameMatching(old="cogworker:signal:*", new="cogworker:{p:*}:signal", kind="list"),
+            RenameMatching(old="cogworker:memory:*", new="cogworker:{p:*}:memory", kind="zset"),
+        ),
+    ),
 )
 
 
