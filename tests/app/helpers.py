@@ -110,7 +110,7 @@ def wait_for_processes(
 
 def process_hash(rc: redis.Redis, identity: str) -> dict[str, str]:
     """A process's heartbeat hash, as text."""
-    return {k.decode(): v.decode() for k, v in rc.hgetall(f"cogworker:process:{identity}").items()}
+    return {k.decode(): v.decode() for k, v in rc.hgetall(keys.process(identity)).items()}
 
 
 def zset_entries(rc: redis.Redis, key: str) -> list[tuple[dict[str, Any], float]]:
@@ -140,7 +140,7 @@ def logs(*workers: CogworkerProcess) -> str:
 
 def last_beat(rc: redis.Redis, identity: str) -> float:
     """The time (Redis's clock) of a process's latest heartbeat; 0 if it has none."""
-    return float(rc.hget(f"cogworker:process:{identity}", "beat") or 0)
+    return float(rc.hget(keys.process(identity), "beat") or 0)
 
 
 def wait_for_beats_over(

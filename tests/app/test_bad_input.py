@@ -209,10 +209,10 @@ def test_a_process_key_of_the_wrong_type_is_named_at_start(
 ) -> None:
     """KeyGuard also checks registered processes' keys and names one of the wrong type."""
     rc.sadd("cogworker:processes", "ghost:1:x")
-    rc.set("cogworker:memory:ghost:1:x", "not a sorted set")
+    rc.set(keys.memory_history("ghost:1:x"), "not a sorted set")
     worker = workers.start()
     wait_until(
-        lambda: "KeyGuard: cogworker:memory:ghost:1:x is a string" in worker.log_text(),
+        lambda: f"KeyGuard: {keys.memory_history('ghost:1:x')} is a string" in worker.log_text(),
         20,
         message=worker.log_tail,
     )

@@ -37,7 +37,7 @@ def test_basic_fetch_runs_jobs_without_an_in_progress_list(
     # Running right now, yet on no list at all.
     assert in_progress_keys(rc) == []
     assert rc.llen(keys.queue("default")) == 0
-    assert rc.hget(f"cogworker:process:{identity}", "fetch") == b"basic"
+    assert rc.hget(keys.process(identity), "fetch") == b"basic"
     jids = [client.enqueue(Record, n) for n in range(20)]
     wait_until(
         lambda: rc.scard("done") == len(jids),

@@ -44,7 +44,7 @@ def test_sigterm_lets_short_jobs_finish_and_requeues_long_ones_once(
     assert rc.llen(keys.queue("default")) == 1
     assert rc.zcard("cogworker:dead") == 0
     assert rc.zcard("cogworker:retry") == 0
-    assert not rc.exists(f"cogworker:process:{identity}")
+    assert not rc.exists(keys.process(identity))
     assert not rc.sismember("cogworker:processes", identity)
     assert not rc.exists(f"cogworker:inprogress:{identity}")
     assert int(rc.get("cogworker:{q:default}:stat:processed") or 0) == 1, logs(worker)

@@ -11,7 +11,7 @@ import attrs
 import pytest
 
 import cogworker
-from cogworker.app.config import with_overrides
+from cogworker.app.config_overrides import with_overrides
 from cogworker.app.worker.state import RunningJob
 
 BAD_SECONDS = [0, -5, -0.5, math.nan, math.inf, -math.inf, "60", True, [1]]

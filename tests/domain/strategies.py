@@ -16,7 +16,8 @@ from cogworker.domain.failure import (
 )
 from cogworker.domain.job import ErrorRecord, JobRecord
 from cogworker.domain.json_values import JSON
-from cogworker.domain.layout import Rename, Step
+from cogworker.domain.layout import Step
+from cogworker.domain.layout_moves import Rename
 from cogworker.domain.layout_rewrites import Rewrite
 from cogworker.domain.memory import SLOTS, WINDOW
 from cogworker.domain.retries import max_retries

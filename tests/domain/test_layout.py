@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from cogworker.domain import layout
 from cogworker.domain.layout import Fresh, Newer, Outdated, Ready, Step
+from cogworker.domain.layout_moves import RenameMatching
 from tests.domain.strategies import clock_times, layout_steps
 
 numbers = st.integers(min_value=0, max_value=8)
@@ -115,7 +116,7 @@ def test_still_beating_are_the_processes_with_a_beat_younger_than_the_threshold(
 
 
 #: A family as a layout step names one: a queue's list, under its queue's hash tag.
-QUEUES = layout.RenameMatching(old="cogworker:queue:*", new="cogworker:{q:*}:queue")
+QUEUES = RenameMatching(old="cogworker:queue:*", new="cogworker:{q:*}:queue")
 queue_names = st.text(min_size=1, max_size=12)
 
 
@@ -150,9 +151,9 @@ def test_a_family_names_its_varying_parts_alike_on_both_sides() -> None:
     """A family whose names hold no `*`, or not as many in the new name as in the old, is
     refused when it is written."""
     with pytest.raises(ValueError, match="must hold a"):
-        layout.RenameMatching(old="cogworker:queue:x", new="cogworker:{q:*}:queue")
+        RenameMatching(old="cogworker:queue:x", new="cogworker:{q:*}:queue")
     with pytest.raises(ValueError, match="as many"):
-        layout.RenameMatching(old="cogworker:queue:*:*", new="cogworker:{q:*}:queue")
+        RenameMatching(old="cogworker:queue:*:*", new="cogworker:{q:*}:queue")
 
 
 #: What the release before step 2 named a batch callback's marker: in the slot of its

@@ -107,6 +107,15 @@ OLD_BATCH = "cogworker:{b:b1}:batch"
 #: A periodic entry whose class's options name its runs' unique lock; its cron never due.
 UNIQUE_ENTRY = "unique-yearly"
 
+#: A gone process's presence keys as that release named them (left to expire): its
+#: heartbeat hash, its threads' work, a signal nobody read and its memory history.
+OLD_PROCESS_KEYS = {
+    f"cogworker:process:{GONE}": {"beat": "1700000000.000000", "concurrency": "5"},
+    f"cogworker:workers:{GONE}": {"thread-1": '{"jid": "j-running"}'},
+    f"cogworker:signal:{GONE}": ["quiet"],
+    f"cogworker:memory:{GONE}": {"1699999200:51200": 1_699_999_200},
+}
+
 #: One key as a value: its type, its content, and whether it expires.
 KeyValue = tuple[str, Any, bool]
 
@@ -115,7 +124,7 @@ def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
     """Queued (several queues), scheduled, retrying, dead, unique and tracked jobs, counters
     in total and per day, a class's run history, jobs' own records (statuses, attempts,
     runs, orphanings and hand-backs), batch callback markers, a dead process's job in
-    progress, and the periodic state under its layout-0 names."""
+    progress and presence keys, and the periodic state under its layout-0 names."""
     client = cogworker.Client(cogworker.Config(redis_url=redis_url))
     try:
         client.enqueue(Record, "queued")
@@ -136,6 +145,7 @@ def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
     rc.expire(OLD_CLASS_HISTORY, 86_400)
     rc.lpush(keys.in_progress(GONE), _payload("j-running"))
     _write_old_records(rc)
+    _write_process_keys(rc)
     for name, jobs in HAND_QUEUES.items():
         rc.rpush(keys.queue(name), *jobs)
     # This code's client pushed onto the new names: each list goes where the old one pushed.
@@ -225,6 +235,20 @@ def _named_old(entry: bytes) -> bytes | None:
     if record.get("unique_lock") not in olds:
         return None
     return json.dumps({**record, "unique_lock": olds[record["unique_lock"]]}).encode()
+
+
+def _write_process_keys(rc: redis.Redis) -> None:
+    """`OLD_PROCESS_KEYS`, each of its type, expiring."""
+    pipe = rc.pipeline()
+    for name, content in OLD_PROCESS_KEYS.items():
+        if isinstance(content, list):
+            pipe.rpush(name, *content)
+        elif name.startswith("cogworker:memory:"):
+            pipe.zadd(name, content)
+        else:
+            pipe.hset(name, mapping=content)
+        pipe.expire(name, 3600)
+    pipe.execute()
 
 
 def _payload(jid: str, **locks: str) -> str:

@@ -8,7 +8,7 @@ import pytest
 
 import cogworker
 from cogworker import ConfigError, Periodic
-from cogworker.app.config import with_overrides
+from cogworker.app.config_overrides import with_overrides
 from tests.periodic import jobs
 
 

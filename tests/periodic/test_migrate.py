@@ -32,6 +32,7 @@ from tests.periodic.old_layout import (
     DAY,
     DONE_ATTEMPT,
     DONE_RUN,
+    GONE,
     HAND_QUEUES,
     NOW,
     ODD_QUEUE,
@@ -40,6 +41,7 @@ from tests.periodic.old_layout import (
     OLD_DAYS,
     OLD_EPOCH,
     OLD_MARKERS,
+    OLD_PROCESS_KEYS,
     OLD_QUEUE,
     OLD_RUNS,
     OLD_SCHEDULE,
@@ -84,6 +86,11 @@ def _record_moves(names: Iterable[str]) -> dict[str, str]:
     return moves
 
 
+#: Where step 7 moves a process's presence keys: under its own hash tag.
+PROCESS_MOVES = dict(
+    zip(OLD_PROCESS_KEYS, [keys.process(GONE), keys.workers(GONE), keys.signal(GONE),
+                           keys.memory_history(GONE)], strict=True)
+)  # fmt: skip
 MIGRATED: KeyValue = ("string", str(layout.current()).encode(), False)
 
 
@@ -97,6 +104,7 @@ def old(rc: redis.Redis, redis_url: str) -> dict[str, KeyValue]:
 def _migrated(before: dict[str, KeyValue]) -> dict[str, KeyValue]:
     """`before` as a migration must leave it: the keys moved, the number written."""
     moves = MOVES | QUEUE_MOVES | COUNTER_MOVES | HISTORY_MOVES | _record_moves(before)
+    moves |= PROCESS_MOVES
     return {**relocked(renamed(before, moves)), keys.LAYOUT: MIGRATED}
 
 
@@ -182,6 +190,17 @@ def test_a_migrated_job_s_records_read_behind_those_it_writes_after(
 
     assert tracking.attempts(rc, "j-done") == [again, DONE_ATTEMPT]
     assert rc.llen(keys.job_attempts("default", "j-done")) == 1
+
+
+def test_the_process_step_moves_each_presence_key_under_its_process_tag(
+    old: dict[str, KeyValue],
+) -> None:
+    """A process's heartbeat, threads, signals and memory go to its own slot, each family
+    moving keys of its own type only."""
+    families = layout.STEPS[6].families
+    assert {name: f.rename(name).new for name in OLD_PROCESS_KEYS for f in families
+            if f.matches(name)} == PROCESS_MOVES  # fmt: skip
+    assert {f.kind for f in families} == {old[name][0] for name in OLD_PROCESS_KEYS}
 
 
 def test_migrate_moves_the_old_layout_with_nothing_lost(
@@ -320,14 +339,16 @@ def test_a_dry_run_says_what_it_would_move_and_writes_nothing(
         *((old_name, old[old_name][0], _entries(old[old_name]), new)
           for old_name, new in _record_moves(old).items()),
         *rewrite_rows(old),
+        *((old_name, *old[old_name][:1], _entries(old[old_name]), new)
+          for old_name, new in PROCESS_MOVES.items()),
     }  # fmt: skip
     assert contents(rc) == old
 
 
 def _entries(value: KeyValue) -> int:
-    """A key's entries as a dry run counts them: a list's or a hash's length, a string 1."""
+    """A key's entries as a dry run counts them: a string 1, else how many it holds."""
     kind, content, _ = value
-    return len(content) if kind in ("list", "hash") else 1
+    return 1 if kind == "string" else len(content)
 
 
 def test_migrate_waits_for_the_workers_to_stop(
@@ -346,6 +367,22 @@ def test_migrate_waits_for_the_workers_to_stop(
     assert not rc.exists(keys.PERIODIC_SCHEDULE)
     registry.remove("host:2:running")
     assert cli.run("migrate").status == 0
+
+
+def test_migrate_waits_for_a_worker_of_the_older_release(
+    old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
+) -> None:
+    """A process of the release before step 7 beats under its older name: it counts as
+    beating, and the migration waits for it too."""
+    seconds, _ = rc.time()
+    rc.sadd(keys.PROCESSES, "host:3:older")
+    rc.hset(keys.LEGACY_PROCESS_PREFIX + "host:3:older", "beat", f"{seconds}.000000")
+
+    refused = cli.run("migrate")
+
+    assert refused.status == 1
+    assert "host:3:older" in refused.stderr
+    assert not rc.exists(keys.PERIODIC_SCHEDULE)
 
 
 def test_a_worker_refuses_an_unmigrated_redis_and_starts_after_migrate(

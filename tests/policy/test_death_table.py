@@ -16,6 +16,7 @@ import pytest
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from cogworker.exceptions import JobFailedError, JobOrphanedError, UnknownJobClassError
 from tests.policy import jobs
 from tests.policy.helpers import (
@@ -180,7 +181,7 @@ def test_orphaned_past_max_orphanings_runs_both_once(
         wait_until(lambda: rc.sismember(jobs.DONE_KEY, sentinel), 20.0)
         wait_until(
             lambda: all(
-                float(rc.hget(f"cogworker:process:{m.decode()}", "beat") or 0) > buried_at + 1.5
+                float(rc.hget(keys.process(m.decode()), "beat") or 0) > buried_at + 1.5
                 for m in rc.smembers("cogworker:processes")
             ),
             20.0,

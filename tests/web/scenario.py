@@ -6,6 +6,7 @@ import attrs
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import Workers, wait_for_processes
 from tests.support.processes import CogworkerProcess, wait_until
 from tests.web import jobs
@@ -78,5 +79,5 @@ def settled(rc: redis.Redis, seeded: Seeded) -> bool:
         and rc.zcard("cogworker:retry") == 1
         and rc.sismember("holding", seeded.running) == 1
         and rc.llen(f"cogworker:{{q:web}}:attempts:{seeded.discarded}") == 1
-        and rc.hlen(f"cogworker:workers:{seeded.identity}") == 1  # a beat saw the running job
+        and rc.hlen(keys.workers(seeded.identity)) == 1  # a beat saw the running job
     )

@@ -78,7 +78,7 @@ def test_a_heartbeat_with_concurrency_nan_flags_its_card(web: Web, raw: redis.Re
     workers = web.get("/workers")
     assert workers.status_code == 200
     assert "concurrency &#39;nan&#39; is not a count" in workers.text
-    assert "cogworker:process:odd-2 is not a hash" in workers.text
+    assert f"{keys.process('odd-2')} is not a hash" in workers.text
     overview = web.get("/")
     assert overview.status_code == 200
     assert web.get("/api/stats").json()["stats"]["processes"] == 2

@@ -34,7 +34,7 @@ def _memory_history(raw: redis.Redis, identity: str) -> None:
     members[memory.member_of(first + 20 * 900, 75_000)] = (
         first + 20 * 900
     )  # a lone peak stays visible
-    raw.zadd(f"cogworker:memory:{identity}", members)
+    raw.zadd(keys.memory_history(identity), members)
 
 
 def test_every_page_renders_without_console_errors(

@@ -53,17 +53,17 @@ def _seed_hostile(raw: redis.Redis, now: float) -> list[str]:
     raw.lpush(keys.queue(HOSTILE), b"\xff" + SCRIPT.encode())
     identity = "host" + SCRIPT + HANDLER
     raw.sadd("cogworker:processes", identity)
-    raw.hset(f"cogworker:process:{identity}", mapping={
+    raw.hset(keys.process(identity), mapping={
         "identity": identity, "hostname": HOSTILE, "pid": HOSTILE, "queues": HOSTILE,
         "concurrency": HOSTILE, "beat": now, "rss_kb": HOSTILE, "version": HOSTILE,
         "quiet": HOSTILE, "started_at": HOSTILE,
     })  # fmt: skip
-    raw.hset(f"cogworker:workers:{identity}", mapping={
+    raw.hset(keys.workers(identity), mapping={
         HOSTILE: json.dumps({"jid": hostile_jid, "class": HOSTILE, "queue": HOSTILE,
                              "args": [HOSTILE], "run_at": HOSTILE}),
         "t2": b"\xff" + SCRIPT.encode(),
     })  # fmt: skip
-    raw.zadd(f"cogworker:memory:{identity}", {f"{int(now) - int(now) % 900}:{SCRIPT}": now})
+    raw.zadd(keys.memory_history(identity), {f"{int(now) - int(now) % 900}:{SCRIPT}": now})
     raw.rpush(f"cogworker:{{q:}}:attempts:{hostile_jid}", json.dumps({
         "attempt": HOSTILE, "failed_at": HOSTILE, "error_class": HOSTILE,
         "error_message": HOSTILE, "outcome": HOSTILE,

@@ -15,6 +15,7 @@ import time
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import Workers, wait_for_processes
 from tests.support.processes import wait_until
 from tests.web import jobs
@@ -32,9 +33,9 @@ def _now(raw: redis.Redis) -> float:
 def _running(raw: redis.Redis, identity: str, beat: float, **work: object) -> None:
     """A registered process whose last beat was at `beat`, running one job."""
     raw.sadd("cogworker:processes", identity)
-    raw.hset(f"cogworker:process:{identity}", mapping={"beat": beat, "concurrency": 1})
+    raw.hset(keys.process(identity), mapping={"beat": beat, "concurrency": 1})
     record = {"jid": "spinning01", "class": "app.Spin", "queue": "web", "args": [], **work}
-    raw.hset(f"cogworker:workers:{identity}", "thread-1", json.dumps(record))
+    raw.hset(keys.workers(identity), "thread-1", json.dumps(record))
 
 
 def test_running_now_shows_elapsed_time_against_the_limit(web: Web, raw: redis.Redis) -> None:

@@ -19,7 +19,7 @@ import redis
 from cogworker.adapters.layout_store import SCAN_COUNT, KeyReport, glob
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript, run_pipeline
-from cogworker.domain.layout import WILDCARD
+from cogworker.domain.layout_moves import WILDCARD
 from cogworker.domain.layout_rewrites import EntryKind, Rewrite
 from cogworker.domain.relock import Relocked, relocked
 

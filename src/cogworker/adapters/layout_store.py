@@ -19,8 +19,9 @@ import redis.asyncio
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
-from cogworker.domain import layout
-from cogworker.domain.layout import Fresh, Ready, Rename, RenameMatching, Step, Verdict
+from cogworker.domain import layout, layout_moves
+from cogworker.domain.layout import Fresh, Ready, Step, Verdict
+from cogworker.domain.layout_moves import Rename, RenameMatching
 
 MOVE_KEY = LuaScript("move_key")
 RAISE_LAYOUT = LuaScript("raise_layout")
@@ -176,7 +177,7 @@ def scan_pattern(family: RenameMatching) -> str:
 def glob(name: str) -> str:
     """A SCAN MATCH pattern for the keys named like `name`: its `*`s wildcards, the rest
     literal."""
-    return "*".join(_glob_literal(text) for text in name.split(layout.WILDCARD))
+    return "*".join(_glob_literal(text) for text in name.split(layout_moves.WILDCARD))
 
 
 def _glob_literal(text: str) -> str:

@@ -107,16 +107,22 @@ class ProcessRegistry:
 
     def beats(self) -> tuple[dict[str, float | None], float]:
         """Every registered process's latest beat (None: its heartbeat hash is gone), and
-        Redis's time now (the clock beats are stamped with), in one round trip."""
+        Redis's time now (the clock beats are stamped with), in one round trip.
+
+        A process of an older release beats under the older layout's name: both
+        names are read, and the later beat counts.
+        """
         identities = self.identities()
         pipe = self.client.pipeline(transaction=False)
         for identity in identities:
             pipe.hget(keys.process(identity), "beat")
+            pipe.hget(keys.LEGACY_PROCESS_PREFIX + identity, "beat")
         pipe.time()
         *found, (seconds, micros) = pipe.execute()
+        pairs = zip(found[::2], found[1::2], strict=True)
         beats = {
-            identity: None if beat is None else float(beat)
-            for identity, beat in zip(identities, found, strict=True)
+            identity: _latest(current, legacy)
+            for identity, (current, legacy) in zip(identities, pairs, strict=True)
         }
         return beats, seconds + micros / 1_000_000
 
@@ -148,6 +154,12 @@ class ProcessRegistry:
         ):
             pipe.delete(key)
         pipe.execute()
+
+
+def _latest(*beats: bytes | None) -> float | None:
+    """The latest of the beats found (None: none)."""
+    found = [float(beat) for beat in beats if beat is not None]
+    return max(found) if found else None
 
 
 def _flat(pairs: Iterable[Pair]) -> list[str | int | float]:

@@ -67,19 +67,29 @@ def queue_paused(name: str) -> str:
     return f"{PREFIX}{{q:{name}}}:paused"
 
 
+def _owned_by_process(identity: str) -> str:
+    """The start of every key a process owns: its hash tag `{p:IDENTITY}` (layout step 7)."""
+    return f"{PREFIX}{{p:{identity}}}:"
+
+
+#: Where a process of a release before layout step 7 beats: `cogworker migrate` reads it
+#: too, to know such workers have stopped.
+LEGACY_PROCESS_PREFIX = PREFIX + "process:"
+
+
 def process(identity: str) -> str:
     """A process's heartbeat hash."""
-    return f"{PREFIX}process:{identity}"
+    return _owned_by_process(identity) + "process"
 
 
 def workers(identity: str) -> str:
     """What each of a process's threads is running now."""
-    return f"{PREFIX}workers:{identity}"
+    return _owned_by_process(identity) + "workers"
 
 
 def memory_history(identity: str) -> str:
     """A process's RSS per 15-minute slot over the last 24 hours."""
-    return f"{PREFIX}memory:{identity}"
+    return _owned_by_process(identity) + "memory"
 
 
 def in_progress(identity: str) -> str:
@@ -89,7 +99,7 @@ def in_progress(identity: str) -> str:
 
 def signal(identity: str) -> str:
     """Commands (quiet, resume, stop) waiting for a process's next heartbeat."""
-    return f"{PREFIX}signal:{identity}"
+    return _owned_by_process(identity) + "signal"
 
 
 # --- a job's own records, in its queue's slot (layout step 5) ---

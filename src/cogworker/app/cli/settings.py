@@ -15,7 +15,8 @@ from click.core import ParameterSource
 
 from cogworker.adapters import embedded_redis, redis_access
 from cogworker.adapters.redis_target import RedisTarget
-from cogworker.app.config import Config, with_overrides
+from cogworker.app.config import Config
+from cogworker.app.config_overrides import with_overrides
 from cogworker.app.redis_settings import DEFAULT_REDIS_URL, parsed_url
 from cogworker.app.worker.stopping import SETTING_EXIT
 from cogworker.exceptions import ConfigError, RedisRefusedError

@@ -25,7 +25,8 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
-from cogworker.app.config import FILE_FIELDS, Config, with_overrides
+from cogworker.app.config import Config
+from cogworker.app.config_overrides import FILE_FIELDS, with_overrides
 from cogworker.exceptions import ConfigError
 
 SETTING = "COGWORKER"
