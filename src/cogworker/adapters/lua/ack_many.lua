@@ -5,6 +5,10 @@
 -- else is `settle`.  A per-key limit's place is let go of here too.
 -- The counters, the class lists and the class metrics (see _tallies.lua) are
 -- written once per call, not per job.
+-- An entry is looked for from the list's tail (LREM -1): the fetch pushes
+-- onto its head, so a job that ends is most often among the oldest there, and
+-- a scan from the head would pass every job still running (100 and more on an
+-- async worker's list).
 --
 -- shape: KEYS 3 + 9n, ARGV 6 + 9n
 -- uses: _tallies, _results
@@ -54,7 +58,7 @@ local histories, seen = {}, {}
 for i = 7, #ARGV, 9 do
   local k = 4 + (i - 7)
   local orphanings, handbacks, history = KEYS[k], KEYS[k + 1], KEYS[k + 2]
-  if ARGV[1] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[i]) == 0 then
+  if ARGV[1] == "1" and redis.call("LREM", KEYS[1], -1, ARGV[i]) == 0 then
     written[#written + 1] = 0
   else
     written[#written + 1] = 1

@@ -80,7 +80,8 @@ need_choice(30, "release", "")
 need_text(31)
 need_result(32)
 
-if ARGV[2] == "1" and redis.call("LREM", KEYS[1], 1, ARGV[1]) == 0 then
+-- From the tail: the oldest entries are there (see ack_many.lua).
+if ARGV[2] == "1" and redis.call("LREM", KEYS[1], -1, ARGV[1]) == 0 then
   return 0
 end
 local kind = ARGV[3]

@@ -5,7 +5,10 @@ once; the job stays on this process's in-progress list until its ack is
 written, so a crash meanwhile means it runs again (at least once), never
 that it is lost.  Once an ack arrives the acker lets others gather for
 `LINGER` seconds, then writes all of them: under load a round trip carries
-many acks, and the thread is woken once per batch instead of once per job.
+many acks.  While acks keep coming it looks again every `LINGER` seconds
+instead of waiting to be woken: a wake-up is a system call on the thread
+handing the ack over (the event loop's, for async jobs), paid only once the
+acker has found nothing `IDLE_LOOKS` times in a row and sleeps.
 Tracked jobs' "working" marks go in the same round trips (see `StatusMarks`).
 """
 
@@ -30,7 +33,9 @@ from cogworker.app.worker.status_marks import StatusMarks
 BATCH = 200
 #: How long acks gather after the first arrived (a success's status and
 #: counters show this much later; a job's start is never delayed by it).
-LINGER = 0.002
+LINGER = 0.008
+#: Empty looks (LINGER apart) after which the acker sleeps until woken.
+IDLE_LOOKS = 10
 
 
 @attrs.define
@@ -51,6 +56,8 @@ class Acker:
     )
     _marks: StatusMarks = attrs.field(factory=StatusMarks)
     _arrived: threading.Event = attrs.field(factory=threading.Event)
+    #: Whether the thread looks for acks every LINGER (then none need wake it).
+    _looking: bool = True
     _stopping: bool = False
 
     def submit(self, order: SettleOrder) -> None:
@@ -74,7 +81,8 @@ class Acker:
         self._marks.withdraw(jid, timeout=SOCKET_TIMEOUT + 1.0)
 
     def _wake(self) -> None:
-        if not self._arrived.is_set():  # wake the acker only if it may be waiting
+        # Only when the acker may be waiting: read after the hand-over (see `_sleep`).
+        if not self._looking and not self._arrived.is_set():
             self._arrived.set()
 
     def stop(self) -> None:
@@ -84,15 +92,29 @@ class Acker:
 
     def run(self) -> None:
         """The thread's loop."""
+        empty_looks = 0
         while self._waiting or self._marks or not self._stopping:
-            if not (self._waiting or self._marks):
-                self._arrived.wait()
-            # Cleared before taking acks: one handed over after this sets it again.
-            self._arrived.clear()
+            if self._waiting or self._marks:
+                empty_looks = 0
+            elif empty_looks < IDLE_LOOKS:
+                empty_looks += 1
+            else:
+                self._sleep()
+                empty_looks = 0
             if not self._stopping:
                 time.sleep(LINGER)
             while self._waiting or self._marks:
                 self._write(self._take())
+
+    def _sleep(self) -> None:
+        """Wait until an ack (or a mark, or the stop) is handed over."""
+        self._looking = False
+        # Cleared, then looked at: a hand-over after the look sees `_looking` false
+        # and sets the flag; one before it is found here.
+        self._arrived.clear()
+        if not (self._waiting or self._marks or self._stopping):
+            self._arrived.wait()
+        self._looking = True
 
     def _take(self) -> list[SettleOrder]:
         batch: list[SettleOrder] = []

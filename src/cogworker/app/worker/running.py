@@ -36,6 +36,7 @@ from cogworker.app.middleware import (
 from cogworker.app.worker.interrupts import Interrupts
 from cogworker.domain import failure, payload, results
 from cogworker.domain.job import JobRecord
+from cogworker.domain.json_values import JSON
 from cogworker.exceptions import JobCancelledError, UnknownJobClassError, UnstorableResultError
 
 #: Asks the job class's `retry_in` hook about a failure as soon as `perform` raises
@@ -57,6 +58,29 @@ class Attempt:
     answer: failure.HookAnswer | None = None
     #: What it returned as JSON, when its job keeps its result (`domain.results`).
     result: str | None = None
+
+
+@attrs.define
+class _Notes:
+    """What a run's `perform` left to settle it by: its kept result (the last `perform`'s,
+    under middleware that calls it again) and `retry_in`'s answer to its error (the first)."""
+
+    result: str | None = None
+    answer: failure.HookAnswer | None = None
+
+    def attempt(
+        self, job_class: type | None, start: float, end: float, error: BaseException | None
+    ) -> Attempt:
+        """The run as it ended: raised `error` (with the answer), or returned (with the result)."""
+        answer, result = (self.answer, None) if error is not None else (None, self.result)
+        return Attempt(
+            job_class=job_class,
+            started_at=start,
+            ended_at=end,
+            error=error,
+            answer=answer,
+            result=result,
+        )
 
 
 @attrs.frozen(kw_only=True)
@@ -92,8 +116,7 @@ class Runner:
         """Run `job` through the sync middleware; whatever its code raises is the attempt's
         error.  `loaded`: its class, or why there is none (see `load_class`)."""
         job_class, load_error = loaded
-        answers: list[failure.HookAnswer] = []
-        kept: list[str | None] = []
+        notes = _Notes()
 
         def perform(ctx: RunContext) -> None:
             if job_class is None:
@@ -101,13 +124,13 @@ class Runner:
             try:
                 with self.interrupts.sync_window(job.jid):
                     returned = perform_now(job_class, job.jid, ctx.args, self._cancelled(job.jid))
-                kept.append(self._result(job, job_class, returned))
+                notes.result = self._result(job, job_class, returned)
             except BaseException as error:
                 # Asked now, before any middleware sees the failure; a hook
                 # that raises instead is met again, and handled, at settlement.
-                if self.interrupts.requested(job.jid) is None:
+                if self.interrupts.requested(job.jid) is None and notes.answer is None:
                     with contextlib.suppress(BaseException):
-                        answers.append(ask(error, job_class))
+                        notes.answer = ask(error, job_class)
                 raise
 
         ctx = RunContext(job=job, queue=queue, job_class=job_class, identity=self.identity)
@@ -116,50 +139,55 @@ class Runner:
         try:
             server_chain(sync_layers, ctx, perform)()
         except BaseException as error:  # the job's own: see the module's docstring
-            first = answers[0] if answers else None
-            return _raised(job_class, started_at, self.clock(), error, first)
-        return _returned(job_class, started_at, self.clock(), kept)
+            return notes.attempt(job_class, started_at, self.clock(), error)
+        return notes.attempt(job_class, started_at, self.clock(), None)
 
     async def run_async(
         self, job: JobRecord, queue: str, job_class: type[Job], ask: AskAsync
     ) -> Attempt:
         """Run an async job through the middleware on the running loop: the sync layers
         (outermost, on a thread of their own) and the async ones; see the module's docstring."""
-        answers: list[failure.HookAnswer] = []
-        kept: list[str | None] = []
-
-        async def perform(ctx: RunContext) -> None:
-            # Its own task: the job's, or (under sync layers) the one they run it in.
-            task = _current_task()
-            try:
-                self.interrupts.open_async_window(job.jid, task)
-                try:
-                    cancelled = self._cancelled(job.jid)
-                    returned = await perform_awaited(job_class, job.jid, ctx.args, cancelled)
-                finally:
-                    self.interrupts.close_window(job.jid)
-                kept.append(self._result(job, job_class, returned))
-            except BaseException as error:
-                if not _stopped(task) and self.interrupts.requested(job.jid) is None:
-                    with contextlib.suppress(Exception):
-                        answers.append(await ask(error, job_class))
-                raise
-
-        ctx = RunContext(
-            job=job, queue=queue, job_class=job_class, identity=self.identity, args=job.args
-        )
+        notes = _Notes()
         started_at = self.clock()
         try:
-            await self._chain_async(ctx, perform)
+            if self.middleware:
+                await self._chain_async(job, queue, job_class, ask, notes)
+            else:  # no middleware: no context, no chain to go through
+                await self._perform_async(job, job_class, job.args, ask, notes)
         except BaseException as error:
             task = _current_task()
             if self.interrupts.requested(job.jid) is not None:
                 _undo_cancelling(task)  # this run's own cancel: settled, not a stop
             elif _stopped(task):
                 raise  # the stop's cancellation: not settled, handed back
-            first = answers[0] if answers else None
-            return _raised(job_class, started_at, self.clock(), error, first)
-        return _returned(job_class, started_at, self.clock(), kept)
+            return notes.attempt(job_class, started_at, self.clock(), error)
+        return notes.attempt(job_class, started_at, self.clock(), None)
+
+    async def _perform_async(
+        self,
+        job: JobRecord,
+        job_class: type[Job],
+        args: Sequence[JSON],
+        ask: AskAsync,
+        notes: _Notes,
+    ) -> None:
+        """One awaited `perform` in its cancel window; notes its result, or `retry_in`'s answer."""
+        # Its own task: the job's, or (under sync layers) the one they run it in.
+        task = _current_task()
+        try:
+            self.interrupts.open_async_window(job.jid, task)
+            try:
+                cancelled = self._cancelled(job.jid)
+                returned = await perform_awaited(job_class, job.jid, args, cancelled)
+            finally:
+                self.interrupts.close_window(job.jid)
+            notes.result = self._result(job, job_class, returned)
+        except BaseException as error:
+            asked = notes.answer is not None  # by a first perform, under middleware
+            if not (asked or _stopped(task) or self.interrupts.requested(job.jid)):
+                with contextlib.suppress(Exception):
+                    notes.answer = await ask(error, job_class)
+            raise
 
     def _result(self, job: JobRecord, job_class: type[Job], returned: object) -> str | None:
         """What `perform` returned as the JSON its job keeps (None when it keeps none);
@@ -177,14 +205,16 @@ class Runner:
         return lambda: self.interrupts.requested(jid) is JobCancelledError
 
     async def _chain_async(
-        self, ctx: RunContext, perform: Callable[[RunContext], Awaitable[None]]
+        self, job: JobRecord, queue: str, job_class: type[Job], ask: AskAsync, notes: _Notes
     ) -> None:
-        sync_layers, async_layers = self._layers
+        sync_layers, async_layers = self._layers  # the sync layers outermost
+
+        async def perform(ctx: RunContext) -> None:
+            await self._perform_async(job, job_class, ctx.args, ask, notes)
+
+        ctx = RunContext(job=job, queue=queue, job_class=job_class, identity=self.identity)
         if not sync_layers:
-            if async_layers:
-                await async_server_chain(async_layers, ctx, perform)()
-            else:  # no middleware: no chain to go through
-                await perform(ctx)
+            await async_server_chain(async_layers, ctx, perform)()
             return
         loop = asyncio.get_running_loop()
         inner: list[Any] = []
@@ -250,26 +280,6 @@ def load_class(
     except BaseException as error:  # a module that exits at import
         summary = user_hooks.summary(error)
         return None, UnknownJobClassError(f"{path}: importing it raised {summary}")
-
-
-def _raised(
-    job_class: type | None,
-    started_at: float,
-    ended_at: float,
-    error: BaseException,
-    answer: failure.HookAnswer | None,
-) -> Attempt:
-    return Attempt(
-        job_class=job_class, started_at=started_at, ended_at=ended_at, error=error, answer=answer
-    )
-
-
-def _returned(
-    job_class: type | None, started_at: float, ended_at: float, kept: list[str | None]
-) -> Attempt:
-    """A run that returned, with its kept result (the last `perform` kept, if any)."""
-    result = kept[-1] if kept else None
-    return Attempt(job_class=job_class, started_at=started_at, ended_at=ended_at, result=result)
 
 
 def _current_task() -> asyncio.Task[Any]:
