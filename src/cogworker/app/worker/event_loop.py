@@ -162,7 +162,9 @@ class EventLoop:
         while not self._stopped.wait(self._block_warning / 4):
             stamp = self._last_tick
             blocked = time.monotonic() - stamp
-            if blocked > self._block_warning and stamp != warned_for:
+            # With no job on the loop, a late tick means this process got no CPU (a
+            # loaded machine), not a job holding the loop: nothing to name.
+            if blocked > self._block_warning and stamp != warned_for and self._tasks:
                 warned_for = stamp
                 self._logger.warning(
                     "the event loop has been blocked for %.1fs: an async job is running "
