@@ -67,8 +67,9 @@ domain_floor=99  # measured 99.7 % (2026-12-04, fifth session)
 total_floor=77   # measured 78 % (2026-12-04, fifth session)
 # Two parts: most tests on two pytest processes (they spend their time waiting on workers
 # and Redis), then the `solo` ones alone, so that no other test loads the machine under them.
+# The slowest tests are listed at the end of the run: the suite's budget is ~20 minutes.
 echo "== pytest, with branch coverage: the tests not marked solo, on 2 processes"
-"$bin/pytest" -n 2 --dist loadfile -m "not solo" --cov --cov-report=
+"$bin/pytest" -n 2 --dist loadfile -m "not solo" --cov --cov-report= --durations=25
 echo "== pytest, with branch coverage: the solo tests, alone"
 "$bin/pytest" -m solo --cov --cov-append --cov-report=
 echo "== coverage of src/cogworker/domain (floor $domain_floor %)"
