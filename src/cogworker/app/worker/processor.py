@@ -24,12 +24,11 @@ from collections.abc import Callable
 import attrs
 from returns.pipeline import is_successful
 
-from cogworker.adapters import user_hooks
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import Job, is_async_job
-from cogworker.app.worker import run_ends
+from cogworker.app.worker import run_ends, run_logs
 from cogworker.app.worker.event_loop import Start
 from cogworker.app.worker.handoff import Taken
 from cogworker.app.worker.run_start import RunStart
@@ -105,8 +104,7 @@ class Processor:
         unrun = Attempt(job_class=None, started_at=now, ended_at=now)
         written, _ = self.settler.write_failure(fetched, unrun, decided, lambda: decided)
         if written:
-            fields = {**_log_fields(job, fetched.queue), "reason": "expired"}
-            self.logger.warning("expired before it started; dropped", extra=fields)
+            run_logs.expired(self.logger, job, fetched.queue)
 
     async def _start_on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> None:
         """Run a job whose start writes first (see `on_loop`)."""
@@ -163,14 +161,15 @@ class Processor:
                     answer = ask(attempt.error, attempt.job_class)
                 end = run_ends.end_of(attempt, answer, timed_out)
         except BaseException as error:
-            end = self._end_despite(job, attempt, error)
+            end = run_logs.end_despite(self.logger, job, attempt, error)
         decided = self._decide(job, fetched, attempt, end)
         if decided is None:
             return None
         written, notice = self.settler.write_failure(
             fetched, attempt, decided, self._interrupted(job, fetched, attempt, end)
         )
-        self._log_failure(job, fetched, attempt, end, decided, written)
+        if written:  # an interrupted write logs its own lines; a lost job isn't this one's
+            run_logs.failed(self.logger, job, fetched.queue, attempt, end, decided)
         return notice
 
     async def _run_on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> None:
@@ -210,7 +209,7 @@ class Processor:
                     answer = await ask(attempt.error, job_class)
                 end = run_ends.end_of(attempt, answer, timed_out)
         except Exception as error:
-            end = self._end_despite(job, attempt, error)
+            end = run_logs.end_despite(self.logger, job, attempt, error)
         decided = self._decide(job, fetched, attempt, end)
         if decided is None:
             return None
@@ -218,7 +217,8 @@ class Processor:
         written, notice = await asyncio.to_thread(
             self.settler.write_failure, fetched, attempt, decided, interrupted
         )
-        self._log_failure(job, fetched, attempt, end, decided, written)
+        if written:  # an interrupted write logs its own lines; a lost job isn't this one's
+            run_logs.failed(self.logger, job, fetched.queue, attempt, end, decided)
         return notice
 
     @_runner.default
@@ -233,9 +233,7 @@ class Processor:
         )
 
     def _begin(self, job: JobRecord, fetched: Fetched) -> None:
-        # The fields of a line at INFO are built only when INFO is on: two lines per job.
-        if self.logger.isEnabledFor(logging.INFO):
-            self.logger.info("start", extra=_log_fields(job, fetched.queue))
+        run_logs.started(self.logger, job, fetched.queue)
         self.starts.mark_working(job, fetched.queue)
 
     def _decide(
@@ -244,7 +242,7 @@ class Processor:
         """Settle the run; an ack is handed to the settler here, any other end returned to
         write."""
         decided = settlement.settle(
-            _run_of(job, fetched, attempt, self.state.identity),
+            run_ends.run_of(job, fetched.queue, attempt, self.state.identity),
             end,
             self._keeping,
             now=self.clock(),
@@ -252,13 +250,10 @@ class Processor:
         )
         if isinstance(decided, settlement.Ack):
             self.settler.write_ack(fetched, decided)
-            if self.logger.isEnabledFor(logging.INFO):
-                self.logger.info("done", extra=_log_fields(job, fetched.queue, attempt))
+            run_logs.done(self.logger, job, fetched.queue, attempt)
             return None
         if isinstance(decided, settlement.Failure) and decided.note is not None:
-            note = decided.note
-            level = logging.ERROR if note.level == "error" else logging.WARNING
-            self.logger.log(level, note.text, extra={"jid": job.jid, "class": job.class_name})
+            run_logs.noted(self.logger, job, decided.note)
         return decided
 
     def _ack_later(self, job: JobRecord, fetched: Fetched, attempt: Attempt) -> None:
@@ -267,15 +262,14 @@ class Processor:
         identity = self.state.identity
 
         def decided() -> settlement.Ack:
-            run = _run_of(job, fetched, attempt, identity)
+            run = run_ends.run_of(job, fetched.queue, attempt, identity)
             returned = run_ends.end_of(attempt, None, None)
             ack = settlement.settle(run, returned, self._keeping, now=attempt.ended_at, jitter=0)
             assert isinstance(ack, settlement.Ack)  # a returned run is acked
             return ack
 
         self.settler.write_ack_later(fetched, decided, job.jid)
-        if self.logger.isEnabledFor(logging.INFO):
-            self.logger.info("done", extra=_log_fields(job, fetched.queue, attempt))
+        run_logs.done(self.logger, job, fetched.queue, attempt)
 
     def _interrupted(
         self, job: JobRecord, fetched: Fetched, attempt: Attempt, end: settlement.RunEnd
@@ -283,7 +277,7 @@ class Processor:
         """The end settled again as interrupted, for when its first write fails."""
 
         def again() -> settlement.Unsuccessful:
-            run = _run_of(job, fetched, attempt, self.state.identity)
+            run = run_ends.run_of(job, fetched.queue, attempt, self.state.identity)
             decided = settlement.settle(
                 run, end, self._keeping, now=self.clock(), jitter=0.0, interrupted=True
             )
@@ -292,64 +286,9 @@ class Processor:
 
         return again
 
-    def _end_despite(
-        self, job: JobRecord, attempt: Attempt, error: BaseException
-    ) -> settlement.RunEnd:
-        """Gathering the run's end raised `error` (user code: a retry_in hook asked late, an
-        exception's own __str__): a failure all the same, settled by the retry budget alone,
-        never left on the in-progress list to run again uncounted at the next start."""
-        self.logger.error(
-            "settling the run raised %s; filed as a failure without asking retry_in",
-            user_hooks.summary(error),
-            exc_info=error,
-            extra={"jid": job.jid, "class": job.class_name, "reason": "settle-error"},
-        )
-        return settlement.Raised(error=user_hooks.error_record(attempt.error or error))
-
-    def _log_failure(
-        self,
-        job: JobRecord,
-        fetched: Fetched,
-        attempt: Attempt,
-        end: settlement.RunEnd,
-        decided: settlement.Unsuccessful,
-        written: bool,
-    ) -> None:
-        if not written:
-            return  # an interrupted write logs its own lines; a lost job isn't this one's
-        if not self.logger.isEnabledFor(logging.WARNING):
-            return  # its fields built only when its line is written: one per failure
-        error = end.error.summary if isinstance(end, settlement.Raised) else ""
-        self.logger.warning(
-            "fail",
-            extra={
-                **_log_fields(job, fetched.queue, attempt),
-                "error": error,
-                "reason": settlement.attempt_outcome(decided),
-            },
-        )
-
-
-def _run_of(job: JobRecord, fetched: Fetched, attempt: Attempt, process: str) -> settlement.Run:
-    return settlement.Run(
-        job=job,
-        queue=fetched.queue,
-        process=process,
-        started_at=attempt.started_at,
-        ended_at=attempt.ended_at,
-    )
-
 
 def _no_loop(job_class: type[Job]) -> UnknownJobClassError:
     return UnknownJobClassError(
         f"{job_class.class_path()} is an async job (async def perform) and this worker "
         "runs none: it was started with async_concurrency=0"
     )
-
-
-def _log_fields(job: JobRecord, queue: str, attempt: Attempt | None = None) -> dict[str, str]:
-    """What a job's log lines carry: which job, and once it ran, how long it took."""
-    fields = {"jid": job.jid, "class": job.class_name, "queue": queue}
-    if attempt is not None:
-        fields["duration"] = f"{attempt.ended_at - attempt.started_at:.6f}"
-    return fields

@@ -70,3 +70,14 @@ def end_of(
     error = user_hooks.error_record(attempt.error)
     answer = failure.NO_HOOK if answer is None else answer
     return settlement.Raised(error=error, answer=answer, timed_out=timed_out)
+
+
+def run_of(job: JobRecord, queue: str, attempt: Attempt, process: str) -> settlement.Run:
+    """The run the settlement decides about: `job`, taken from `queue` by `process`."""
+    return settlement.Run(
+        job=job,
+        queue=queue,
+        process=process,
+        started_at=attempt.started_at,
+        ended_at=attempt.ended_at,
+    )
