@@ -23,7 +23,8 @@ from collections.abc import Callable, Coroutine, Generator
 from typing import Any, Literal, TypeVar
 
 import cogworker
-from cogworker.app.job import is_async_job, load_job_class
+from cogworker.app.job import is_async_job
+from cogworker.app.job_loading import load_job_class
 
 Kind = Literal["sync", "async"]
 #: `def perform` (run on a processor thread), `async def perform` (run on the event loop).

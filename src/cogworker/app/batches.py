@@ -27,7 +27,8 @@ from cogworker.adapters.batch_store import UNFINISHED_TTL, BatchStore
 from cogworker.adapters.jid_index import JidIndex
 from cogworker.app import testing
 from cogworker.app.batch_folding import fold_event
-from cogworker.app.job import Job, load_job_class
+from cogworker.app.job import Job
+from cogworker.app.job_loading import load_job_class
 from cogworker.app.job_record import check_args, new_jid
 from cogworker.domain import batches, payload, results
 from cogworker.domain.job import DEFAULT_QUEUE, JobRecord

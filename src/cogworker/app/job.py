@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import functools
-import importlib
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -12,7 +10,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import attrs
 
 from cogworker.domain import key_limits, limits, queues, unique
-from cogworker.exceptions import UnknownJobClassError
 
 if TYPE_CHECKING:
     from cogworker.domain.json_values import JSON
@@ -281,51 +278,3 @@ def _check_perform(cls: type[Job]) -> None:
         "doesn't iterate what it returns, so its body would never run; define it with def "
         "or async def"
     )
-
-
-def _in_job_modules(module_name: str, job_modules: tuple[str, ...] | None) -> bool:
-    """Whether `module_name` is one of `job_modules` or inside one (None allows any)."""
-    if job_modules is None:
-        return True
-    return any(module_name == m or module_name.startswith(f"{m}.") for m in job_modules)
-
-
-@functools.lru_cache(maxsize=1024)
-def load_job_class(path: str, job_modules: tuple[str, ...] | None = None) -> type[Job]:
-    """The `Job` subclass named by `path` (`package.module.Class`, nested classes too).
-
-    Only a module `job_modules` allows (`Config.job_modules`) is imported.
-    Raises UnknownJobClassError saying what couldn't be found.
-    """
-    parts = path.split(".")
-    splits = range(len(parts) - 1, 0, -1)
-    allowed = [s for s in splits if _in_job_modules(".".join(parts[:s]), job_modules)]
-    if not allowed:
-        raise UnknownJobClassError(
-            f"{path}: its module is not in Config.job_modules {list(job_modules or ())}, "
-            "so it was not imported"
-        )
-    for split in allowed:
-        module_name, attributes = ".".join(parts[:split]), parts[split:]
-        try:
-            target: object = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name and module_name.startswith(error.name):
-                continue  # this prefix isn't a module: try a shorter one
-            raise UnknownJobClassError(f"{path}: importing {module_name} failed: {error}") from None
-        except Exception as error:
-            raise UnknownJobClassError(
-                f"{path}: importing {module_name} failed: {error!r}"
-            ) from None
-        return _attribute_path(target, attributes, path)
-    raise UnknownJobClassError(f"{path}: no module of that name can be imported")
-
-
-def _attribute_path(target: object, attributes: list[str], path: str) -> type[Job]:
-    for name in attributes:
-        if not hasattr(target, name):
-            raise UnknownJobClassError(f"{path}: {name} not found in {target!r}")
-        target = getattr(target, name)
-    if not (isinstance(target, type) and issubclass(target, Job)):
-        raise UnknownJobClassError(f"{path}: not a cogworker Job class")
-    return target

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from cogworker.app.job import Job, load_job_class
+from cogworker.app.job import Job
+from cogworker.app.job_loading import load_job_class
 from cogworker.domain import cron
 from cogworker.domain.cron import ScheduleEntry
 from cogworker.domain.json_values import JSON, first_non_json

@@ -41,7 +41,8 @@ from typing import Any, Protocol
 import attrs
 from returns.pipeline import is_successful
 
-from cogworker.app.job import Job, is_async_job, load_job_class, perform_awaited, perform_now
+from cogworker.app.job import Job, is_async_job, perform_awaited, perform_now
+from cogworker.app.job_loading import load_job_class
 from cogworker.domain import results
 from cogworker.domain.job import JobRecord
 from cogworker.exceptions import UnstorableResultError

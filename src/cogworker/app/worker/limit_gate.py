@@ -28,7 +28,7 @@ from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.limit_store import LimitStore, PlaceTerm, place_term, spot_of
 from cogworker.app.config import Config
-from cogworker.app.job import load_job_class
+from cogworker.app.job_loading import load_job_class
 from cogworker.app.worker.state import WorkerState
 from cogworker.domain import key_limits, payload
 from cogworker.domain.job import JobRecord

@@ -26,7 +26,7 @@ from cogworker.adapters.jobs.settle import SettleOrder
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
-from cogworker.app.job import load_job_class
+from cogworker.app.job_loading import load_job_class
 from cogworker.app.job_record import new_jid
 from cogworker.app.worker.backoff import Backoff, repeat
 from cogworker.app.worker.state import WorkerState

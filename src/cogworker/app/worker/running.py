@@ -23,7 +23,8 @@ import attrs
 from returns.pipeline import is_successful
 
 from cogworker.adapters import user_hooks
-from cogworker.app.job import Job, load_job_class, perform_awaited, perform_now
+from cogworker.app.job import Job, perform_awaited, perform_now
+from cogworker.app.job_loading import load_job_class
 from cogworker.app.middleware import (
     AsyncServerMiddleware,
     RunContext,
