@@ -3,30 +3,22 @@
 The supervisor runs no jobs and never talks to Redis.  Each child is a plain
 `cogworker work` process (the same command line minus the supervisor's own
 options), so it has its own identity, threads and signal handling, exactly
-as if started by hand.  The supervisor
+as if started by hand.  What users see (restarts and their back-off,
+`--max-memory` recycling, signals, the kill of a hung child, the children's
+death signal) is in docs/guide.md, "Several processes from one command";
+the reasons for its less obvious parts are here:
 
-* restarts a child that exits while the supervisor isn't stopping, after a
-  delay that grows while children keep dying young (`domain.supervision`);
-  one that exits with `HARD_TIMEOUT_EXIT` (a job stuck past its time limit,
-  filed as failed) is replaced at once, as a recycled one is;
-* with a memory limit, recycles a child whose RSS is above it: SIGTERM (the
-  child drains as on any stop), and a new child once it has exited;
-* turns SIGTERM/SIGINT/SIGHUP into SIGTERM for every child, waits for them
-  all to exit, then returns; a second one is forwarded as a second SIGTERM,
-  which has each child stop at once (its running jobs go back to their
-  queues unfinished).  Children run in process groups of their own, so a
-  Ctrl-C at a terminal reaches the supervisor only and each child gets one
-  request per request, not one from the terminal and one forwarded;
-* forwards SIGTSTP (quiet), the one other signal a
-  worker handles, and starts any later child quiet too (`--paused`: a restart
-  after SIGTSTP must not take jobs; it knows nothing of a Resume from the
-  dashboard, where such a child shows as quiet and can be resumed);
-* kills (SIGKILL) a child still there `kill_after` seconds after its
-  SIGTERM: a worker's stop is bounded (its shutdown_timeout, then short
-  waits), so such a child is hung.  Its unfinished jobs stay on its
-  in-progress list, and the other workers recover them as orphans;
-* on Linux has each child receive SIGTERM if the supervisor itself dies
-  (`PR_SET_PDEATHSIG`), so a `kill -9` of it leaves no orphans behind.
+* a child that exits with `HARD_TIMEOUT_EXIT` (a job stuck past its time
+  limit, filed as failed) is replaced at once, as a recycled one is: its
+  exit is the cure, not a crash to back off from;
+* children run in process groups of their own, so a Ctrl-C at a terminal
+  reaches the supervisor only and each child gets one stop per request;
+* a child started after a SIGTSTP starts `--paused`: a restart must not take
+  jobs while the fleet is quiet (a Resume from the dashboard is not seen
+  here, where Redis isn't read);
+* a child still there `kill_after` seconds after its SIGTERM is hung (a
+  worker's stop is bounded) and is killed; its unfinished jobs stay on its
+  in-progress list for the other workers to recover as orphans.
 """
 
 from __future__ import annotations
@@ -84,11 +76,9 @@ class Supervisor:
     """Keeps `processes` children of `command` running until told to stop.
 
     `command` is the child's full argv, `environment` its environment (None: this
-    process's).  `max_memory_mib`, if given, is the
-    RSS above which a child is recycled; `kill_after`, the seconds a child
-    may take to exit after SIGTERM before it is killed.  `run()` blocks until
-    every child has exited after a SIGTERM or SIGINT; it must be called from
-    the main thread.
+    process's).  `max_memory_mib`, if given, is the RSS above which a child is recycled;
+    `kill_after`, the seconds a child may take to exit after SIGTERM before it is killed.
+    `run()` blocks until every child has exited after a stop signal (main thread only).
     """
 
     def __init__(
