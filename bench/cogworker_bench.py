@@ -141,7 +141,11 @@ def describe(variant: str) -> str:
 
 def _flow_control_note(variant: str) -> str:
     return next(
-        (f"; the no-op is {job.__name__}" for kind, job in NOOP_OF.items() if variant.endswith(kind)),
+        (
+            f"; the no-op is {job.__name__}"
+            for kind, job in NOOP_OF.items()
+            if variant.endswith(kind)
+        ),
         "",
     )
 

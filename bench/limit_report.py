@@ -62,7 +62,7 @@ def main() -> None:
     ap.add_argument("--results", required=True, help="a bench/run.sh results folder")
     args = ap.parse_args()
     runs, costs = load_limits(args.results), load_limits(args.results, "limit_cost")
-    print(f"### The Redis limit in this run (jobs/s; median of {len(runs)}, (min–max))\n")  # noqa: RUF001
+    print(f"### The Redis limit in this run (jobs/s; median of {len(runs)}, (min–max))\n")
     print("| measurement (redis_limit.py) | jobs/s | " + " | ".join(COSTS) + " |")
     print("|---|---|" + "---|" * len(COSTS))
     for key, label in LIMITS.items():

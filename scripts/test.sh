@@ -49,9 +49,9 @@ fi
 echo "== import layers"
 "$bin/python" scripts/check_layers.py
 echo "== ruff check"
-"$bin/ruff" check src tests scripts
+"$bin/ruff" check src tests scripts bench examples
 echo "== ruff format --check"
-"$bin/ruff" format --check src tests scripts
+"$bin/ruff" format --check src tests scripts bench examples
 echo "== mypy --strict src"
 "$bin/mypy" --strict src
 if [ "$#" -gt 0 ]; then
