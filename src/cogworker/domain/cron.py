@@ -28,6 +28,7 @@ iteration disagrees with the forward one around some DST changes.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Literal, TypeAlias, get_args
@@ -140,6 +141,20 @@ def due_ticks(
     if not due and dropped:
         due.append(Due(at=dropped[0], action=DROP))
     return tuple(due)
+
+
+def last_due(expression: str, tz: dt.tzinfo, at: float, *, catch_up: CatchUp, limit: int) -> float:
+    """The time from which the tick `at` is never due again, whatever the stored last tick.
+
+    A tick is due while it is the latest (on time) or one of the `kept_missed` latest
+    missed ones: once that many ticks and one more came after it, the latest of them
+    on time or not, `due_ticks` drops it.  (inf: the expression has no such tick.)
+    """
+    later = itertools.islice(_ticks(expression, at, tz), kept_missed(catch_up, limit) + 1)
+    try:
+        return list(later)[-1]
+    except ValueError:  # croniter's "no such date": the expression stops coming due
+        return math.inf
 
 
 def _ticks(expression: str, after: float, tz: dt.tzinfo) -> Iterator[float]:
