@@ -111,7 +111,9 @@ CALLS = {
         ("p1", "60", "1699999200", "2048", "1699914600", "90000", "30", "1", "t1", "{}",
          "pid", "7"),
     ),
-    "renew_lock": Call(scripts.RENEW_LOCK, ("lock",), ("j1", "60000"), lambda rc: rc.set("lock", "j1")),
+    "renew_lock": Call(
+        scripts.RENEW_LOCK, ("lock",), ("j1", "60000"), lambda rc: rc.set("lock", "j1")
+    ),
     "push_unique": Call(
         scripts.PUSH_UNIQUE,
         (keys.SCHEDULE, "lk", "st"),

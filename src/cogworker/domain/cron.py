@@ -144,17 +144,21 @@ def due_ticks(
 
 
 def last_due(expression: str, tz: dt.tzinfo, at: float, *, catch_up: CatchUp, limit: int) -> float:
-    """The time from which the tick `at` is never due again, whatever the stored last tick.
+    """The latest time the tick `at` can be due: after it, never, whatever the stored last
+    tick (a look after it drops the tick).
 
-    A tick is due while it is the latest (on time) or one of the `kept_missed` latest
-    missed ones: once that many ticks and one more came after it, the latest of them
-    on time or not, `due_ticks` drops it.  (inf: the expression has no such tick.)
+    A tick is due while it is the latest, on time, or one of the `kept_missed`
+    latest missed ones.  With k kept: once k ticks came after it, it is kept only
+    while the latest of them is on time; once k + 1 came, never.  (inf: the
+    expression stops coming due before.)
     """
-    later = itertools.islice(_ticks(expression, at, tz), kept_missed(catch_up, limit) + 1)
+    keep = kept_missed(catch_up, limit)
     try:
-        return list(later)[-1]
+        later = list(itertools.islice(_ticks(expression, at, tz), keep + 1))
     except ValueError:  # croniter's "no such date": the expression stops coming due
         return math.inf
+    kept_until = (later[keep - 1] if keep else at) + MAX_LATENESS
+    return min(kept_until, later[keep])
 
 
 def _ticks(expression: str, after: float, tz: dt.tzinfo) -> Iterator[float]:

@@ -213,7 +213,7 @@ class PeriodicManager:
             otherwise=encode_entry(ran(None)),
             lock_ttl=queued_lock_ttl(self.config),
             now=now,
-            claim_ttl=self._last_due(entry, zone, due) - now,
+            claim_ttl=self._last_due(entry, zone, due) - now + 1.0,  # a second past it
         )
         if due.action == DROP:
             result, jid = self.store.claim(claim), None
