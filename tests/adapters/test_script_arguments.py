@@ -108,9 +108,11 @@ CALLS = {
     "beat": Call(
         scripts.BEAT,
         (keys.PROCESSES, "ph", "pw", "sig", "mem", keys.BEATS),
-        ("p1", "60", "1699999200", "2048", "1699914600", "90000", "60000", "30", "1", "t1", "{}",
-         "1", "lock", "j1", "pid", "7"),
-        lambda rc: rc.set("lock", "j1"),
+        ("p1", "60", "1699999200", "2048", "1699914600", "90000", "30", "1", "t1", "{}",
+         "pid", "7"),
+    ),
+    "renew_lock": Call(
+        scripts.RENEW_LOCK, ("lock",), ("j1", "60000"), lambda rc: rc.set("lock", "j1")
     ),
     "push_unique": Call(
         scripts.PUSH_UNIQUE,
@@ -126,11 +128,13 @@ CALLS = {
     "limit_renew": Call(
         scripts.LIMIT_RENEW, ("lim",), ("60000", "j1"), lambda rc: rc.zadd("lim", {"j1": 9e15})
     ),
-    "periodic_claim": Call(
-        scripts.PERIODIC_CLAIM,
-        ("sched", "claim", "running", keys.queue("default"), "lk", "st"),
-        ("job", "old", "new", "handled", "run", ENTRY, "j1", "60000", "60000", "60000", "600",
-         "1700000000.5"),
+    "periodic_tick": Call(
+        scripts.PERIODIC_TICK,
+        ("claim", "running", keys.queue("default"), "lk", "st"),
+        ("run", ENTRY, "j1", "60000", "60000", "60000", "600", "1700000000.5"),
+    ),
+    "periodic_advance": Call(
+        scripts.PERIODIC_ADVANCE, ("sched",), ("job", "old", "new"),
         lambda rc: rc.hset("sched", "job", "old"),
     ),
     "periodic_load": Call(scripts.PERIODIC_LOAD, ("sched",), ("0", "1", "job", "entry", "gone")),

@@ -48,13 +48,15 @@ JID = "census-jid"
 LIMIT = key_limits.Concurrency(max=2)
 
 #: What still touches keys of several slots, by operation (docs/redis-cluster.md,
-#: "Every script and its one slot", says what each becomes).
+#: "Every script and its one slot", says what each becomes).  "beat" renews its running
+#: locks in their own slots (renew_lock) but still writes the global `beats` hash and
+#: `processes` set in its script, as "pulse" does, until phase f.
 SPANS_SLOTS_TODAY = frozenset({
     "fetch from one queue", "blocking fetch from one queue",
     "fetch from two queues", "pop from two queues", "blocking pop from two queues",
     "requeue a stray", "settle a tracked ack", "settle a retry", "ack a batch", "defer",
     "hand over", "requeue at shutdown", "recover a gone process", "bury", "move a due job",
-    "beat", "pulse", "claim a periodic tick",
+    "beat", "pulse",
     "settle keeping a result",
 })  # fmt: skip
 
@@ -122,7 +124,9 @@ def _move_due(rc: redis.Redis) -> None:
 
 
 def _beat(rc: redis.Redis) -> None:
-    ProcessRegistry(rc).beat(IDENTITY, {"rss_kb": 1}, {}, 60, NOW, beat_gap=60)
+    """A beat renewing a periodic run's running lock."""
+    held = [(keys.periodic_running("default", "nightly"), JID)]
+    ProcessRegistry(rc).beat(IDENTITY, {"rss_kb": 1}, {}, 60, NOW, beat_gap=60, held_locks=held)
 
 
 def _pulse(rc: redis.Redis) -> None:
@@ -141,6 +145,8 @@ def _cancel(rc: redis.Redis) -> None:
 
 
 def _claim_tick(rc: redis.Redis) -> None:
+    """The entry checked, the tick claimed and its run pushed, the entry moved on: each in
+    its own slot."""
     rc.hset(keys.PERIODIC_SCHEDULE, "nightly", "{}")
     claim = Claim(
         name="nightly", at=NOW, action="run", expected=b"{}", if_enqueued="{}",

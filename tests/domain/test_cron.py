@@ -179,6 +179,40 @@ def test_due_ticks_are_ordered_bounded_and_inside_the_gap(
         assert now - due[-1].at <= cron.MAX_LATENESS
 
 
+@given(expressions, ZONES, instants, gaps, gaps, CATCH_UPS, st.integers(1, 12))
+def test_a_tick_is_never_due_again_from_its_last_due_time(
+    expression: str,
+    tz: dt.tzinfo,
+    after: float,
+    before: float,
+    later: float,
+    catch_up: cron.CatchUp,
+    limit: int,
+) -> None:
+    """After `last_due`, a tick is neither run nor caught up, whichever earlier tick was
+    handled last (a claim kept that long can't be outlived by a look that runs the tick)."""
+    at = cron.next_tick(expression, tz, after)
+    now = cron.last_due(expression, tz, at, catch_up=catch_up, limit=limit) + later + 0.001
+    since = at - 1 - before
+    due = cron.due_ticks(expression, tz, since=since, now=now, catch_up=catch_up, limit=limit)
+    assert at not in {d.at for d in due if d.action != DROP}
+
+
+@pytest.mark.parametrize(("catch_up", "kept"), [("none", 0), ("last", 1), ("all", 3)])
+def test_an_hourly_tick_is_due_until_the_last_kept_tick_after_it_is_late(
+    catch_up: cron.CatchUp, kept: int
+) -> None:
+    """Hourly, catch-up limit 3: a tick is due (on time, or caught up) until the `kept`-th
+    tick after it is no longer on time: hours, not the 10 minutes a claim was kept before."""
+    tick = 1_699_999_200.0
+    until = cron.last_due("0 * * * *", dt.UTC, tick, catch_up=catch_up, limit=3)
+    assert until == tick + kept * 3600 + cron.MAX_LATENESS
+    due = cron.due_ticks(
+        "0 * * * *", dt.UTC, since=tick - 1, now=until - 1, catch_up=catch_up, limit=3
+    )
+    assert due[0] == Due(at=tick, action=RUN if kept == 0 else CATCH_UP)
+
+
 def test_a_one_second_job_after_a_30_second_gap() -> None:
     """Every second, 30 s unattended: the current tick runs; "last" adds the one before it,
     "all" the latest `limit` missed ones, "none" nothing more."""

@@ -56,9 +56,10 @@ def entry(rc: redis.Redis, name: str) -> dict[str, Any] | None:
     return None if raw is None else dict(json.loads(raw))
 
 
-def claim_of(rc: redis.Redis, name: str, tick: float) -> str | None:
-    """What claimed a tick: the jid it enqueued, "skipped", or None (unclaimed or expired)."""
-    value = rc.get(keys.periodic_tick(name, tick))
+def claim_of(rc: redis.Redis, name: str, tick: float, queue: str = "default") -> str | None:
+    """What claimed a tick of a job whose runs go to `queue`: the jid it enqueued, "skipped",
+    or None (unclaimed or expired)."""
+    value = rc.get(keys.periodic_tick(queue, name, tick))
     return None if value is None else value.decode()
 
 

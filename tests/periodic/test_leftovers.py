@@ -44,7 +44,7 @@ def test_a_queued_run_keeps_its_running_lock_past_the_ttl_and_reads_queued(
         rc.get(keys.periodic_running(jobs_leftovers.PARKED_QUEUE, "parked")) == job["jid"].encode()
     )
     later_tick = float(int(enqueued_at) + 2)
-    assert claim_of(rc, "parked", later_tick) == "skipped"
+    assert claim_of(rc, "parked", later_tick, jobs_leftovers.PARKED_QUEUE) == "skipped"
     assert tracking.status(rc, job["jid"]) == "queued"
 
 

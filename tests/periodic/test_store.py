@@ -66,8 +66,8 @@ def test_a_free_tick_is_enqueued_with_its_running_lock(
     assert rc.sismember(keys.QUEUES, "low")
     assert store.running(ENTRY.queue, ENTRY.name) == "j1"
     assert 0 < rc.pttl(keys.periodic_running(ENTRY.queue, ENTRY.name)) <= 5000
-    assert rc.get(keys.periodic_tick(ENTRY.name, TICK)) == b"j1"
-    assert rc.ttl(keys.periodic_tick(ENTRY.name, TICK)) > 0
+    assert rc.get(keys.periodic_tick(ENTRY.queue, ENTRY.name, TICK)) == b"j1"
+    assert rc.ttl(keys.periodic_tick(ENTRY.queue, ENTRY.name, TICK)) > 0
     stored = json.loads(rc.hget(keys.PERIODIC_SCHEDULE, ENTRY.name) or b"")
     assert (stored["last_tick"], stored["last_jid"]) == (TICK, "j1")
 
@@ -100,7 +100,7 @@ def test_an_on_time_tick_is_skipped_while_the_previous_run_holds_the_lock(
     rc.set(keys.periodic_running(ENTRY.queue, ENTRY.name), "previous")
     assert store.claim(claim("run")) == "skipped"
     assert rc.llen(keys.queue("low")) == 0
-    assert rc.get(keys.periodic_tick(ENTRY.name, TICK)) == b"skipped"
+    assert rc.get(keys.periodic_tick(ENTRY.queue, ENTRY.name, TICK)) == b"skipped"
     assert rc.hget(keys.PERIODIC_SCHEDULE, ENTRY.name) == AFTER.encode()
     assert store.running(ENTRY.queue, ENTRY.name) == "previous"
 
@@ -112,7 +112,7 @@ def test_a_catch_up_tick_waits_while_the_previous_run_holds_the_lock(
     rc.set(keys.periodic_running(ENTRY.queue, ENTRY.name), "previous")
     assert store.claim(claim("catch_up")) == "busy"
     assert rc.hget(keys.PERIODIC_SCHEDULE, ENTRY.name) == encode_entry(ENTRY).encode()
-    assert not rc.exists(keys.periodic_tick(ENTRY.name, TICK))
+    assert not rc.exists(keys.periodic_tick(ENTRY.queue, ENTRY.name, TICK))
     rc.delete(keys.periodic_running(ENTRY.queue, ENTRY.name))
     assert store.claim(claim("catch_up")) == "enqueued"
 

@@ -3,9 +3,11 @@
 The schedule (`redis_keys.PERIODIC_SCHEDULE`) is a hash of name -> entry
 JSON, read by every worker's periodic manager and by the dashboard.  Each
 change is one script that first checks the entry (or the whole schedule)
-is still what the caller read, so processes side by side never handle a
-tick twice.  The store decides nothing: which ticks to claim, and how,
-comes from the caller.
+is still what the caller read.  A tick is claimed in its run's queue's slot
+(its claim key, taken once, with the run's locks and push), then its entry
+moved on in the schedule's: processes side by side never handle a tick
+twice.  The store decides nothing: which ticks to claim, and how, comes
+from the caller.
 """
 
 from __future__ import annotations
@@ -21,19 +23,24 @@ from cogworker.adapters import jid_index, job_records, scripts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
-from cogworker.domain.cron import ScheduleEntry, TickAction
+from cogworker.domain.cron import DROP, ScheduleEntry, TickAction
 from cogworker.domain.retries import LONGEST_DELAY
 
 ClaimAction = TickAction | Literal["now"]
 #: A claim that is no tick: a run enqueued outside the schedule (the dashboard's "Enqueue now").
 NOW: ClaimAction = "now"
 
-ClaimResult = Literal["enqueued", "skipped", "duplicate", "busy", "taken", "stale", "dropped"]
-CLAIM_RESULTS: tuple[str, ...] = get_args(ClaimResult)
+#: What `PeriodicStore.tick` can answer (see `lua/periodic_tick.lua`).
+TickResult = Literal["enqueued", "skipped", "duplicate", "busy", "taken"]
+TICK_RESULTS: tuple[str, ...] = get_args(TickResult)
+#: What `PeriodicStore.claim` can answer: a tick's answers, "stale" (the entry changed since
+#: the caller read it: read it again) and "dropped" (missed ticks marked as handled).
+ClaimResult = TickResult | Literal["stale", "dropped"]
 
 PERIODIC_RESTORE = LuaScript("periodic_restore")
 
-#: A tick's claim key outlives any look that could still see the tick as due.
+#: The shortest a tick's claim key is kept: it outlives any look that could still see the
+#: tick as due; `Claim.claim_ttl` may keep it longer.
 TICK_CLAIM_TTL = 600.0
 
 
@@ -120,6 +127,10 @@ class Claim:
     status_ttl: float = 0.0
     #: The time the status is stamped with.
     now: float = 0.0
+    #: How long the tick's claim is kept, seconds (at least `TICK_CLAIM_TTL`): as long as
+    #: the tick could still come due (`cron.last_due`), so that a crash between the claim
+    #: and the entry's advance can't let a later look run the tick again.
+    claim_ttl: float = TICK_CLAIM_TTL
 
 
 @attrs.frozen(kw_only=True)
@@ -194,10 +205,43 @@ class PeriodicStore:
         return bool(scripts.PERIODIC_LOAD(self.client, (keys.PERIODIC_SCHEDULE,), args))
 
     def claim(self, claim: Claim) -> ClaimResult:
-        """Handle one tick (see `lua/periodic_claim.lua`): how it went.
+        """Handle one tick: how it went (docs/redis-cluster.md, "Periodic ticks").
+
+        A tick is tried only while its entry is still what the caller read
+        ("stale" otherwise, nothing written: a process that read the schedule
+        long ago, or an entry a start-up rewrote or removed, enqueues nothing).
+        Then `tick` in the run's queue's slot, the one claim of the tick, and
+        `advance` of the entry to what the tick's result says.  A crash between
+        the two leaves the entry behind: the next process to try the tick finds
+        it "taken" and moves the entry on.  "taken" with the entry moved on by
+        someone else meanwhile is "stale": read it again.  A drop of missed
+        ticks is only the advance; a run outside the schedule ("now") only the
+        tick, with no claim.
+        """
+        if claim.action == DROP:
+            advanced = self.advance(claim.name, claim.expected, claim.otherwise)
+            return "dropped" if advanced else "stale"
+        if claim.action != NOW and self.entry(claim.name) != claim.expected:
+            return "stale"
+        result = self.tick(claim)
+        if claim.action == NOW or result == "busy":
+            return result
+        stored = claim.if_enqueued if result == "enqueued" else claim.otherwise
+        if not self.advance(claim.name, claim.expected, stored) and result == "taken":
+            return "stale"
+        return result
+
+    def entry(self, name: str) -> bytes | None:
+        """One entry as stored, or None."""
+        raw = self.client.hget(keys.PERIODIC_SCHEDULE, name)
+        return None if raw is None else as_bytes(raw)
+
+    def tick(self, claim: Claim) -> TickResult:
+        """Claim one tick and enqueue its run, in the run's queue's slot (see
+        `lua/periodic_tick.lua`): how it went.  The schedule is neither read nor changed.
 
         The run's queue is registered right after (see `lua/move_due.lua`); a tracked run's
-        jid index entry is written before (`adapters.job_records`), whether the claim
+        jid index entry is written before (`adapters.job_records`), whether the tick
         enqueues it or not (an entry naming a queue without its records reads as none).
         """
         tracked = bool(claim.status_ttl and claim.jid)
@@ -206,26 +250,21 @@ class PeriodicStore:
             pipe, [job_records.index(claim.jid, claim.queue, [claim.status_ttl if tracked else 0])]
         )
         placeholder = keys.no_lock(claim.queue)
-        scripts.PERIODIC_CLAIM.queue(
+        scripts.PERIODIC_TICK.queue(
             pipe,
             (
-                keys.PERIODIC_SCHEDULE,
-                keys.periodic_tick(claim.name, claim.at),
+                keys.periodic_tick(claim.queue, claim.name, claim.at),
                 claim.running_lock or keys.periodic_running(claim.queue, claim.name),
                 keys.queue(claim.queue) if claim.queue else placeholder,
                 claim.unique_lock or placeholder,
                 keys.status(claim.queue, claim.jid) if tracked else placeholder,
             ),
             (
-                claim.name,
-                claim.expected,
-                claim.if_enqueued,
-                claim.otherwise,
                 claim.action,
                 claim.payload,
                 claim.jid,
                 _milliseconds(claim.lock_ttl),
-                _milliseconds(TICK_CLAIM_TTL),
+                _milliseconds(max(TICK_CLAIM_TTL, claim.claim_ttl)),
                 _milliseconds(claim.unique_ttl) if claim.unique_lock else 0,
                 max(1, round(min(claim.status_ttl, LONGEST_DELAY))) if claim.status_ttl else 0,
                 repr(claim.now),
@@ -234,9 +273,15 @@ class PeriodicStore:
         if claim.queue:
             pipe.sadd(keys.QUEUES, claim.queue)
         result = as_bytes(scripts.run_pipeline(self.client, pipe)[indexed]).decode()
-        if result not in CLAIM_RESULTS:
-            raise ValueError(f"periodic_claim answered {result!r}")
-        return cast("ClaimResult", result)
+        if result not in TICK_RESULTS:
+            raise ValueError(f"periodic_tick answered {result!r}")
+        return cast("TickResult", result)
+
+    def advance(self, name: str, expected: bytes, entry: str) -> bool:
+        """Store `entry` as `name`'s if its entry is still `expected`; whether it was (see
+        `lua/periodic_advance.lua`)."""
+        args = (name, expected, entry)
+        return bool(scripts.PERIODIC_ADVANCE(self.client, (keys.PERIODIC_SCHEDULE,), args))
 
     def running(self, queue: str, name: str) -> str | None:
         """The jid holding the running lock of a periodic job (whose runs go to `queue`), or

@@ -51,7 +51,9 @@ class ProcessRegistry:
         """Record one heartbeat (and its RSS, if `fields` has `rss_kb`); the waiting signals.
 
         `held_locks` are the (lock, jid) of the periodic runs this process is
-        running: each is renewed for `lock_ttl` seconds while the jid holds it.
+        running: each is renewed for `lock_ttl` seconds while the jid holds it,
+        by a `renew_lock` call in the same round trip, right after the beat (a
+        lock lives in its run's queue's slot, the beat in the process's).
         A time since anyone's previous beat over `beat_gap` seconds is noted
         as an outage (see `RecoverStore.recover`).  The RSS is recorded
         best-effort: if its history key can't be written, the beat still
@@ -80,13 +82,13 @@ class ProcessRegistry:
                 fields.get("rss_kb", ""),
                 memory.first_slot(now),
                 memory.KEY_TTL,
-                int(lock_ttl * 1000),
                 beat_gap,
                 *_counted_pairs(running.items()),
-                *_counted_pairs(held_locks),
                 *_flat(fields.items()),
             ),
         )
+        for lock, jid in held_locks:
+            scripts.RENEW_LOCK.queue(pipe, (lock,), (jid, int(lock_ttl * 1000)))
         if queues:
             pipe.sadd(keys.QUEUES, *queues)
         reply = scripts.run_pipeline(self.client, pipe)[0]

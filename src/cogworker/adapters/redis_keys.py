@@ -210,9 +210,11 @@ def periodic_running(queue: str, name: str) -> str:
     return f"{PREFIX}{{q:{queue}}}:periodic:running:{name}"
 
 
-def periodic_tick(name: str, at: float) -> str:
-    """The claim of one tick of a periodic job (the jid it enqueued, or "skipped"), with a TTL."""
-    return f"{PREFIX}periodic:tick:{name}:{at:.0f}"
+def periodic_tick(queue: str, name: str, at: float) -> str:
+    """The claim of one tick of the periodic job `name`, whose runs go to `queue` (the jid
+    it enqueued, or "skipped"/"duplicate"), with a TTL; in the queue's slot, with the run's
+    locks and list (phase g: no layout step, see docs/redis-cluster.md)."""
+    return f"{PREFIX}{{q:{queue}}}:periodic:tick:{name}:{at:.0f}"
 
 
 # --- per-key limits (adapters/limit_store.py), in their queue's slot ---

@@ -5,9 +5,9 @@ A run carries its job class's options (its unique lock, status tracking), as
 a client enqueue does: they are worked out when the schedule is stored
 (`scheduled_entry`), so the dashboard needs no import of the job's class.
 The run passes through `Config.client_middleware`, then one script
-(`lua/periodic_claim.lua`) pushes it only if the job's running lock is free,
-and in the same step takes that lock and the run's unique lock and marks a
-tracked run `queued`.
+(`lua/periodic_tick.lua`, through `PeriodicStore.claim`) pushes it only if
+the job's running lock is free, and in the same step takes that lock and
+the run's unique lock and marks a tracked run `queued`.
 
 The running lock is taken for `queued_lock_ttl`: long enough to last while
 the run waits in its queue (nobody renews it there); once a worker runs it,

@@ -28,6 +28,7 @@ iteration disagrees with the forward one around some DST changes.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Literal, TypeAlias, get_args
@@ -140,6 +141,24 @@ def due_ticks(
     if not due and dropped:
         due.append(Due(at=dropped[0], action=DROP))
     return tuple(due)
+
+
+def last_due(expression: str, tz: dt.tzinfo, at: float, *, catch_up: CatchUp, limit: int) -> float:
+    """The latest time the tick `at` can be due: after it, never, whatever the stored last
+    tick (a look after it drops the tick).
+
+    A tick is due while it is the latest, on time, or one of the `kept_missed`
+    latest missed ones.  With k kept: once k ticks came after it, it is kept only
+    while the latest of them is on time; once k + 1 came, never.  (inf: the
+    expression stops coming due before.)
+    """
+    keep = kept_missed(catch_up, limit)
+    try:
+        later = list(itertools.islice(_ticks(expression, at, tz), keep + 1))
+    except ValueError:  # croniter's "no such date": the expression stops coming due
+        return math.inf
+    kept_until = (later[keep - 1] if keep else at) + MAX_LATENESS
+    return min(kept_until, later[keep])
 
 
 def _ticks(expression: str, after: float, tz: dt.tzinfo) -> Iterator[float]:

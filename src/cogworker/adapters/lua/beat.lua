@@ -1,11 +1,13 @@
 -- beat: one heartbeat. Registers the process, stamps it with Redis's own
 -- clock (the time recovery compares against), replaces what its threads run
--- now, renews the periodic locks it holds, hands back (and clears) the
--- signals waiting for it, and records its RSS in the memory history.
+-- now, hands back (and clears) the signals waiting for it, and records its
+-- RSS in the memory history.  The periodic running locks it holds are
+-- renewed by renew_lock.lua calls pipelined right after (their keys are in
+-- their runs' queues' slots).
 --
 -- Nothing here decodes JSON: the caller passes counted lists of pairs.
 --
--- shape: KEYS 6, ARGV 9 + 1n
+-- shape: KEYS 6, ARGV 8 + 1n
 -- KEYS[1] the processes set   KEYS[2] the process hash
 -- KEYS[3] its workers hash    KEYS[4] its signal list
 -- KEYS[5] its memory history (members "<slot start>:<KiB>", scored by slot start)
@@ -13,12 +15,9 @@
 -- ARGV[1] identity   ARGV[2] TTL of the process and workers keys, seconds
 -- ARGV[3] this beat's memory slot start   ARGV[4] RSS in KiB ("" if unknown)
 -- ARGV[5] the oldest slot kept (24 h of slots)   ARGV[6] the history key's TTL
--- ARGV[7] the TTL of the periodic locks held, milliseconds (each renewed only
---         while the jid still holds it)
--- ARGV[8] a gap between two beats (of anyone) longer than this, seconds, means
+-- ARGV[7] a gap between two beats (of anyone) longer than this, seconds, means
 --         nobody could beat: Redis was frozen, down or restarted
--- ARGV[9] n, then n (thread name, JSON of the job it runs) pairs
--- then m, then m (lock key, jid) pairs: the periodic runs this process holds
+-- ARGV[8] n, then n (thread name, JSON of the job it runs) pairs
 -- then field, value pairs for the process hash, to the end
 need_name(1)
 need_int(2, 1, LONGEST_SECONDS)
@@ -28,12 +27,9 @@ if ARGV[4] ~= "" then
 end
 need_int(5, -MOST, MOST)
 need_int(6, 1, LONGEST_SECONDS)
-need_int(7, 1, LONGEST_MS)
-need_number(8)
-local running_at = 10
-local locks_count_at = running_at + 2 * need_int(9, 0, MOST)
-local locks_at = locks_count_at + 1
-local fields_at = locks_at + 2 * need_int(locks_count_at, 0, MOST)
+need_number(7)
+local running_at = 9
+local fields_at = running_at + 2 * need_int(8, 0, MOST)
 need_groups(fields_at, 2)
 
 local now = redis.call("TIME")
@@ -41,7 +37,7 @@ local beat = now[1] .. "." .. string.format("%06d", tonumber(now[2]))
 -- After such a gap every heartbeat looks old: recovery (requeue.lua) waits a
 -- whole threshold from "resumed" so the live processes can beat again first.
 local last = tonumber(redis.call("HGET", KEYS[6], "last"))
-if not last or tonumber(beat) - last > tonumber(ARGV[8]) then
+if not last or tonumber(beat) - last > tonumber(ARGV[7]) then
   redis.call("HSET", KEYS[6], "resumed", beat)
 end
 redis.call("HSET", KEYS[6], "last", beat)
@@ -49,15 +45,10 @@ redis.call("HSET", KEYS[2], "beat", beat, unpack(ARGV, fields_at))
 redis.call("EXPIRE", KEYS[2], ARGV[2])
 redis.call("SADD", KEYS[1], ARGV[1])
 redis.call("DEL", KEYS[3])
-for i = running_at, locks_count_at - 1, 2 do
+for i = running_at, fields_at - 1, 2 do
   redis.call("HSET", KEYS[3], ARGV[i], ARGV[i + 1])
 end
 redis.call("EXPIRE", KEYS[3], ARGV[2])
-for i = locks_at, fields_at - 1, 2 do
-  if redis.call("GET", ARGV[i]) == ARGV[i + 1] then
-    redis.call("PEXPIRE", ARGV[i], ARGV[7])
-  end
-end
 local signals = redis.call("LRANGE", KEYS[4], 0, -1)
 redis.call("DEL", KEYS[4])
 

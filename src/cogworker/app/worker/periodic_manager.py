@@ -1,10 +1,11 @@
 """The periodic manager: the thread of every worker process that enqueues periodic jobs.
 
 gather → decide → apply, for each entry of the schedule: read the schedule,
-ask `cron.due_ticks` which ticks to handle, and claim each, oldest first,
-with one script that enqueues the run.  Of all the processes trying a tick
-exactly one handles it; the others find the entry changed ("stale") and look
-again.  A run is enqueued only while the job's running lock (and a unique
+ask `cron.due_ticks` which ticks to handle, and claim each, oldest first:
+one script in the run's queue's slot claims the tick and enqueues the run,
+then one in the schedule's moves the entry on.  Of all the processes trying
+a tick exactly one handles it; the others find it taken or the entry
+changed ("stale") and look again.  A run is enqueued only while the job's running lock (and a unique
 job's lock) is free: an on-time tick whose previous run is still queued or
 running is skipped, a catch-up tick waits for it.  The lock lasts while the
 run waits in its queue (`periodic_runs.queued_lock_ttl`); the heartbeat keeps
@@ -212,6 +213,7 @@ class PeriodicManager:
             otherwise=encode_entry(ran(None)),
             lock_ttl=queued_lock_ttl(self.config),
             now=now,
+            claim_ttl=self._last_due(entry, zone, due) - now + 1.0,  # a second past it
         )
         if due.action == DROP:
             result, jid = self.store.claim(claim), None
@@ -224,6 +226,16 @@ class PeriodicManager:
         if result in ("busy", "stale"):
             return result, entry
         return result, ran(jid if result == "enqueued" else None)
+
+    def _last_due(self, entry: ScheduleEntry, zone: zoneinfo.ZoneInfo, due: Due) -> float:
+        """When the tick `due` is never due again (how long its claim must last)."""
+        return cron.last_due(
+            entry.cron,
+            zone,
+            due.at,
+            catch_up=self.config.periodic_catch_up,
+            limit=self.config.periodic_catch_up_limit,
+        )
 
     def _usable(self, raw: bytes) -> tuple[ScheduleEntry, zoneinfo.ZoneInfo] | None:
         """A stored entry and its time zone, or None (reported once) if it can't be run."""
