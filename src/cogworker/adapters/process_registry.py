@@ -128,8 +128,12 @@ class ProcessRegistry:
         return _VERDICTS[int(reply)]
 
     def unregister(self, identity: str) -> None:
-        """The last step of a recovery: a gone process leaves the registry."""
-        self.client.srem(keys.PROCESSES, identity)
+        """The last step of a recovery: a gone process leaves the registry, then its
+        verdict's mark goes (else it expires)."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.srem(keys.PROCESSES, identity)
+        pipe.delete(keys.suspect(identity))
+        pipe.execute()
 
     def send(self, identity: str, signal: Signal) -> None:
         """Ask a process to quiet, resume, stop or cancel a job at its next heartbeat."""
