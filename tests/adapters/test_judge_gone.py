@@ -102,22 +102,31 @@ def test_a_beat_after_the_mark_clears_it(rc: redis.Redis) -> None:
     assert registry.judge_gone("live", THRESHOLD, 60) == "suspect"
     reply = registry.beat("live", {}, {}, 60, 0.0)
     assert reply.found
+    assert reply.suspected
     assert not rc.exists(keys.suspect("live"))
     assert registry.judge_gone("live", THRESHOLD, 60) == "alive"
 
 
-def test_a_beat_after_the_verdict_finds_its_hash_gone(rc: redis.Redis) -> None:
-    """The beat of a process declared gone says so (its hash wasn't there), and registers
-    it again; a first beat finds no hash either (its caller knows it never beat)."""
+def test_a_beat_tells_a_verdict_from_an_expired_hash(rc: redis.Redis) -> None:
+    """A beat after a verdict (its mark standing), or after the whole recovery (the process
+    unregistered), finds its presence taken; a hash that only expired (Redis down past its
+    TTL) is not a verdict.  A first beat finds no presence either (its caller knows)."""
     registry = ProcessRegistry(rc)
-    assert not registry.beat("p", {}, {}, 60, 0.0).found
-    assert registry.beat("p", {}, {}, 60, 0.0).found
+    assert registry.beat("p", {}, {}, 60, 0.0).presence_taken
+    assert not registry.beat("p", {}, {}, 60, 0.0).presence_taken
+    assert registry.judge_gone("p", 0.0, 60) == "suspect"
+    assert registry.judge_gone("p", 0.0, 60) == "gone"
+    assert registry.beat("p", {}, {}, 60, 0.0).presence_taken  # the verdict's mark
     assert registry.judge_gone("p", 0.0, 60) == "suspect"
     assert registry.judge_gone("p", 0.0, 60) == "gone"
     registry.unregister("p")
-    assert not rc.sismember(keys.PROCESSES, "p")
-    assert not registry.beat("p", {}, {}, 60, 0.0).found
+    assert not rc.exists(keys.suspect("p"))
+    assert registry.beat("p", {}, {}, 60, 0.0).presence_taken  # unregistered
     assert rc.sismember(keys.PROCESSES, "p")
+    rc.delete(keys.process("p"))  # its TTL ran out, no verdict
+    reply = registry.beat("p", {}, {}, 60, 0.0)
+    assert not reply.found
+    assert not reply.presence_taken
 
 
 def _reconciler(rc: redis.Redis) -> Reconciler:

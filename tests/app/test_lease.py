@@ -81,18 +81,22 @@ def _heartbeat(rc: redis.Redis, on_gone: list[str], fail: bool = False) -> Heart
 
 
 def _declared_gone(rc: redis.Redis) -> None:
-    """What a recovery's verdict leaves: the process's hash deleted."""
-    rc.delete(keys.process(IDENTITY))
+    """A recovery's verdict (a threshold of 0: two looks in a row)."""
+    registry = ProcessRegistry(rc)
+    assert registry.judge_gone(IDENTITY, 0.0, 60) == "suspect"
+    assert registry.judge_gone(IDENTITY, 0.0, 60) == "gone"
 
 
 def test_a_beat_finding_its_hash_gone_acts_before_the_lease_is_renewed(
     rc: redis.Redis,
 ) -> None:
-    """The first beat registers; a later one that finds the hash gone calls
-    `on_declared_gone` once, then renews the lease."""
+    """The first beat registers; a later one that finds its presence taken by a verdict
+    calls `on_declared_gone` once, then renews the lease; a hash that only expired doesn't."""
     calls: list[str] = []
     heartbeat = _heartbeat(rc, calls)
     heartbeat.beat()
+    heartbeat.beat()
+    rc.delete(keys.process(IDENTITY))  # its TTL ran out (Redis down that long), no verdict
     heartbeat.beat()
     assert calls == []
     _declared_gone(rc)

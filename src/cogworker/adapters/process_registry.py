@@ -38,11 +38,24 @@ _VERDICTS: tuple[Verdict, ...] = ("alive", "suspect", "gone", "gone already")
 
 @attrs.frozen
 class BeatReply:
-    """What a beat found: the signals waiting, and whether the process's heartbeat hash
-    was there before it (missing for a process that had beaten: it was declared gone)."""
+    """What a beat found: the signals waiting, and what tells whether the process was
+    declared gone (`presence_taken`)."""
 
     signals: list[Signal]
+    #: The process's heartbeat hash was there before the beat.
     found: bool
+    #: A suspect mark was there (a verdict keeps it until the recovery's end).
+    suspected: bool
+    #: The process wasn't registered (a recovery's last step unregisters it).
+    registered_anew: bool
+
+    @property
+    def presence_taken(self) -> bool:
+        """Whether a recovery's verdict took this process's presence away: its hash gone
+        with the mark still standing, or with the process unregistered.  A hash that only
+        expired (Redis down or frozen past its TTL, no verdict) is not.  A process's very
+        first beat also answers True: its caller knows it had never beaten."""
+        return not self.found and (self.suspected or self.registered_anew)
 
 
 @attrs.define
@@ -105,9 +118,12 @@ class ProcessRegistry:
             scripts.RENEW_LOCK.queue(pipe, (lock,), (jid, int(lock_ttl * 1000)))
         if queues:
             pipe.sadd(keys.QUEUES, *queues)
-        found, signals = scripts.run_pipeline(self.client, pipe)[0]
+        (found, suspected, signals), registered_anew = scripts.run_pipeline(self.client, pipe)[:2]
         return BeatReply(
-            signals=[as_bytes(signal).decode() for signal in signals], found=bool(found)
+            signals=[as_bytes(signal).decode() for signal in signals],
+            found=bool(found),
+            suspected=bool(suspected),
+            registered_anew=bool(registered_anew),
         )
 
     def judge_gone(self, identity: str, threshold: float, mark_ttl: int) -> Verdict:

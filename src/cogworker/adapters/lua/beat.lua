@@ -19,7 +19,8 @@
 -- ARGV[6] n, then n (thread name, JSON of the job it runs) pairs
 -- then field, value pairs for the process hash, to the end
 --
--- Returns {1 if the process hash was there before this beat else 0, the signals}.
+-- Returns {1 if the process hash was there before this beat else 0, 1 if a
+-- suspect mark was (and is now deleted) else 0, the signals}.
 need_int(1, 1, LONGEST_SECONDS)
 need_int(2, 0, MOST)
 if ARGV[3] ~= "" then
@@ -33,11 +34,11 @@ need_groups(fields_at, 2)
 
 local now = redis.call("TIME")
 local beat = now[1] .. "." .. string.format("%06d", tonumber(now[2]))
--- A process that had beaten before and finds its hash gone was declared gone
--- (judge_gone.lua deleted it) or silent past the hash's TTL: its caller then
--- holds none of its jobs any more (docs/reliability.md).
+-- Whether a verdict may have deleted the hash (judge_gone.lua keeps the mark
+-- until the recovery's end): the caller tells a declared-gone process from one
+-- whose hash only expired (docs/reliability.md).
 local found = redis.call("EXISTS", KEYS[2])
-redis.call("DEL", KEYS[1])
+local marked = redis.call("DEL", KEYS[1])
 redis.call("HSET", KEYS[2], "beat", beat, unpack(ARGV, fields_at))
 redis.call("EXPIRE", KEYS[2], ARGV[1])
 redis.call("DEL", KEYS[3])
@@ -78,4 +79,4 @@ else
   local text = type(problem) == "table" and problem.err or tostring(problem)
   redis.call("HSET", KEYS[2], "memory_error", text)
 end
-return {found, signals}
+return {found, marked, signals}

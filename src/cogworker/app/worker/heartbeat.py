@@ -42,7 +42,7 @@ class Heartbeat:
     #: What a process declared gone does before it fetches again (reliable fetch:
     #: `Reconciler.recover_own`); raising, it is called again at the next beat.
     on_declared_gone: Callable[[], None] = lambda: None
-    #: Whether a beat has landed: a later beat finding no heartbeat hash was declared gone.
+    #: Whether a beat has landed: a later one finding its presence taken was declared gone.
     _registered: bool = False
     _declared_gone: bool = False
     #: The running jobs couldn't be described at the latest beat (said once per streak).
@@ -57,8 +57,8 @@ class Heartbeat:
         """One beat: write presence and register the queues served (the first beat is the
         process's registration), renew the lease, then act on the signals that were waiting.
 
-        A beat finding this process's hash gone (a recovery's verdict deleted it,
-        or it was silent past its TTL) lets go of every job first: the lease is
+        A beat finding this process's presence taken by a recovery's verdict (see
+        `BeatReply.presence_taken`) lets go of every job first: the lease is
         renewed only once that is done.
         """
         sent_at = self.state.lease.clock()
@@ -72,7 +72,7 @@ class Heartbeat:
             lock_ttl=self.config.periodic_lock_ttl,
             queues=self.config.queue_plan.names,
         )
-        self._declared_gone = self._declared_gone or (self._registered and not reply.found)
+        self._declared_gone = self._declared_gone or (self._registered and reply.presence_taken)
         self._registered = True
         if self._declared_gone:
             self.on_declared_gone()

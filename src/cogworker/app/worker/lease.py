@@ -4,9 +4,10 @@ orphan threshold since its last beat that landed (its own monotonic clock).
 Recovery may judge a process gone once its beat is a threshold old (two looks
 a threshold apart, `lua/judge_gone.lua`) and requeue its jobs.  A process
 that was paused that long (SIGSTOP, a VM suspended, a debugger) resumes with
-its lease run out: it beats first, and a beat finding its heartbeat hash gone
-tells it it was declared gone.  It then holds none of the jobs it fetched
-before: they are someone else's to run (docs/reliability.md).
+its lease run out: it beats first, and a beat finding its presence taken by
+a verdict tells it it was declared gone (`BeatReply.presence_taken`).  It
+then holds none of the jobs it fetched before: they are someone else's to
+run (docs/reliability.md).
 """
 
 from __future__ import annotations
