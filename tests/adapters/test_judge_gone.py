@@ -143,11 +143,12 @@ def _reconciler(rc: redis.Redis) -> Reconciler:
 
 
 def test_a_crash_between_the_verdict_and_the_requeue_is_finished_later(
-    rc: redis.Redis,
+    rc: redis.Redis, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The verdict alone (its caller stopped before the requeue): the process stays
     registered, its list whole; the next reconciler's pass requeues the list, counting the
-    orphaning, then unregisters it; a pass after that finds nothing to do."""
+    orphaning, then unregisters it; a pass after that finds nothing to do.  The verdict
+    is said by the one that gave it, the requeue by the one that did it: once each."""
     registry = ProcessRegistry(rc)
     registry.beat("crashed", {}, {}, 60, 0.0)
     rc.lpush(keys.in_progress("crashed"), JOB)
@@ -163,6 +164,8 @@ def test_a_crash_between_the_verdict_and_the_requeue_is_finished_later(
     assert not rc.sismember(keys.PROCESSES, "crashed")
     assert reconciler.recover_orphans() == 0
     assert rc.llen(keys.queue("default")) == 1
+    said = [record.getMessage() for record in caplog.records]
+    assert said == ["1 jobs of gone process crashed requeued, 0 orphaned too often"]
 
 
 def test_recovery_judges_then_requeues_then_unregisters(rc: redis.Redis) -> None:

@@ -154,16 +154,24 @@ class Reconciler:
             verdict = self.registry.judge_gone(identity, threshold, presence_ttl(threshold))
             if verdict not in ("gone", "gone already"):
                 continue
+            # Each said once, by whoever did it: the verdict is given once, each job
+            # requeued once, whichever reconcilers race.
+            if verdict == "gone":
+                self.logger.warning(
+                    "process %s is gone: no beat for a threshold since it was found late",
+                    identity,
+                    extra={"reason": "process-gone"},
+                )
             requeued, parked = self.recovers.recover(
                 identity, max_orphanings=self.config.max_orphanings
             )
             self.registry.unregister(identity)
             total += requeued
-            if verdict == "gone" or requeued or parked:
+            if requeued or parked:
                 self.logger.warning(
-                    "process %s is gone: %d jobs requeued, %d orphaned too often",
-                    identity,
+                    "%d jobs of gone process %s requeued, %d orphaned too often",
                     requeued,
+                    identity,
                     parked,
                     extra={"reason": "orphans-recovered"},
                 )
