@@ -17,9 +17,8 @@ SHORT, RENEWED = 5_000, 60_000
 def beat(rc: redis.Redis, held: list[tuple[str, str]]) -> list[str]:
     """One beat holding `held` (lock, jid), renewing each for RENEWED."""
     registry = ProcessRegistry(rc)
-    return registry.beat(
-        IDENTITY, {}, {}, 60, 1_700_000_000.0, beat_gap=30, held_locks=held, lock_ttl=60.0
-    )
+    reply = registry.beat(IDENTITY, {}, {}, 60, 1_700_000_000.0, held_locks=held, lock_ttl=60.0)
+    return reply.signals
 
 
 def test_a_beat_renews_the_locks_its_runs_hold_in_their_queues_slots(rc: redis.Redis) -> None:

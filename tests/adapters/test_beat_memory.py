@@ -35,7 +35,7 @@ def test_a_beat_keeps_each_slots_peak_as_the_model_does(
         rc.zadd(history, {memory.member_of(slot, kib): slot for slot, kib in stored.items()})
     now = NOW + later
     fields = {} if reading is None else {"rss_kb": reading}
-    ProcessRegistry(rc).beat(IDENTITY, fields, {}, 60, now, beat_gap=30.0)
+    ProcessRegistry(rc).beat(IDENTITY, fields, {}, 60, now)
     left = {}
     for member in rc.zrange(history, 0, -1):
         parsed = memory.parse_member(member)
@@ -49,11 +49,11 @@ def test_a_wrong_typed_memory_key_does_not_cost_the_beat(rc: redis.Redis) -> Non
     rc.set(keys.memory_history(IDENTITY), "not a sorted set")
     rc.rpush(keys.signal(IDENTITY), "quiet")
     registry = ProcessRegistry(rc)
-    signals = registry.beat(IDENTITY, {"rss_kb": 1024}, {"t1": "{}"}, 60, NOW, beat_gap=30.0)
-    assert signals == ["quiet"]
+    reply = registry.beat(IDENTITY, {"rss_kb": 1024}, {"t1": "{}"}, 60, NOW)
+    assert reply.signals == ["quiet"]
     assert rc.sismember(keys.PROCESSES, IDENTITY)
     assert rc.hget(keys.workers(IDENTITY), "t1") == b"{}"
     assert b"WRONGTYPE" in (rc.hget(keys.process(IDENTITY), "memory_error") or b"")
     rc.delete(keys.memory_history(IDENTITY))
-    registry.beat(IDENTITY, {"rss_kb": 1024}, {}, 60, NOW, beat_gap=30.0)
+    registry.beat(IDENTITY, {"rss_kb": 1024}, {}, 60, NOW)
     assert rc.hget(keys.process(IDENTITY), "memory_error") is None

@@ -13,27 +13,30 @@ from cogworker.app.worker import pulse
 from tests.support.processes import wait_until
 
 
-def test_the_pulse_script_stamps_a_registered_process_by_redis_time(rc: redis.Redis) -> None:
-    """A registered process gets a fresh beat, the beats hash's "last", and its keys' TTL."""
-    rc.sadd(keys.PROCESSES, "p1")
+def test_the_pulse_script_stamps_a_present_process_by_redis_time(rc: redis.Redis) -> None:
+    """A process with a heartbeat hash gets a fresh beat, loses its suspect mark, and its
+    keys get their TTL."""
     rc.hset(keys.process("p1"), mapping={"beat": "0", "pid": "1"})
     rc.hset(keys.workers("p1"), "processor-0", "{}")
+    rc.set(keys.suspect("p1"), "1")
     seconds, micros = rc.time()
-    assert rc.execute_command("EVAL", *pulse_eval("p1", ttl=90, beat_gap=1.0, stale_after=1.0)) == 1
+    assert rc.execute_command("EVAL", *pulse_eval("p1", ttl=90, stale_after=1.0)) == 1
     beat = float(rc.hget(keys.process("p1"), "beat") or 0)
     assert beat >= seconds + micros / 1e6
-    assert rc.hget(keys.BEATS, "last") == rc.hget(keys.process("p1"), "beat")
+    assert not rc.exists(keys.suspect("p1"))
     assert rc.hget(keys.process("p1"), "pid") == b"1"
     assert 0 < rc.ttl(keys.process("p1")) <= 90
     assert 0 < rc.ttl(keys.workers("p1")) <= 90
 
 
-def test_the_pulse_script_never_brings_back_an_unregistered_process(rc: redis.Redis) -> None:
-    """A process removed (clean stop, recovery) or never registered: nothing is written."""
-    assert (
-        rc.execute_command("EVAL", *pulse_eval("gone", ttl=90, beat_gap=1.0, stale_after=1.0)) == 0
-    )
-    assert rc.keys("*") == []
+def test_the_pulse_script_never_brings_back_a_process_whose_hash_is_gone(
+    rc: redis.Redis,
+) -> None:
+    """A process removed (clean stop, a recovery's verdict) or not yet beating, even one
+    still registered: nothing is written."""
+    rc.sadd(keys.PROCESSES, "gone")
+    assert rc.execute_command("EVAL", *pulse_eval("gone", ttl=90, stale_after=1.0)) == 0
+    assert rc.keys("*") == [keys.PROCESSES.encode()]
 
 
 def test_the_pulse_process_beats_through_an_acl_user_and_a_database(
@@ -45,7 +48,6 @@ def test_the_pulse_process_beats_through_an_acl_user_and_a_database(
     try:
         url = redis_url.replace("redis://", "redis://pulser:s3cret@").rsplit("/", 1)[0] + "/3"
         db3 = redis.Redis.from_url(url)
-        db3.sadd(keys.PROCESSES, "p1")
         db3.hset(keys.process("p1"), "beat", "0")
         config = cogworker.Config(redis_url=url, heartbeat_interval=0.1, orphan_threshold=1.0)
         companion = pulse.start(config, config.redis_target(), "p1", logging.getLogger("test"))
@@ -60,11 +62,9 @@ def test_the_pulse_process_beats_through_an_acl_user_and_a_database(
 
 def test_the_pulse_script_leaves_a_recent_beat_to_the_heartbeat(rc: redis.Redis) -> None:
     """A beat younger than the staleness limit is the heartbeat's own: nothing is written."""
-    rc.sadd(keys.PROCESSES, "p1")
     seconds, micros = rc.time()
     recent = f"{seconds}.{micros:06d}"
     rc.hset(keys.process("p1"), "beat", recent)
-    stamp = pulse_eval("p1", ttl=90, beat_gap=1.0, stale_after=60)
+    stamp = pulse_eval("p1", ttl=90, stale_after=60)
     assert rc.execute_command("EVAL", *stamp) == -1
     assert rc.hget(keys.process("p1"), "beat") == recent.encode()
-    assert rc.hget(keys.BEATS, "last") is None

@@ -93,11 +93,15 @@ CALLS = {
     ),
     "requeue": Call(
         scripts.REQUEUE,
-        (LIST, keys.REPEAT_ORPHANS, keys.PROCESSES, "ph", "pw", "pm", keys.BEATS,
-         keys.REPEAT_HANDBACKS, "o", "hb"),
-        ("0", "2", "3", "p1", keys.QUEUE_HEAD, keys.QUEUE_TAIL, "600", "5", "10", SHA,
-         "default", "j1", "1"),
+        (LIST, keys.REPEAT_ORPHANS, keys.REPEAT_HANDBACKS, "o", "hb"),
+        ("0", "3", keys.QUEUE_HEAD, keys.QUEUE_TAIL, "600", "10", SHA, "default", "j1", "1"),
         _on_list(LIST),
+    ),
+    "judge_gone": Call(
+        scripts.JUDGE_GONE,
+        ("ph", "pw", "pm", "sus"),
+        ("2", "60"),
+        lambda rc: rc.hset("ph", "beat", "1"),
     ),
     "bury": Call(
         scripts.BURY,
@@ -107,9 +111,8 @@ CALLS = {
     ),
     "beat": Call(
         scripts.BEAT,
-        (keys.PROCESSES, "ph", "pw", "sig", "mem", keys.BEATS),
-        ("p1", "60", "1699999200", "2048", "1699914600", "90000", "30", "1", "t1", "{}",
-         "pid", "7"),
+        ("sus", "ph", "pw", "sig", "mem"),
+        ("60", "1699999200", "2048", "1699914600", "90000", "1", "t1", "{}", "pid", "7"),
     ),
     "renew_lock": Call(
         scripts.RENEW_LOCK, ("lock",), ("j1", "60000"), lambda rc: rc.set("lock", "j1")
@@ -178,9 +181,9 @@ CALLS = {
     ),
     "pulse": Call(
         liveness.PULSE,
-        (keys.PROCESSES, "ph", "pw", keys.BEATS),
-        ("p1", "60", "30", "7.5"),
-        lambda rc: rc.sadd(keys.PROCESSES, "p1"),
+        ("ph", "pw", "sus"),
+        ("60", "7.5"),
+        lambda rc: rc.hset("ph", "beat", "0"),
     ),
     "periodic_restore": Call(
         periodic_store.PERIODIC_RESTORE, ("sched", "epoch"), ("token", "job", "entry")

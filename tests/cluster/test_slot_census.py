@@ -48,15 +48,14 @@ JID = "census-jid"
 LIMIT = key_limits.Concurrency(max=2)
 
 #: What still touches keys of several slots, by operation (docs/redis-cluster.md,
-#: "Every script and its one slot", says what each becomes).  "beat" renews its running
-#: locks in their own slots (renew_lock) but still writes the global `beats` hash and
-#: `processes` set in its script, as "pulse" does, until phase f.
+#: "Every script and its one slot", says what each becomes).  "recover a gone process"
+#: is the requeue of a process's one in-progress list (its verdict, "judge a process gone",
+#: keeps to the process's slot), until the lists are per queue.
 SPANS_SLOTS_TODAY = frozenset({
     "fetch from one queue", "blocking fetch from one queue",
     "fetch from two queues", "pop from two queues", "blocking pop from two queues",
     "requeue a stray", "settle a tracked ack", "settle a retry", "ack a batch", "defer",
     "hand over", "requeue at shutdown", "recover a gone process", "bury", "move a due job",
-    "beat", "pulse",
     "settle keeping a result",
 })  # fmt: skip
 
@@ -114,8 +113,16 @@ def _requeue_own(rc: redis.Redis) -> None:
 
 def _recover(rc: redis.Redis) -> None:
     _held(rc)
-    rc.sadd(keys.PROCESSES, IDENTITY)
-    RecoverStore(rc).recover(IDENTITY, threshold=0, max_orphanings=3, beat_gap=60)
+    RecoverStore(rc).recover(IDENTITY, max_orphanings=3)
+
+
+def _judge_gone(rc: redis.Redis) -> None:
+    """Marked suspect, then (a threshold of 0 later) gone, then unregistered."""
+    registry = ProcessRegistry(rc)
+    registry.beat(IDENTITY, {}, {}, 60, NOW)
+    assert registry.judge_gone(IDENTITY, 0, 60) == "suspect"
+    assert registry.judge_gone(IDENTITY, 0, 60) == "gone"
+    registry.unregister(IDENTITY)
 
 
 def _move_due(rc: redis.Redis) -> None:
@@ -126,11 +133,11 @@ def _move_due(rc: redis.Redis) -> None:
 def _beat(rc: redis.Redis) -> None:
     """A beat renewing a periodic run's running lock."""
     held = [(keys.periodic_running("default", "nightly"), JID)]
-    ProcessRegistry(rc).beat(IDENTITY, {"rss_kb": 1}, {}, 60, NOW, beat_gap=60, held_locks=held)
+    ProcessRegistry(rc).beat(IDENTITY, {"rss_kb": 1}, {}, 60, NOW, held_locks=held)
 
 
 def _pulse(rc: redis.Redis) -> None:
-    rc.execute_command("EVAL", *liveness.pulse_eval(IDENTITY, ttl=60, beat_gap=60, stale_after=1))
+    rc.execute_command("EVAL", *liveness.pulse_eval(IDENTITY, ttl=60, stale_after=1))
 
 
 def _cancel(rc: redis.Redis) -> None:
@@ -276,6 +283,7 @@ OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
     ),
     "requeue at shutdown": _requeue_own,
     "recover a gone process": _recover,
+    "judge a process gone": _judge_gone,
     "bury": lambda rc: RecoverStore(rc).bury(keys.REPEAT_ORPHANS, "list", _raw(), "{}", NOW),
     "move a due job": _move_due,
     "beat": _beat,

@@ -9,6 +9,7 @@ from pathlib import Path
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from tests.faults import jobs, jobs_liveness, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.faults.liveness_support import APP, THRESHOLD, identity_of
@@ -76,4 +77,37 @@ def test_a_frozen_process_is_still_judged_gone(
         os.kill(frozen.pid, signal.SIGCONT)
     wait_until(lambda: oracle.runs(oracle_file)[1][jid] == 2, 30, message=watcher.log_tail)
     stop_all(frozen, watcher)
+    oracle.assert_nothing_left_behind(inspect)
+
+
+def test_a_process_woken_after_its_recovery_runs_none_of_its_old_jobs(
+    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+) -> None:
+    """SIGSTOP to a one-thread process running a job with two more fetched into its buffer;
+    a second process recovers all three and runs them.  Woken, the first beats before it
+    starts anything, learns it was declared gone and lets go of what it held: the two
+    buffered jobs run once (elsewhere), the running one twice (a recovery's rerun), and
+    nothing is lost or left behind."""
+    frozen = start_worker(APP, concurrency=1, extra_args=["--prefetch", "2"])
+    identity = identity_of(inspect, frozen.pid)
+    running = client.enqueue(jobs.Sleep, 3 * THRESHOLD)
+    assert running is not None
+    wait_until(lambda: starts_of(oracle_file, running) == 1, 20, message=frozen.log_tail)
+    buffered = [jid for jid in client.enqueue_many(jobs.Count, [[1], [2]]) if jid]
+    assert len(buffered) == 2
+    wait_until(lambda: inspect.llen(keys.in_progress(identity)) == 3, 20, message=frozen.log_tail)
+    os.kill(frozen.pid, signal.SIGSTOP)
+    watcher = start_worker(APP)
+    try:
+        wait_until(
+            lambda: set(buffered) <= oracle.finished(oracle_file), 30, message=watcher.log_tail
+        )
+        wait_until(lambda: starts_of(oracle_file, running) == 2, 30, message=watcher.log_tail)
+    finally:
+        os.kill(frozen.pid, signal.SIGCONT)
+    wait_until(lambda: "declared gone" in frozen.log_text(), 20, message=frozen.log_tail)
+    wait_until(lambda: oracle.runs(oracle_file)[1][running] == 2, 30, message=frozen.log_tail)
+    stop_all(frozen, watcher)
+    assert [starts_of(oracle_file, jid) for jid in buffered] == [1, 1]
+    oracle.assert_each_in_one_place(inspect, [running, *buffered], done={running, *buffered})
     oracle.assert_nothing_left_behind(inspect)

@@ -357,7 +357,7 @@ def test_migrate_waits_for_the_workers_to_stop(
     """A process that beat within the orphan threshold: refused (exit 1), naming it, with
     nothing moved; once it is gone, the migration runs."""
     registry = ProcessRegistry(rc)
-    registry.beat("host:2:running", {}, {}, 60, 0.0, beat_gap=60)
+    registry.beat("host:2:running", {}, {}, 60, 0.0)
 
     refused = cli.run("migrate")
 

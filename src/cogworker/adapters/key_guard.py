@@ -41,7 +41,6 @@ def expected_types(queues: tuple[str, ...]) -> dict[str, str]:
         keys.DEAD: "zset",
         keys.UNSETTLED: "list",
         keys.REPEAT_ORPHANS: "list",
-        keys.BEATS: "hash",
         keys.PERIODIC_SCHEDULE: "hash",
         **LAYOUT_TYPE,
     }

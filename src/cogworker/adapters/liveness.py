@@ -23,13 +23,11 @@ def presence_ttl(orphan_threshold: float) -> int:
     return int(max(60.0, orphan_threshold * 2))
 
 
-def pulse_eval(
-    identity: str, *, ttl: int, beat_gap: float, stale_after: float
-) -> list[str | int | float]:
+def pulse_eval(identity: str, *, ttl: int, stale_after: float) -> list[str | int | float]:
     """The arguments (after the word EVAL) that stamp `identity`'s beat if it is older
     than `stale_after` seconds."""
-    script_keys = [keys.PROCESSES, keys.process(identity), keys.workers(identity), keys.BEATS]
-    return [PULSE.source, len(script_keys), *script_keys, identity, ttl, beat_gap, stale_after]
+    script_keys = [keys.process(identity), keys.workers(identity), keys.suspect(identity)]
+    return [PULSE.source, len(script_keys), *script_keys, ttl, stale_after]
 
 
 def connection_settings(target: RedisTarget) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal
 
 import attrs
 import redis
@@ -29,6 +30,34 @@ def cancelled_jid(signal: Signal) -> str | None:
     return signal[len(CANCEL_PREFIX) :] if signal.startswith(CANCEL_PREFIX) else None
 
 
+#: `judge_gone`'s answer: "suspect" is "not yet"; "gone" deleted the process's presence
+#: keys now, "gone already" found none left (a verdict's caller crashed, say).
+Verdict = Literal["alive", "suspect", "gone", "gone already"]
+_VERDICTS: tuple[Verdict, ...] = ("alive", "suspect", "gone", "gone already")
+
+
+@attrs.frozen
+class BeatReply:
+    """What a beat found: the signals waiting, and what tells whether the process was
+    declared gone (`presence_taken`)."""
+
+    signals: list[Signal]
+    #: The process's heartbeat hash was there before the beat.
+    found: bool
+    #: A suspect mark was there (a verdict keeps it until the recovery's end).
+    suspected: bool
+    #: The process wasn't registered (a recovery's last step unregisters it).
+    registered_anew: bool
+
+    @property
+    def presence_taken(self) -> bool:
+        """Whether a recovery's verdict took this process's presence away: its hash gone
+        with the mark still standing, or with the process unregistered.  A hash that only
+        expired (Redis down or frozen past its TTL, no verdict) is not.  A process's very
+        first beat also answers True: its caller knows it had never beaten."""
+        return not self.found and (self.suspected or self.registered_anew)
+
+
 @attrs.define
 class ProcessRegistry:
     """Presence of worker processes on one Redis."""
@@ -43,56 +72,84 @@ class ProcessRegistry:
         ttl: int,
         now: float,
         *,
-        beat_gap: float,
         held_locks: Sequence[tuple[str, str]] = (),
         lock_ttl: float = 60.0,
         queues: Sequence[str] = (),
-    ) -> list[Signal]:
-        """Record one heartbeat (and its RSS, if `fields` has `rss_kb`); the waiting signals.
+    ) -> BeatReply:
+        """Record one heartbeat (and its RSS, if `fields` has `rss_kb`): the waiting
+        signals, and whether the process's hash was there (see `BeatReply`).
 
         `held_locks` are the (lock, jid) of the periodic runs this process is
         running: each is renewed for `lock_ttl` seconds while the jid holds it,
         by a `renew_lock` call in the same round trip, right after the beat (a
         lock lives in its run's queue's slot, the beat in the process's).
-        A time since anyone's previous beat over `beat_gap` seconds is noted
-        as an outage (see `RecoverStore.recover`).  The RSS is recorded
-        best-effort: if its history key can't be written, the beat still
-        lands and the process hash's `memory_error` says why.
+        The beat deletes the process's suspect mark (see `judge_gone`).  The
+        RSS is recorded best-effort: if its history key can't be written, the
+        beat still lands and the process hash's `memory_error` says why.
 
-        `queues` (those the process serves) are registered right after, in the
-        same round trip: a push that crashed between its script and its
-        registration leaves a job on an unregistered queue, and the next beat
-        of a process serving it registers it (docs/redis-cluster.md, "Registries").
+        The process is registered right after its script, and `queues` (those
+        it serves), in the same round trip: a push that crashed between its
+        script and its registration leaves a job on an unregistered queue, and
+        the next beat of a process serving it registers it (docs/redis-cluster.md,
+        "Registries").
         """
         pipe = self.client.pipeline(transaction=False)
         scripts.BEAT.queue(
             pipe,
             (
-                keys.PROCESSES,
+                keys.suspect(identity),
                 keys.process(identity),
                 keys.workers(identity),
                 keys.signal(identity),
                 keys.memory_history(identity),
-                keys.BEATS,
             ),
             (
-                identity,
                 ttl,
                 memory.slot_of(now),
                 fields.get("rss_kb", ""),
                 memory.first_slot(now),
                 memory.KEY_TTL,
-                beat_gap,
                 *_counted_pairs(running.items()),
                 *_flat(fields.items()),
             ),
         )
+        pipe.sadd(keys.PROCESSES, identity)
         for lock, jid in held_locks:
             scripts.RENEW_LOCK.queue(pipe, (lock,), (jid, int(lock_ttl * 1000)))
         if queues:
             pipe.sadd(keys.QUEUES, *queues)
-        reply = scripts.run_pipeline(self.client, pipe)[0]
-        return [signal.decode() if isinstance(signal, bytes) else signal for signal in reply]
+        (found, suspected, signals), registered_anew = scripts.run_pipeline(self.client, pipe)[:2]
+        return BeatReply(
+            signals=[as_bytes(signal).decode() for signal in signals],
+            found=bool(found),
+            suspected=bool(suspected),
+            registered_anew=bool(registered_anew),
+        )
+
+    def judge_gone(self, identity: str, threshold: float, mark_ttl: int) -> Verdict:
+        """Whether `identity` is gone, by its own node's clock (see judge_gone.lua): its
+        beat older than `threshold` marks it suspect, and a mark `threshold` old with no
+        beat since is the verdict, which deletes its presence keys.  The mark lasts
+        `mark_ttl` seconds unless a beat deletes it first."""
+        reply = scripts.JUDGE_GONE(
+            self.client,
+            (
+                keys.process(identity),
+                keys.workers(identity),
+                keys.memory_history(identity),
+                keys.suspect(identity),
+            ),
+            (threshold, mark_ttl),
+        )
+        return _VERDICTS[int(reply)]
+
+    def unregister(self, identity: str) -> None:
+        """The last step of a recovery: a gone process leaves the registry, then its
+        verdict's mark goes (else it expires)."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.srem(keys.PROCESSES, identity)
+        pipe.delete(keys.suspect(identity))
+        pipe.execute()
 
     def send(self, identity: str, signal: Signal) -> None:
         """Ask a process to quiet, resume, stop or cancel a job at its next heartbeat."""
@@ -152,6 +209,7 @@ class ProcessRegistry:
             keys.workers(identity),
             keys.memory_history(identity),
             keys.signal(identity),
+            keys.suspect(identity),
             keys.in_progress(identity),
         ):
             pipe.delete(key)

@@ -22,8 +22,6 @@ UNSETTLED = PREFIX + "unsettled"
 REPEAT_ORPHANS = PREFIX + "repeat_orphans"
 #: Jobs handed back unfinished at too many stops, waiting to be filed in dead.
 REPEAT_HANDBACKS = PREFIX + "repeat_handbacks"
-#: When anyone last beat, and when beats resumed after a gap (Redis's clock).
-BEATS = PREFIX + "beats"
 #: A queue's list is named this, the queue's name, then `QUEUE_TAIL`: the name is its hash
 #: tag, `{q:NAME}`, which every key the queue owns shares (layout step 2).
 QUEUE_HEAD = PREFIX + "{q:"
@@ -90,6 +88,12 @@ def workers(identity: str) -> str:
 def memory_history(identity: str) -> str:
     """A process's RSS per 15-minute slot over the last 24 hours."""
     return _owned_by_process(identity) + "memory"
+
+
+def suspect(identity: str) -> str:
+    """When a reconciler first found a process's beat too old (its node's clock), until the
+    process beats again or is judged gone (`lua/judge_gone.lua`)."""
+    return _owned_by_process(identity) + "suspect"
 
 
 def in_progress(identity: str) -> str:

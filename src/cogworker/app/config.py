@@ -196,12 +196,6 @@ class Config:
             metrics_ttl=self.metrics_retention,
         )
 
-    @property
-    def beat_gap(self) -> float:
-        """A gap between any two heartbeats longer than this means nobody could beat
-        (Redis frozen, down or restarted): halfway from the interval to the threshold."""
-        return (self.heartbeat_interval + self.orphan_threshold) / 2
-
     def __attrs_post_init__(self) -> None:
         redis_settings.check_sentinel_fields(self)
         if self.redis_url or self.sentinels:

@@ -24,12 +24,10 @@ from cogworker.domain.results import Kept
 
 
 @attrs.frozen(kw_only=True)
-class Judgment:
-    """The limits a requeue judges by (see requeue.lua): when a process is gone, and how
-    many orphanings and unfinished hand-backs a job may have before it is parked."""
+class ParkLimits:
+    """The limits a requeue parks by (see requeue.lua): how many orphanings and unfinished
+    hand-backs a job may have before it is parked."""
 
-    threshold: float = 0.0
-    beat_gap: float = 0.0
     max_orphanings: int = 0
     max_handbacks: int = 0
 
@@ -82,33 +80,28 @@ class RecoverStore:
         parked for the reconciler to file in dead instead.
         """
         requeued, _ = self._requeue(
-            identity, Judgment(max_handbacks=max_handbacks), running=running
+            identity, ParkLimits(max_handbacks=max_handbacks), running=running
         )
-        return max(requeued, 0)
+        return requeued
 
-    def recover(
-        self, identity: str, *, threshold: float, max_orphanings: int, beat_gap: float
-    ) -> tuple[int, int] | None:
+    def recover(self, identity: str, *, max_orphanings: int) -> tuple[int, int]:
         """A gone process's jobs back on their queues: (requeued, parked), counting an
-        orphaning for each; None when it may not be judged gone.
+        orphaning for each.
 
-        Gone: its heartbeat is older than `threshold` seconds while the other
-        processes keep beating (no gap over `beat_gap` between anyone's beats
-        within the last threshold; see requeue.lua).
+        Only once `ProcessRegistry.judge_gone` said the process is gone (or
+        for this process's own list, once it learns it was declared gone).  A
+        list recovered already is empty: (0, 0).
         """
-        judgment = Judgment(threshold=threshold, beat_gap=beat_gap, max_orphanings=max_orphanings)
-        requeued, parked = self._requeue(identity, judgment, recovery=True)
-        return None if requeued == -1 else (requeued, parked)
+        return self._requeue(identity, ParkLimits(max_orphanings=max_orphanings), recovery=True)
 
     def _requeue(
         self,
         identity: str,
-        judgment: Judgment,
+        limits: ParkLimits,
         *,
         recovery: bool = False,
         running: Collection[bytes] = (),
     ) -> tuple[int, int]:
-        # The judging arguments count only with `recovery` (see requeue.lua).
         told = _told_entries(FetchStore(self.client).in_progress(identity), running)
         pipe = self.client.pipeline(transaction=False)
         scripts.REQUEUE.queue(
@@ -116,24 +109,16 @@ class RecoverStore:
             (
                 keys.in_progress(identity),
                 keys.REPEAT_ORPHANS,
-                keys.PROCESSES,
-                keys.process(identity),
-                keys.workers(identity),
-                keys.memory_history(identity),
-                keys.BEATS,
                 keys.REPEAT_HANDBACKS,
                 *_counters(told),
             ),
             (
                 "1" if recovery else "0",
-                judgment.threshold,
-                judgment.max_orphanings,
-                identity,
+                limits.max_orphanings,
                 keys.QUEUE_HEAD,
                 keys.QUEUE_TAIL,
                 ORPHANINGS_TTL,
-                judgment.beat_gap,
-                judgment.max_handbacks,
+                limits.max_handbacks,
                 *told,
             ),
         )

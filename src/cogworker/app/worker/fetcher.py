@@ -17,6 +17,11 @@ paused queue starts after `pause` returns.  With every queue paused, the
 fetcher runs the script once per idle pause (at most
 `fetch_idle_max_interval` apart), never a blocking wait: it would take a
 job at once only to put it back.
+
+Reliable fetch takes jobs only under the lease (`lease.py`): a process whose
+last beat is a threshold old may have been declared gone, so it waits for
+its heartbeat first; a fetch whose reply comes after the process learnt it
+was declared gone (it was paused meanwhile) puts its jobs back, unrun.
 """
 
 from __future__ import annotations
@@ -95,14 +100,14 @@ class Fetcher:
         backoff = Backoff("fetch", self.logger)
         self._guarded(self.check_queues, backoff)
         while not self.state.stopping.is_set():
-            if self.state.quiet.is_set():
-                self.state.stopping.wait(0.2)
-                continue
-            wanted = self.slots.take(timeout=0.2)
+            wanted = self._wanted()
             if not wanted:
                 continue
             try:
+                let_go = self.state.let_go_count()
                 fetched = self._fetch(wanted)
+                if not self.state.hold_fetched([job.raw for job in fetched], let_go):
+                    fetched = self._put_back_late(fetched)
                 backoff.succeeded()
             except redis.ResponseError as error:
                 self._release(wanted)
@@ -118,7 +123,6 @@ class Fetcher:
                 continue
             self._release(wanted - len(fetched))
             for job in fetched:
-                self.state.hold(job.raw)
                 if job.place is not None and job.place.holders:
                     self.state.places.hold(job.place.jid, job.place.holders)
             if fetched:
@@ -203,6 +207,30 @@ class Fetcher:
                 "a job taken as its queue was paused went back", extra={"queue": job.queue}
             )
         return [job for job in jobs if job.queue not in paused]
+
+    def _wanted(self) -> int:
+        """How many jobs to fetch now: none while quiet or without the lease (see
+        `lease.py`), else as many as slots free up within a moment."""
+        if self.state.quiet.is_set():
+            self.state.stopping.wait(0.2)
+            return 0
+        if not self.state.lease.wait(0.2):
+            return 0
+        return self.slots.take(timeout=0.2)
+
+    def _put_back_late(self, jobs: list[Fetched]) -> list[Fetched]:
+        """A fetch whose reply came after this process let go of its jobs (declared gone):
+        they go back to the front of their queues (each only if still on this process's
+        list: the recovery may have requeued it already), none kept.  The limit places
+        the fetch took run out by themselves."""
+        for job in reversed(jobs):
+            self.store.requeue_one(self.state.identity, job)
+        self.logger.warning(
+            "%d jobs fetched as this process was declared gone went back",
+            len(jobs),
+            extra={"reason": "declared-gone"},
+        )
+        return []
 
     def _pause_while_idle(self) -> None:
         self._idle_pause = min(

@@ -39,6 +39,12 @@ class Heartbeat:
     finished: threading.Event = attrs.field(factory=threading.Event)
     #: Renews the per-key limit places of the running jobs with each beat.
     gate: LimitGate | None = None
+    #: What a process declared gone does before it fetches again (reliable fetch:
+    #: `Reconciler.recover_own`); raising, it is called again at the next beat.
+    on_declared_gone: Callable[[], None] = lambda: None
+    #: Whether a beat has landed: a later one finding its presence taken was declared gone.
+    _registered: bool = False
+    _declared_gone: bool = False
     #: The running jobs couldn't be described at the latest beat (said once per streak).
     _work_unreadable: bool = False
 
@@ -49,8 +55,14 @@ class Heartbeat:
 
     def beat(self) -> None:
         """One beat: write presence and register the queues served (the first beat is the
-        process's registration), then act on the signals that were waiting."""
-        signals = self.registry.beat(
+        process's registration), renew the lease, then act on the signals that were waiting.
+
+        A beat finding this process's presence taken by a recovery's verdict (see
+        `BeatReply.presence_taken`) lets go of every job first: the lease is
+        renewed only once that is done.
+        """
+        sent_at = self.state.lease.clock()
+        reply = self.registry.beat(
             self.state.identity,
             self._fields(),
             self._running(),
@@ -58,14 +70,19 @@ class Heartbeat:
             time.time(),
             held_locks=self.state.held_locks(),
             lock_ttl=self.config.periodic_lock_ttl,
-            beat_gap=self.config.beat_gap,
             queues=self.config.queue_plan.names,
         )
+        self._declared_gone = self._declared_gone or (self._registered and reply.presence_taken)
+        self._registered = True
+        if self._declared_gone:
+            self.on_declared_gone()
+            self._declared_gone = False
+        self.state.lease.renew(sent_at)
         if self.gate is not None:
             self.gate.renew()
         if self.state.healthy_since is None:
             self.state.healthy_since = time.time()
-        for signal in signals:
+        for signal in reply.signals:
             self.logger.info("signal received: %s", signal, extra={"reason": "remote-signal"})
             self.on_signal(signal)
 

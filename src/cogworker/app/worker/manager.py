@@ -43,6 +43,7 @@ from cogworker.app.worker.event_loop import event_loop_for
 from cogworker.app.worker.fetcher import Fetcher
 from cogworker.app.worker.handoff import HandOff, Taken
 from cogworker.app.worker.heartbeat import Heartbeat
+from cogworker.app.worker.lease import Lease
 from cogworker.app.worker.limit_gate import LimitGate
 from cogworker.app.worker.periodic_manager import PeriodicManager
 from cogworker.app.worker.periodic_watch import EpochWatch
@@ -83,7 +84,9 @@ class Manager:
         self.logger = logger or logging.getLogger("cogworker")
         self.target = target or config.redis_target()
         self.redis = connect(self.target, max_connections=config.concurrency + 8)
-        self.state = WorkerState(identity=new_identity())
+        # Reliable fetch's jobs may be recovered: it fetches and starts them under a lease.
+        lease = Lease(config.orphan_threshold) if config.fetch == "reliable" else Lease()
+        self.state = WorkerState(identity=new_identity(), lease=lease)
         if quiet:
             self.state.quiet.set()
         retention = config.retention
@@ -121,6 +124,7 @@ class Manager:
             self.state,
             self.logger,
         )
+        self.heartbeat.on_declared_gone = self.reconciler.recover_own
         periodic_store = PeriodicStore(self.redis)
         self.epoch_watch = EpochWatch(periodic_store, config, self.logger, self.clock)
         self.periodic = PeriodicManager(

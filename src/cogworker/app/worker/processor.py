@@ -28,7 +28,7 @@ from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
 from cogworker.app.job import Job, is_async_job
-from cogworker.app.worker import run_ends, run_logs
+from cogworker.app.worker import lease, run_ends, run_logs
 from cogworker.app.worker.event_loop import Start
 from cogworker.app.worker.handoff import Taken
 from cogworker.app.worker.run_start import RunStart
@@ -78,6 +78,8 @@ class Processor:
         job_class = loaded[0]
         if job_class is not None and is_async_job(job_class):
             loaded = (None, _no_loop(job_class))
+        if not lease.may_start(self.state, fetched, self.logger):
+            return
         if not self.starts.may_start(job, fetched):
             return
         thread = threading.current_thread().name
@@ -173,6 +175,8 @@ class Processor:
         return notice
 
     async def _run_on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> None:
+        if not lease.still_held(self.state, fetched, self.logger):
+            return
         runner = f"loop:{job.jid}"
         self._started(runner, job, fetched, job_class)
         try:

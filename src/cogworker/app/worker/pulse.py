@@ -63,7 +63,6 @@ def start(
         "eval": pulse_eval(
             identity,
             ttl=presence_ttl(config.orphan_threshold),
-            beat_gap=config.beat_gap,
             stale_after=late_after(config),
         ),
     }
@@ -90,7 +89,8 @@ def start(
 def late_after(config: Config) -> float:
     """How old a beat is when the heartbeat counts as late: half an interval past due,
     and never more than half-way to the orphan threshold."""
-    return min(1.5 * config.heartbeat_interval, config.beat_gap)
+    halfway = (config.heartbeat_interval + config.orphan_threshold) / 2
+    return min(1.5 * config.heartbeat_interval, halfway)
 
 
 def _not_started(logger: logging.Logger, error: OSError) -> None:

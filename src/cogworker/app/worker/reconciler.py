@@ -1,9 +1,11 @@
 """The reconciler: writes that failed are retried, and dead processes' jobs come back.
 
-A process is judged gone when its heartbeat, by Redis's clock, is older
-than `orphan_threshold`.  This process judges others only once it has
-itself been talking to Redis for a whole threshold: after an outage every
-heartbeat looks old until the live processes have beaten again.
+A process is judged gone in two looks a threshold apart, on its own node's
+clock (`ProcessRegistry.judge_gone`): its heartbeat older than
+`orphan_threshold` makes it suspect, and still no beat a threshold later is
+the verdict; then its jobs are requeued and, last, it is unregistered.
+This process judges others only once it has itself been talking to Redis
+for a whole threshold.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from cogworker.adapters.jobs.handover import HandoverStore, parse_handover_recor
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.jobs.settle import SettleOrder
+from cogworker.adapters.liveness import presence_ttl
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
@@ -136,31 +139,64 @@ class Reconciler:
 
         Registered processes are looked at on every pass; now and then a key
         scan also finds in-progress lists of unregistered ones (left by a
-        process that crashed between its last requeue and its goodbye).
+        process that crashed between its last requeue and its goodbye).  Each
+        is judged first; one found gone has its jobs requeued, then leaves the
+        registry: a crash in between leaves it registered with its verdict
+        standing, and the next pass finishes (docs/reliability.md).
         """
         total = 0
         identities = set(self.registry.identities())
         self._passes += 1
         if self._passes % SCAN_EVERY == 1:
             identities |= self.registry.holders()
+        threshold = self.config.orphan_threshold
         for identity in sorted(identities - {self.state.identity}):
-            result = self.recovers.recover(
-                identity,
-                threshold=self.config.orphan_threshold,
-                max_orphanings=self.config.max_orphanings,
-                beat_gap=self.config.beat_gap,
-            )
-            if result is not None:
-                requeued, parked = result
-                total += requeued
+            verdict = self.registry.judge_gone(identity, threshold, presence_ttl(threshold))
+            if verdict not in ("gone", "gone already"):
+                continue
+            # Each said once, by whoever did it: the verdict is given once, each job
+            # requeued once, whichever reconcilers race.
+            if verdict == "gone":
                 self.logger.warning(
-                    "process %s is gone: %d jobs requeued, %d orphaned too often",
+                    "process %s is gone: no beat for a threshold since it was found late",
                     identity,
+                    extra={"reason": "process-gone"},
+                )
+            requeued, parked = self.recovers.recover(
+                identity, max_orphanings=self.config.max_orphanings
+            )
+            self.registry.unregister(identity)
+            total += requeued
+            if requeued or parked:
+                self.logger.warning(
+                    "%d jobs of gone process %s requeued, %d orphaned too often",
                     requeued,
+                    identity,
                     parked,
                     extra={"reason": "orphans-recovered"},
                 )
         return total
+
+    def recover_own(self) -> None:
+        """This process was declared gone (a beat found its heartbeat hash deleted): it
+        lets go of every job it held, as a settlement finding its job gone does, and
+        requeues what its list still holds, as the recovery would (whose reconciler may
+        have stopped after its verdict), before it fetches again.  Only with reliable
+        fetch: a basic fetch's jobs are on no list, and no one else runs them."""
+        if self.config.fetch != "reliable":
+            return
+        held = self.state.let_go_of_all()
+        requeued, parked = self.recovers.recover(
+            self.state.identity, max_orphanings=self.config.max_orphanings
+        )
+        self.logger.warning(
+            "this process was declared gone (silent past orphan_threshold): the %d jobs it "
+            "held are no longer its own; %d still on its list requeued, %d orphaned too often",
+            held,
+            requeued,
+            parked,
+            extra={"reason": "declared-gone"},
+        )
 
     def hand_back_unfinished(self) -> int:
         """At shutdown: this process's unfinished jobs back on their queues; how many.

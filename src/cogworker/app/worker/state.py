@@ -11,6 +11,7 @@ from returns.pipeline import is_successful
 
 from cogworker.adapters.jobs.settle import SettleOrder
 from cogworker.app.worker.interrupts import Interrupts
+from cogworker.app.worker.lease import Lease
 from cogworker.app.worker.limit_places import HeldPlaces
 from cogworker.domain import payload
 from cogworker.domain.job import JobRecord
@@ -141,12 +142,16 @@ class WorkerState:
     places: HeldPlaces = attrs.field(factory=HeldPlaces)
     #: Since when Redis has answered without a break (None while it doesn't).
     healthy_since: float | None = None
+    #: Renewed by each beat that lands: fetches and starts wait while it has run out.
+    lease: Lease = attrs.field(factory=Lease)
     _running: dict[str, RunningJob] = attrs.field(factory=dict)
     _running_lock: threading.Lock = attrs.field(factory=threading.Lock)
     _held_locks: dict[str, tuple[str, str]] = attrs.field(factory=dict)
     _deferred_releases: set[tuple[str, str]] = attrs.field(factory=set)
     #: Payloads this process knows it holds (fetched and not yet settled).
     _held: set[bytes] = attrs.field(factory=set)
+    #: How many times it let go of them all (declared gone).
+    _let_go: int = 0
     #: What `running` last encoded, by thread: a job is encoded once, not at every beat.
     _shown: dict[str, tuple[RunningJob, str]] = attrs.field(factory=dict)
     #: The jids whose run's outcome is being written: by their runner, or for it (timed out).
@@ -163,6 +168,29 @@ class WorkerState:
         """Note a job as settled (or handed back)."""
         with self._running_lock:
             self._held.discard(raw)
+
+    def hold_fetched(self, raws: list[bytes], let_go: int) -> bool:
+        """Note a fetch's jobs as this process's, unless it let go of every job since
+        `let_go_count` said `let_go` (the fetch's reply came after that): then False."""
+        with self._running_lock:
+            if self._let_go != let_go:
+                return False
+            self._held.update(raws)
+            return True
+
+    def let_go_count(self) -> int:
+        """How many times this process let go of every job (`let_go_of_all`)."""
+        with self._running_lock:
+            return self._let_go
+
+    def let_go_of_all(self) -> int:
+        """This process was declared gone: it holds none of the jobs it fetched before
+        (their settlements find them gone, those waiting don't start); how many it held."""
+        with self._running_lock:
+            count = len(self._held)
+            self._held.clear()
+            self._let_go += 1
+            return count
 
     def has_job(self, jid: str) -> bool:
         """Whether `jid` runs here, or was fetched here and waits to run."""
