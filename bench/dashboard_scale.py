@@ -92,9 +92,10 @@ def load(client: redis.Redis, size: int) -> float:
     `default` (`queued...`, the first pushed runs next); the seconds it took."""
     started = time.perf_counter()
     client.sadd(keys.QUEUES, "default")
+    client.sadd(keys.PARTS, "default")  # as the settlements filing the sets' entries did
     places = (
-        (keys.DEAD, "zset", "dead", DEAD_FROM),
-        (keys.RETRY, "zset", "retry", RETRY_FROM),
+        (keys.dead("default"), "zset", "dead", DEAD_FROM),
+        (keys.retry("default"), "zset", "retry", RETRY_FROM),
         (keys.queue("default"), "list", "queued", 0.0),
     )
     for key, kind, prefix, score in places:
@@ -199,7 +200,7 @@ def pages(http: TestClient[object], client: redis.Redis) -> list[Measured]:
     run("Job page via a Retries link", first_link(retries.text, "retries"))
     queue = next(row for row in done if row.page == "Queue page")
     run("Job page via a queue link", first_link(queue.text, "queue"))
-    size = client.zcard(keys.DEAD)
+    size = client.zcard(keys.dead("default"))
     run("Go to jid (dead, halfway)", f"/job?jid=dead{size // 2:06d}")
     run("Go to jid (nowhere)", "/job?jid=nosuchjid")
     return done
@@ -215,7 +216,7 @@ STATIC_PAGES = (
     ("Retries", "/retries"),
     ("Scheduled", "/scheduled"),
     ("Dead", "/dead"),
-    ("Dead, by cursor", f"/dead?after={DEAD_FROM + 50_000!r}~dead050000"),
+    ("Dead, by cursor", f"/dead?after={DEAD_FROM + 50_000!r}/default~dead050000"),
     ("Dead, filtered", "/dead?error=boom%209999"),
     ("Dead, bulk confirmation", "/dead/bulk?action=delete&class=Class3"),
     ("Periodic", "/periodic"),

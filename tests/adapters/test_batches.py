@@ -103,10 +103,14 @@ def test_a_repeat_orphan_buried_and_a_hand_over_keep_their_batch(rc: redis.Redis
 def test_a_member_killed_or_deleted_on_the_dashboard_ends_there(rc: redis.Redis) -> None:
     """Killed from Retries: dead; deleted from Scheduled: discarded (removed for good)."""
     sets = SetStore(rc, Retention())
-    rc.zadd(keys.RETRY, {_payload("m0"): NOW})
-    rc.zadd(keys.SCHEDULE, {_payload("m1"): NOW})
-    assert sets.kill(keys.RETRY, [Removal(entry=_payload("m0"), jid="m0")], NOW) == [True]
-    assert sets.delete(keys.SCHEDULE, [Removal(entry=_payload("m1"), jid="m1")]) == [True]
+    rc.zadd(keys.retry("default"), {_payload("m0"): NOW})
+    rc.zadd(keys.schedule("default"), {_payload("m1"): NOW})
+    assert sets.kill(
+        keys.retry("default"), "default", [Removal(entry=_payload("m0"), jid="m0")], NOW
+    ) == [True]
+    assert sets.delete(
+        keys.schedule("default"), "default", [Removal(entry=_payload("m1"), jid="m1")]
+    ) == [True]
     assert rc.lrange(keys.batch_events("work"), 0, -1) == [b"b1 m0 dead", b"b1 m1 discard"]
 
 

@@ -29,13 +29,16 @@ def test_a_job_among_many_retries_is_cancelled_in_a_few_scans(
 ) -> None:
     jids = [f"{n:024x}" for n in range(RETRIES)]
     pipe = rc.pipeline(transaction=False)
+    pipe.sadd(keys.PARTS, "default")  # as the settlements filing them did
     for first in range(0, RETRIES, 1_000):
         batch = jids[first : first + 1_000]
-        pipe.zadd(keys.RETRY, {_retry(jid): 4e9 + n for n, jid in enumerate(batch, first)})
+        pipe.zadd(
+            keys.retry("default"), {_retry(jid): 4e9 + n for n, jid in enumerate(batch, first)}
+        )
     pipe.execute()
     target = jids[RETRIES // 2]
     rc.config_resetstat()
     assert client.cancel(target) is CancelResult.REMOVED
-    assert rc.zcard(keys.RETRY) == RETRIES - 1
-    assert rc.zscore(keys.RETRY, _retry(target)) is None
+    assert rc.zcard(keys.retry("default")) == RETRIES - 1
+    assert rc.zscore(keys.retry("default"), _retry(target)) is None
     assert _zscan_calls(rc) <= 2 * RETRIES // 1_000 + 2

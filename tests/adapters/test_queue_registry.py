@@ -71,7 +71,7 @@ def test_a_store_registers_a_queue_at_its_first_push_then_once_a_minute(rc: redi
 
     rc.srem(keys.QUEUES, "default")
     now[0] += 59.0
-    store.push_all({"default": [ENTRY]}, [])
+    store.push_all({"default": [ENTRY]}, {})
     assert not rc.sismember(keys.QUEUES, "default")
 
     now[0] += 1.0

@@ -69,11 +69,13 @@ def test_a_job_buried_by_the_reconciler_stores_its_death(rc: redis.Redis) -> Non
         keep=30,
         index_ttl=30,
     )
-    assert RecoverStore(rc).bury(keys.REPEAT_ORPHANS, "list", JOB, "{}", 1e9, jid="j1", result=kept)
+    assert RecoverStore(rc).bury(
+        keys.REPEAT_ORPHANS, "list", JOB, "{}", 1e9, jid="j1", result=kept, queue="mail"
+    )
     assert results.wait(rc, "j1", 0) == domain_results.Stored(
         outcome="dead", error_class="JobOrphanedError", error_message="orphaned"
     )
-    assert rc.zcard(keys.DEAD) == 1
+    assert rc.zcard(keys.dead("mail")) == 1
 
 
 def test_without_its_index_a_result_is_found_by_asking_every_queue(rc: redis.Redis) -> None:

@@ -16,6 +16,7 @@ from cogworker.adapters import (
     batch_store,
     dashboard_removal,
     layout_rewrite,
+    layout_split,
     layout_store,
     liveness,
     periodic_store,
@@ -53,7 +54,7 @@ def _batch_with_member(rc: redis.Redis) -> object:
 
 SETTLE_KEYS = (
     LIST,
-    keys.RETRY,
+    keys.retry("default"),
     "s1",
     "s2",
     "s3",
@@ -105,7 +106,7 @@ CALLS = {
     ),
     "bury": Call(
         scripts.BURY,
-        (LIST, keys.DEAD, "ev", "rs", "o", "hb"),
+        (LIST, keys.dead("default"), "ev", "rs", "o", "hb"),
         ("list", ENTRY, "1700000000", ENTRY, "0", "10", "b1 j1 dead", '{"outcome":"dead"}', "60"),
         _on_list(LIST),
     ),
@@ -119,11 +120,14 @@ CALLS = {
     ),
     "push_unique": Call(
         scripts.PUSH_UNIQUE,
-        (keys.SCHEDULE, "lk", "st"),
+        (keys.schedule("default"), "lk", "st"),
         (ENTRY, "j1", "60000", "1700000000", "1", "600", "1700000000"),
     ),
     "defer": Call(
-        scripts.DEFER, (LIST, keys.SCHEDULE), (ENTRY, "1700000000", ENTRY, "1"), _on_list(LIST)
+        scripts.DEFER,
+        (LIST, keys.schedule("default")),
+        (ENTRY, "1700000000", ENTRY, "1"),
+        _on_list(LIST),
     ),
     "limit_take": Call(
         scripts.LIMIT_TAKE, ("lim", "limw"), ("concurrency", "j1", "2", "60000", "600000")
@@ -143,9 +147,9 @@ CALLS = {
     "periodic_load": Call(scripts.PERIODIC_LOAD, ("sched",), ("0", "1", "job", "entry", "gone")),
     "move_due": Call(
         scripts.MOVE_DUE,
-        (keys.RETRY, keys.queue("default")),
+        (keys.retry("default"), keys.queue("default")),
         (ENTRY, ENTRY),
-        lambda rc: rc.zadd(keys.RETRY, {ENTRY: 1}),
+        lambda rc: rc.zadd(keys.retry("default"), {ENTRY: 1}),
     ),
     "push": Call(scripts.PUSH, (keys.queue("default"),), (ENTRY,)),
     "pop": Call(
@@ -173,11 +177,17 @@ CALLS = {
         ("list", "-1", ENTRY, LIMITED, "j1"),
         lambda rc: (rc.rpush(LIST, ENTRY), rc.set("old-lock", "j1")),
     ),
+    "move_entry": Call(
+        layout_split.MOVE_ENTRY,
+        ("old", keys.retry("default")),
+        (ENTRY,),
+        lambda rc: rc.zadd("old", {ENTRY: 1}),
+    ),
     "dashboard_remove": Call(
         dashboard_removal.REMOVE,
-        (keys.RETRY, keys.DEAD, "lk", "rl", "ev", "rs"),
+        (keys.retry("default"), keys.dead("default"), "lk", "rl", "ev", "rs"),
         ("zset", "kill", "1700000000.5", "1690000000", "10", ENTRY, "j1", "b1 j1 dead", "", "0"),
-        lambda rc: (rc.zadd(keys.RETRY, {ENTRY: 1}), rc.set("lk", "j1")),
+        lambda rc: (rc.zadd(keys.retry("default"), {ENTRY: 1}), rc.set("lk", "j1")),
     ),
     "pulse": Call(
         liveness.PULSE,
@@ -190,10 +200,10 @@ CALLS = {
     ),
     "cancel": Call(
         cancel.CANCEL,
-        (keys.RETRY, "c1", "c2", "a", "st", "lk", "rl", "ev", "rs"),
+        (keys.retry("default"), "c1", "c2", "a", "st", "lk", "rl", "ev", "rs"),
         ("zset", ENTRY, "j1", "86400", "{}", "5", "600", "cancelled", "600", "1700000000",
          "b1 j1 cancel", '{"outcome":"cancelled"}', "60"),
-        lambda rc: (rc.zadd(keys.RETRY, {ENTRY: 1}), rc.set("lk", "j1")),
+        lambda rc: (rc.zadd(keys.retry("default"), {ENTRY: 1}), rc.set("lk", "j1")),
     ),
     "batch_open": Call(batch_store.BATCH_OPEN, ("b",), ("600", "1700000000", "cb:success", "{}")),
     "batch_join": Call(

@@ -54,7 +54,7 @@ def test_each_list_keeps_its_newest_records_up_to_its_cap(rc: redis.Redis) -> No
     assert 0 < rc.ttl(keys.job_attempts("work", "j1")) <= KEPT.attempts_ttl
     for history in (keys.history("work", "j1"), keys.class_history("work", "app.Fail")):
         assert 0 < rc.ttl(history) <= KEPT.history_ttl
-    assert rc.zcard(keys.RETRY) == 6
+    assert rc.zcard(keys.retry("work")) == 6
 
 
 def test_a_settlement_writing_a_job_s_records_indexes_them_in_its_queue(rc: redis.Redis) -> None:

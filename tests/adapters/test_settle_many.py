@@ -135,7 +135,7 @@ def test_plain_and_other_outcomes_mixed_keep_their_order(rc: redis.Redis) -> Non
         True,
     ]
     assert rc.hget(keys.status("default", "j1"), "status") == b"complete"
-    assert rc.zcard(keys.DEAD) == 0
+    assert rc.zcard(keys.dead("default")) == 0
     assert rc.get(keys.stat("default", "processed")) == b"3"
 
 
@@ -203,7 +203,7 @@ def test_a_cancel_and_an_expiry_are_counted_apart_and_file_nothing(rc: redis.Red
     }
     assert counts == {"processed": b"2", "cancelled": b"1", "expired": b"1"}
     assert rc.get(keys.stat("default", "failed")) is None
-    assert rc.zcard(keys.RETRY) == rc.zcard(keys.DEAD) == 0
+    assert rc.zcard(keys.retry("default")) == rc.zcard(keys.dead("default")) == 0
     assert not rc.exists("cogworker:unique:0")
     assert rc.get("cogworker:unique:1") == b"someone-else"  # owner-checked
     assert rc.hget(keys.status("default", "j0"), "status") == b"cancelled"

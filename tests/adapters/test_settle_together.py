@@ -90,4 +90,4 @@ def test_one_call_settles_plain_acks_members_and_retries_each_its_own_way(
     )
     assert rc.zcard(PLACE) == 0
     assert rc.llen(keys.in_progress(IDENTITY)) == 0
-    assert rc.zcard(keys.RETRY) == rc.zcard(keys.DEAD) == 1
+    assert rc.zcard(keys.retry("work")) == rc.zcard(keys.dead("work")) == 1

@@ -55,7 +55,7 @@ def test_every_enqueue_form_lands_where_it_should(rc: redis.Redis, redis_url: st
     queued = list(reversed(queue_payloads(rc, "default")))  # LPUSH: the newest first
     assert [job["jid"] for job in queued] == [jids["now"], jids["past"], *jids["many"]]
     assert [job["args"] for job in queued] == [["a", {"k": [1, None]}], ["d"], [1], [2], [3]]
-    scheduled = {job["jid"]: score for job, score in zset_entries(rc, keys.SCHEDULE)}
+    scheduled = {job["jid"]: score for job, score in zset_entries(rc, keys.schedule("default"))}
     assert set(scheduled) == {jids["in"], jids["at"]}
     assert before + 60 - 0.5 <= scheduled[jids["in"]] <= after + 60 + 0.5
     assert scheduled[jids["at"]] == pytest.approx(later.timestamp())
@@ -109,7 +109,7 @@ def test_either_client_pushes_either_kind_of_job_alike(
         "unique_lock": sync_jid["unique_lock"].replace("sync-jid", "async-jid"),
     }
     (sync_later, _), (async_later, _) = sorted(
-        zset_entries(rc, keys.SCHEDULE), key=lambda entry: entry[1]
+        zset_entries(rc, keys.schedule("default")), key=lambda entry: entry[1]
     )
     assert shape(async_later) == shape(sync_later)
     assert "enqueued_at" not in async_later
@@ -158,7 +158,7 @@ def test_a_callers_jid_is_pushed_once_however_often_the_enqueue_is_repeated(
 
     assert answers == ["order-1", "order-2", ["o-3", "o-4"]] * 2
     assert sorted(job["jid"] for job in queue_payloads(rc, "default")) == ["o-3", "o-4", "order-1"]
-    assert [job["jid"] for job, _ in zset_entries(rc, keys.SCHEDULE)] == ["order-2"]
+    assert [job["jid"] for job, _ in zset_entries(rc, keys.schedule("default"))] == ["order-2"]
 
 
 def test_status_reads_a_tracked_jobs_status(redis_url: str) -> None:

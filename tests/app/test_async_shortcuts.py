@@ -69,7 +69,7 @@ def test_the_shortcuts_enqueue_through_the_configured_redis(
 
     assert (now_jid, again) == ("order-1", "order-1")
     assert [job["jid"] for job in queue_payloads(rc, "default")] == ["order-1"]
-    scheduled = {job["jid"]: score for job, score in zset_entries(rc, keys.SCHEDULE)}
+    scheduled = {job["jid"]: score for job, score in zset_entries(rc, keys.schedule("default"))}
     assert set(scheduled) == {in_jid, at_jid}
     assert scheduled[at_jid] == pytest.approx(later.timestamp())
 

@@ -57,7 +57,7 @@ def test_unknown_job_class_is_retried_then_dead_and_the_worker_goes_on(
     worker = workers.start()
 
     retries = wait_until(
-        lambda: zset_entries(rc, "cogworker:retry"),
+        lambda: zset_entries(rc, "cogworker:{q:default}:retry"),
         15.0,
         message=lambda: f"no retry entry; log:\n{worker.log_tail()}",
     )
@@ -71,10 +71,10 @@ def test_unknown_job_class_is_retried_then_dead_and_the_worker_goes_on(
     assert entry["failed_at"] + 16 <= score < entry["failed_at"] + 16 + 30 * 2
 
     # Time passes (the test's shortcut): the retry is due now; its second failure ends it.
-    [raw] = rc.zrange("cogworker:retry", 0, -1)
-    rc.zadd("cogworker:retry", {raw: time.time()}, xx=True)
+    [raw] = rc.zrange("cogworker:{q:default}:retry", 0, -1)
+    rc.zadd("cogworker:{q:default}:retry", {raw: time.time()}, xx=True)
     dead = wait_until(
-        lambda: zset_entries(rc, "cogworker:dead"),
+        lambda: zset_entries(rc, "cogworker:{q:default}:dead"),
         15.0,
         message=lambda: f"never dead; log:\n{worker.log_tail()}",
     )
@@ -84,7 +84,7 @@ def test_unknown_job_class_is_retried_then_dead_and_the_worker_goes_on(
     assert entry["class"] == MISSING_CLASS
     assert "UnknownJobClassError" in entry["error_class"]
     assert MISSING_CLASS in entry["error_message"]
-    assert rc.zcard("cogworker:retry") == 0
+    assert rc.zcard("cogworker:{q:default}:retry") == 0
     runs_next_job(rc, client, worker)
     assert worker.is_running
 
@@ -100,7 +100,7 @@ def test_unparseable_payload_goes_to_dead_keeping_its_text(
     [identity] = wait_for_processes(rc, 1, worker)
 
     dead = wait_until(
-        lambda: zset_entries(rc, "cogworker:dead"),
+        lambda: zset_entries(rc, "cogworker:{q:default}:dead"),
         15.0,
         message=lambda: f"not filed in dead; log:\n{worker.log_tail()}",
     )

@@ -53,7 +53,7 @@ def test_basic_fetch_runs_jobs_without_an_in_progress_list(
         message="the gated job was never counted",
     )
     assert in_progress_keys(rc) == []
-    assert rc.zcard("cogworker:dead") == rc.zcard("cogworker:retry") == 0
+    assert rc.zcard("cogworker:{q:default}:dead") == rc.zcard("cogworker:{q:default}:retry") == 0
 
 
 def test_processed_and_failed_counters_in_total_and_per_day(
@@ -66,7 +66,9 @@ def test_processed_and_failed_counters_in_total_and_per_day(
     worker = workers.start()
 
     wait_until(
-        lambda: rc.zcard("cogworker:dead") == 3 and tracking.totals(rc)["processed"] == 10,
+        lambda: (
+            rc.zcard("cogworker:{q:default}:dead") == 3 and tracking.totals(rc)["processed"] == 10
+        ),
         15.0,
         message=lambda: f"not all settled; log:\n{logs(worker)}",
     )

@@ -44,5 +44,5 @@ def test_ten_thousand_jobs_run_exactly_once_on_two_processes(
     assert rc.llen(keys.queue("default")) == 0
     assert sorted(identities(rc)) == sorted(names)
     assert int(rc.get("cogworker:{q:default}:stat:processed") or 0) == JOBS
-    assert rc.zcard("cogworker:retry") == 0
-    assert rc.zcard("cogworker:dead") == 0
+    assert rc.zcard("cogworker:{q:default}:retry") == 0
+    assert rc.zcard("cogworker:{q:default}:dead") == 0

@@ -35,7 +35,7 @@ def _class_runs(rc: redis.Redis, job_class: type[cogworker.Job]) -> Tally:
 
 def _settled(rc: redis.Redis) -> bool:
     return rc.get(keys.stat("default", "processed")) == str(RUNS).encode() and rc.zcard(
-        keys.DEAD
+        keys.dead("default")
     ) == (RETRIED + DEAD)
 
 

@@ -59,13 +59,15 @@ def test_retry_a_dead_job_puts_it_back_on_its_queue(
     """`retry JID` of a dead job empties the dead set and queues it again; a worker runs it."""
     worker = workers.start()
     jid = client.enqueue(NoRetryZero, "again")
-    wait_until(lambda: rc.zcard("cogworker:dead") == 1, 20.0, message=lambda: logs(worker))
+    wait_until(
+        lambda: rc.zcard("cogworker:{q:default}:dead") == 1, 20.0, message=lambda: logs(worker)
+    )
     worker.terminate(30.0)
 
     answer = cli.json("retry", str(jid))
 
     assert answer == [{"jid": jid, "done": True, "outcome": "retried", "was": "dead"}]
-    assert rc.zcard("cogworker:dead") == 0
+    assert rc.zcard("cogworker:{q:default}:dead") == 0
     assert [job["jid"] for job in queue_payloads(rc, "default")] == [jid]
     again = workers.start()
     wait_until(lambda: rc.llen(f"starts:{jid}") == 2, 20.0, message=lambda: logs(again))
@@ -79,7 +81,9 @@ def test_kill_a_retrying_job_and_delete_a_queued_one(
     cli_app.DEATHS.clear()
     worker = workers.start()
     retrying = client.enqueue(AlwaysFails, "retrying")
-    wait_until(lambda: rc.zcard("cogworker:retry") == 1, 20.0, message=lambda: logs(worker))
+    wait_until(
+        lambda: rc.zcard("cogworker:{q:default}:retry") == 1, 20.0, message=lambda: logs(worker)
+    )
     worker.terminate(30.0)
     queued = client.enqueue(Record, "queued")
 
@@ -88,7 +92,7 @@ def test_kill_a_retrying_job_and_delete_a_queued_one(
     deleted = cli.json("delete", str(queued))
 
     assert killed == [{"jid": retrying, "done": True, "outcome": "killed", "was": "retrying"}]
-    assert [job["jid"] for job, _ in zset_entries(rc, "cogworker:dead")] == [retrying]
+    assert [job["jid"] for job, _ in zset_entries(rc, "cogworker:{q:default}:dead")] == [retrying]
     [death] = cli_app.DEATHS
     assert death == (
         retrying,
@@ -112,7 +116,7 @@ def test_cancel_a_waiting_job_says_what_happened(
     again = cli.json("cancel", str(jid), "nobody", status=1)
 
     assert removed == [{"jid": jid, "result": "removed"}]
-    assert rc.zcard("cogworker:schedule") == 0
+    assert rc.zcard("cogworker:{q:default}:schedule") == 0
     assert again == [
         {"jid": jid, "result": "already finished"},
         {"jid": "nobody", "result": "not found"},
@@ -126,7 +130,7 @@ def test_enqueue_a_class_by_name_on_a_queue_later(cli: Cli, rc: redis.Redis) -> 
 
     assert [job["args"] for job in queue_payloads(rc, "other")] == [[1, {"a": "b"}]]
     assert answer["queue"] == "other"
-    [(scheduled, at)] = zset_entries(rc, "cogworker:schedule")
+    [(scheduled, at)] = zset_entries(rc, "cogworker:{q:default}:schedule")
     assert scheduled["jid"] == later["jid"]
     assert at == pytest.approx(later["at"])
 

@@ -67,7 +67,9 @@ def test_jobs_of_a_set_are_filtered_as_on_the_dashboard(
     jids = [str(client.enqueue(NoRetryZero, name)) for name in ("a", "b", "c")]
     other = client.enqueue(NoRetryFalse, "d")
     worker = workers.start()
-    wait_until(lambda: rc.zcard("cogworker:dead") == 4, 20.0, message=lambda: logs(worker))
+    wait_until(
+        lambda: rc.zcard("cogworker:{q:default}:dead") == 4, 20.0, message=lambda: logs(worker)
+    )
 
     def listed(*filters: str) -> list[str]:
         return [job["jid"] for job in cli.json("jobs", "dead", *filters)["jobs"]]

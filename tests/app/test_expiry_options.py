@@ -71,7 +71,7 @@ def test_expiry_is_stored_from_now_from_the_due_time_or_from_the_class(
     rc.delete(keys.queue("default"))
 
     client.enqueue_in(1000, Record, "later", expires_in=60)
-    [(raw, due)] = rc.zrange(keys.SCHEDULE, 0, -1, withscores=True)
+    [(raw, due)] = rc.zrange(keys.schedule("default"), 0, -1, withscores=True)
     assert json.loads(raw)["expires_at"] == pytest.approx(due + 60)
 
     client.enqueue(Expiring)

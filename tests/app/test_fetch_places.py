@@ -107,7 +107,7 @@ def test_a_job_its_fetch_found_full_waits_in_the_schedule_uncounted(rc: redis.Re
     before = time.time()
     assert gate.admit(job, fetched) is False
     assert rc.llen(keys.in_progress(IDENTITY)) == 0
-    [(raw, due)] = rc.zrange(keys.SCHEDULE, 0, -1, withscores=True)
+    [(raw, due)] = rc.zrange(keys.schedule("default"), 0, -1, withscores=True)
     assert json.loads(raw)["jid"] == job.jid
     assert json.loads(raw)["limit"]["waits"] == 1
     assert due >= before + 0.05

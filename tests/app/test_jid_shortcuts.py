@@ -20,4 +20,4 @@ def test_the_shortcuts_take_a_jid_and_push_it_once(
     assert Count.perform_in(60, 2, jid="order-2") == "order-2"
     queued = [payload.decode(raw).unwrap().jid for raw in rc.lrange(keys.queue("default"), 0, -1)]
     assert queued == ["order-1"]
-    assert rc.zcard(keys.SCHEDULE) == 1
+    assert rc.zcard(keys.schedule("default")) == 1

@@ -99,11 +99,11 @@ def test_a_job_whose_key_is_full_waits_in_the_schedule_its_refusal_counted(
         before = time.time()
         assert gate.admit(job, fetched) is False
         assert rc.llen(keys.in_progress(IDENTITY)) == 0
-        [(raw, due)] = rc.zrange(keys.SCHEDULE, 0, -1, withscores=True)
+        [(raw, due)] = rc.zrange(keys.schedule("default"), 0, -1, withscores=True)
         assert json.loads(raw)["limit"]["waits"] == waits
         assert due >= before + 0.05 * 2 ** (waits - 1)
         assert not state.holds(fetched.raw)
-        rc.delete(keys.SCHEDULE)
+        rc.delete(keys.schedule("default"))
         job = payload.decode(raw).unwrap()
 
 
@@ -114,7 +114,7 @@ def test_a_job_popped_by_basic_fetch_whose_key_is_full_waits_too(rc: redis.Redis
     job = build_job(HoldsOne, ["k"], time.time())
     raw = payload.encode(job).encode()
     assert gate.admit(job, Fetched(queue="default", raw=raw)) is False
-    [filed] = rc.zrange(keys.SCHEDULE, 0, -1)
+    [filed] = rc.zrange(keys.schedule("default"), 0, -1)
     assert json.loads(filed)["jid"] == job.jid
 
 

@@ -48,7 +48,7 @@ def test_no_key_ever_runs_more_than_its_concurrency_limit(
     assert {_count(rc, f"runs:{jid}") for jid in jids} == {1}
     assert _count(rc, keys.stat("default", "processed")) == len(jids)
     assert _count(rc, keys.stat("default", "failed")) == 0
-    assert rc.zcard(keys.RETRY) == 0
+    assert rc.zcard(keys.retry("default")) == 0
     holders = [keys.limit("default", "concurrency", ThreeAtOnce.class_path(), k) for k in KEYS]
     assert [rc.zcard(key) for key in holders] == [0] * len(KEYS)  # every place let go
 

@@ -52,7 +52,7 @@ def test_the_clients_default_and_the_class_option_go_in_the_payload(
     plain, own = client.enqueue(KeepsNothing), client.enqueue_in(100, Returns, 1)
     client.close()
     queued = json.loads(rc.lrange(keys.queue("default"), 0, -1)[0])
-    scheduled = json.loads(rc.zrange(keys.SCHEDULE, 0, -1)[0])
+    scheduled = json.loads(rc.zrange(keys.schedule("default"), 0, -1)[0])
     assert (queued["jid"], queued["keep_result"]) == (plain, 5)
     assert (scheduled["jid"], scheduled["keep_result"]) == (own, 60)
     assert rc.get(keys.jid_index(str(own))) == b"default"

@@ -27,7 +27,7 @@ def test_first_failure_files_a_retry_entry_with_the_default_backoff(
     worker = workers.start()
 
     entries = wait_until(
-        lambda: zset_entries(rc, "cogworker:retry"),
+        lambda: zset_entries(rc, "cogworker:{q:default}:retry"),
         20.0,
         message=lambda: f"no retry entry; log:\n{worker.log_tail()}",
     )
@@ -49,7 +49,7 @@ def test_first_failure_files_a_retry_entry_with_the_default_backoff(
     assert entry["retry"] is True
     assert max_retries(entry["retry"]) == 25
     assert runs(rc, jid) == 1
-    assert rc.zcard("cogworker:dead") == 0
+    assert rc.zcard("cogworker:{q:default}:dead") == 0
     assert rc.llen(keys.queue("default")) == 0
 
 
@@ -63,7 +63,7 @@ def test_job_with_retry_two_runs_three_times_after_its_delays_then_is_dead(
     worker = workers.start()
 
     entries = wait_until(
-        lambda: zset_entries(rc, "cogworker:retry"),
+        lambda: zset_entries(rc, "cogworker:{q:default}:retry"),
         20.0,
         message=lambda: f"no retry entry; log:\n{worker.log_tail()}",
     )
@@ -72,7 +72,7 @@ def test_job_with_retry_two_runs_three_times_after_its_delays_then_is_dead(
     assert abs(score - (latest_failure + 1.0)) < 1e-3  # the hook's delay, used as given
 
     dead = wait_until(
-        lambda: zset_entries(rc, "cogworker:dead"),
+        lambda: zset_entries(rc, "cogworker:{q:default}:dead"),
         20.0,
         message=lambda: f"never dead; log:\n{worker.log_tail()}",
     )
@@ -81,7 +81,7 @@ def test_job_with_retry_two_runs_three_times_after_its_delays_then_is_dead(
     entry = dead[0][0]
     assert entry["error_class"] == ERROR_CLASS
     assert entry["error_message"] == "boom (7,)"
-    assert rc.zcard("cogworker:retry") == 0
+    assert rc.zcard("cogworker:{q:default}:retry") == 0
     assert runs(rc, jid) == 3
     starts = [float(value) for value in rc.lrange(f"starts:{jid}", 0, -1)]
     fails = [float(value) for value in rc.lrange(f"fails:{jid}", 0, -1)]
@@ -98,7 +98,9 @@ def test_retry_false_and_retry_zero_go_to_dead_at_once(
     worker = workers.start()
 
     dead = wait_until(
-        lambda: (found := zset_entries(rc, "cogworker:dead")) and len(found) == 2 and found,
+        lambda: (
+            (found := zset_entries(rc, "cogworker:{q:default}:dead")) and len(found) == 2 and found
+        ),
         20.0,
         message=lambda: f"not both dead; log:\n{worker.log_tail()}",
     )
@@ -107,9 +109,9 @@ def test_retry_false_and_retry_zero_go_to_dead_at_once(
     for entry, _ in dead:
         assert entry["retry_count"] == 1
         assert entry["error_class"] == ERROR_CLASS
-    assert rc.zcard("cogworker:retry") == 0
+    assert rc.zcard("cogworker:{q:default}:retry") == 0
     # A second later (five polls of the retry set), nothing has run again.
     wait_for_beats_over(rc, identities(rc)[0], 1.0, worker)
     assert [runs(rc, jid) for jid in jids if jid] == [1, 1]
-    assert rc.zcard("cogworker:retry") == 0
+    assert rc.zcard("cogworker:{q:default}:retry") == 0
     assert max_retries(False) == max_retries(0) == 0

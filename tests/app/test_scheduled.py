@@ -45,7 +45,9 @@ def test_scheduled_jobs_run_at_their_time_exactly_once_with_three_pollers(
     ]
     past = client.enqueue_at(now - 10.0, Record, "in the past")  # enqueued at once
     assert None not in jids
-    scheduled_at = {entry["jid"]: score for entry, score in zset_entries(rc, "cogworker:schedule")}
+    scheduled_at = {
+        entry["jid"]: score for entry, score in zset_entries(rc, "cogworker:{q:default}:schedule")
+    }
     assert past not in scheduled_at
     wait_until(lambda: runs(rc, past), 10.0, message="a past perform_at did not run at once")
     assert set(scheduled_at) == set(jids)
@@ -59,7 +61,7 @@ def test_scheduled_jobs_run_at_their_time_exactly_once_with_three_pollers(
     )
     # Half a second more (a few poll rounds of every process): still nothing ran twice.
     wait_for_beats_over(rc, identities[0], 0.5, started[0])
-    assert rc.zcard("cogworker:schedule") == 0
+    assert rc.zcard("cogworker:{q:default}:schedule") == 0
 
     for jid in jids:
         assert jid is not None

@@ -42,8 +42,8 @@ def test_sigterm_lets_short_jobs_finish_and_requeues_long_ones_once(
     assert queued[0]["args"] == [60.0]
     assert queued[0]["class"] == Sleeper.class_path()
     assert rc.llen(keys.queue("default")) == 1
-    assert rc.zcard("cogworker:dead") == 0
-    assert rc.zcard("cogworker:retry") == 0
+    assert rc.zcard("cogworker:{q:default}:dead") == 0
+    assert rc.zcard("cogworker:{q:default}:retry") == 0
     assert not rc.exists(keys.process(identity))
     assert not rc.sismember("cogworker:processes", identity)
     assert not rc.exists(f"cogworker:inprogress:{identity}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Literal
 
 import pytest
 import redis
@@ -23,9 +24,11 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.dashboard_queues import QueueStore
 from cogworker.adapters.dashboard_removal import Removal
+from cogworker.adapters.dashboard_sets import SetStore
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.adapters.jid_index import JidIndex
 from cogworker.adapters.jobs.cancel import CancelStore, Waiting
+from cogworker.adapters.jobs.due import DueStore
 from cogworker.adapters.jobs.enqueue import EnqueueStore, UniquePush
 from cogworker.adapters.jobs.fetch import Fetched, FetchStore
 from cogworker.adapters.jobs.handover import HandoverStore
@@ -38,7 +41,10 @@ from cogworker.adapters.limit_store import LimitStore, spot_of
 from cogworker.adapters.periodic_store import Claim, PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.batch_folding import fold_queue
-from cogworker.domain import key_limits
+from cogworker.app.web import paging
+from cogworker.app.web.entries import Filter
+from cogworker.app.web.params import Cursor
+from cogworker.domain import key_limits, payload
 from cogworker.domain.job import JobRecord
 from cogworker.domain.results import Kept
 
@@ -50,12 +56,15 @@ LIMIT = key_limits.Concurrency(max=2)
 #: What still touches keys of several slots, by operation (docs/redis-cluster.md,
 #: "Every script and its one slot", says what each becomes).  "recover a gone process"
 #: is the requeue of a process's one in-progress list (its verdict, "judge a process gone",
-#: keeps to the process's slot), until the lists are per queue.
+#: keeps to the process's slot), until the lists are per queue.  Since layout step 8 the
+#: scheduled, retry and dead sets are in their queue's slot: "settle a retry" and "defer"
+#: span for the in-progress list (phase f), "bury" for the global parking list a repeat
+#: orphan is filed from (phase f).
 SPANS_SLOTS_TODAY = frozenset({
     "fetch from one queue", "blocking fetch from one queue",
     "fetch from two queues", "pop from two queues", "blocking pop from two queues",
     "requeue a stray", "settle a tracked ack", "settle a retry", "ack a batch", "defer",
-    "hand over", "requeue at shutdown", "recover a gone process", "bury", "move a due job",
+    "hand over", "requeue at shutdown", "recover a gone process", "bury",
     "settle keeping a result",
 })  # fmt: skip
 
@@ -126,8 +135,46 @@ def _judge_gone(rc: redis.Redis) -> None:
 
 
 def _move_due(rc: redis.Redis) -> None:
-    rc.zadd(keys.SCHEDULE, {_raw(): NOW})
-    EnqueueStore(rc).move_due(keys.SCHEDULE, [(_raw(), "default", _raw().decode())])
+    rc.zadd(keys.schedule("default"), {_raw(): NOW})
+    DueStore(rc).move_due(keys.schedule("default"), [(_raw(), "default", _raw().decode())])
+
+
+def _bury_unreadable(rc: redis.Redis) -> None:
+    """The poller files an entry of a queue's scheduled set that isn't a job in its dead."""
+    rc.zadd(keys.schedule("default"), {b"not a job": NOW})
+    problem = payload.PayloadError(problem=payload.PayloadProblem.BAD_FIELD, detail="census")
+    holder: tuple[str, Literal["zset"]] = (keys.schedule("default"), "zset")
+    RecoverStore(rc).bury_unreadable(
+        holder, b"not a job", problem, jid="census-new", now=NOW, queue="default"
+    )
+
+
+def _cancel_scheduled(rc: redis.Redis) -> None:
+    rc.zadd(keys.schedule("default"), {_raw(): NOW})
+    job = JobRecord(class_name="app.Send", queue="default", jid=JID)
+    waiting = Waiting(key=keys.schedule("default"), kind="zset", entry=_raw(), job=job)
+    CancelStore(rc).remove(waiting, OutcomeRecord(kind="cancel", jid=JID, attempt="{}"), NOW)
+
+
+def _kill_and_delete(rc: redis.Redis) -> None:
+    """The dashboard kills a retrying job and deletes a dead one: a call per queue's set."""
+    sets = SetStore(rc, Retention())
+    rc.zadd(keys.retry("default"), {_raw(): NOW})
+    removal = Removal(entry=_raw(), jid=JID, queue="default")
+    sets.kill(keys.retry("default"), "default", [removal], NOW)
+    sets.delete(keys.dead("default"), "default", [removal])
+
+
+def _page_sets(rc: redis.Redis) -> None:
+    """A page of the dead sets merged over queues, from a cursor: each command in one slot."""
+    rc.sadd(keys.PARTS, "default", "critical")
+    for queue in ("default", "critical"):
+        rc.zadd(keys.dead(queue), {_raw(queue, jid): NOW for jid in ("a", "b")})
+    sets = SetStore(rc, Retention())
+    cursor = Cursor(score=NOW, key="a", tie=0, part="default")
+    page = paging.page_of(sets, "dead", descending=True, cursor=cursor, where=Filter(), per=2)
+    assert len(page.rows) == 2
+    sets.total("dead")
 
 
 def _beat(rc: redis.Redis) -> None:
@@ -207,7 +254,7 @@ KEPT = Kept(queue="default", record='{"outcome":"success","value":1}', keep=60, 
 
 def _push_keeping_a_result(rc: redis.Redis) -> None:
     index = JidIndex(JID, "default", 600)
-    EnqueueStore(rc).push_all({"default": [_raw().decode()]}, [], indexed=[index])
+    EnqueueStore(rc).push_all({"default": [_raw().decode()]}, {}, indexed=[index])
 
 
 def _settle_keeping_a_result(rc: redis.Redis) -> None:
@@ -246,7 +293,7 @@ def _track_a_push(rc: redis.Redis) -> None:
     index = job_records.index(JID, "default", [600])
     assert index is not None
     EnqueueStore(rc).push_all(
-        {"default": [_raw().decode()]}, [], queued=[("default", JID)], indexed=[index]
+        {"default": [_raw().decode()]}, {}, queued=[("default", JID)], indexed=[index]
     )
     RunStore(rc).set_status("default", JID, "working", NOW)
 
@@ -259,7 +306,7 @@ def _pause_and_resume(rc: redis.Redis) -> None:
 
 OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
     "push": lambda rc: EnqueueStore(rc).push("default", [_raw().decode()]),
-    "schedule": lambda rc: EnqueueStore(rc).push_all({}, [(NOW, _raw().decode())]),
+    "schedule": lambda rc: EnqueueStore(rc).push_all({}, {"default": [(NOW, _raw().decode())]}),
     "push_unique": _push_unique,
     "fetch from one queue": _fetch_one,
     "fetch from two queues": _fetch_two,
@@ -286,6 +333,11 @@ OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
     "judge a process gone": _judge_gone,
     "bury": lambda rc: RecoverStore(rc).bury(keys.REPEAT_ORPHANS, "list", _raw(), "{}", NOW),
     "move a due job": _move_due,
+    "look for due jobs": lambda rc: DueStore(rc).due_sets(NOW),
+    "file an unreadable scheduled entry in dead": _bury_unreadable,
+    "cancel a scheduled job": _cancel_scheduled,
+    "kill and delete from the sets": _kill_and_delete,
+    "page the sets merged over queues": _page_sets,
     "beat": _beat,
     "pulse": _pulse,
     "remove a process": lambda rc: ProcessRegistry(rc).remove(IDENTITY),

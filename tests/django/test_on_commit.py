@@ -85,8 +85,8 @@ def test_a_rolled_back_transaction_enqueues_nothing(
     later = enqueue_on_commit(ShipOrder, Order.objects.create(note="later").pk)
     wait_for_status(configured, later, "complete", shop_worker)
     assert configured.status(rolled_back.value.jid) is None
-    assert rc.zcard(keys.DEAD) == 0
-    assert rc.zcard(keys.RETRY) == 0
+    assert rc.zcard(keys.dead("default")) == 0
+    assert rc.zcard(keys.retry("default")) == 0
 
 
 def test_outside_a_transaction_it_enqueues_at_once(

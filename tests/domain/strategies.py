@@ -19,6 +19,7 @@ from cogworker.domain.json_values import JSON
 from cogworker.domain.layout import Step
 from cogworker.domain.layout_moves import Rename
 from cogworker.domain.layout_rewrites import Rewrite
+from cogworker.domain.layout_splits import Split
 from cogworker.domain.memory import SLOTS, WINDOW
 from cogworker.domain.retries import max_retries
 from cogworker.domain.status import (
@@ -232,9 +233,10 @@ day_counters: st.SearchStrategy[dict[str, int]] = st.dictionaries(
 @st.composite
 def layout_steps(draw: st.DrawFn) -> tuple[Step, ...]:
     """Layout steps numbered 1, 2, ... in order, each renaming a few keys (names unique),
-    some rewriting the entries of a family of lists."""
+    some rewriting the entries of a family of lists, some splitting a sorted set."""
     sizes = draw(st.lists(st.integers(min_value=0, max_value=3), max_size=5))
     rewrites = draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes)))
+    splits = draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes)))
     return tuple(
         Step(
             number=index + 1,
@@ -243,8 +245,9 @@ def layout_steps(draw: st.DrawFn) -> tuple[Step, ...]:
                 Rename(old=f"old:{index}:{key}", new=f"new:{index}:{key}") for key in range(size)
             ),
             rewrites=(Rewrite(pattern=f"list:{index}:*", kind="list"),) if rewrite else (),
+            splits=(Split(old=f"set:{index}", new=f"{{q:*}}:set:{index}"),) if split else (),
         )
-        for index, (size, rewrite) in enumerate(zip(sizes, rewrites, strict=True))
+        for index, (size, rewrite, split) in enumerate(zip(sizes, rewrites, splits, strict=True))
     )
 
 

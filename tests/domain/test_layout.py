@@ -62,9 +62,10 @@ def test_pending_steps_are_those_after_the_stored_number_in_order(
 def test_a_plan_moves_every_key_of_pending_steps_and_the_old_keys_found_again(
     steps: tuple[Step, ...], stored: int, data: st.DataObject
 ) -> None:
-    """In step order: a pending step with all its renames and rewrites; an applied one only
-    with the renames whose old key is found again, and only if there is one, and none of
-    its rewrites (a record written since names its locks where its writer took them)."""
+    """In step order: a pending step with all its renames, rewrites and splits; an applied
+    one only with the renames and splits whose old key is found again, and only if there is
+    one, and none of its rewrites (a record written since names its locks where its writer
+    took them)."""
     olds = layout.old_names(steps)
     found = data.draw(st.sets(st.sampled_from(olds)) if olds else st.just(set[str]()))
 
@@ -76,10 +77,14 @@ def test_a_plan_moves_every_key_of_pending_steps_and_the_old_keys_found_again(
         if step.number > stored:
             assert by_number[step.number].renames == step.renames
             assert by_number[step.number].rewrites == step.rewrites
+            assert by_number[step.number].splits == step.splits
         else:
             again = tuple(rename for rename in step.renames if rename.old in found)
+            split_again = tuple(split for split in step.splits if split.old in found)
             assert by_number.get(step.number) == (
-                layout.Planned(step=step, renames=again) if again else None
+                layout.Planned(step=step, renames=again, splits=split_again)
+                if again or split_again
+                else None
             )
 
 

@@ -34,7 +34,9 @@ def places(client: redis.Redis) -> dict[str, list[str]]:
         kind = client.type(key).decode()
         if kind == "list":
             entries = client.lrange(key, 0, -1)
-        elif kind == "zset" and name in keys.SORTED_SETS.values():
+        elif kind == "zset" and name.endswith(
+            tuple(f"}}:{set_name}" for set_name in keys.SET_NAMES)
+        ):
             entries = client.zrange(key, 0, -1)
         else:
             continue

@@ -55,16 +55,19 @@ def test_an_async_failure_is_retried_or_killed_by_its_async_hooks(
     registered(inspect, 1)
     retried = client.enqueue(jobs_async.AsyncFails, False)
     killed = client.enqueue(jobs_async.AsyncFails, True)
-    wait_until(lambda: inspect.zcard(keys.RETRY) == 1 and inspect.zcard(keys.DEAD) == 1, 30,
-               message=worker.log_tail)  # fmt: skip
+    wait_until(
+        lambda: inspect.zcard(keys.retry("default")) == inspect.zcard(keys.dead("default")) == 1,
+        30,
+        message=worker.log_tail,
+    )
     wait_until(lambda: inspect.lrange("async:exhausted", 0, -1) == [str(killed).encode()], 20)
     stop_all(worker)
-    [(entry, score)] = inspect.zrange(keys.RETRY, 0, -1, withscores=True)
+    [(entry, score)] = inspect.zrange(keys.retry("default"), 0, -1, withscores=True)
     job = json.loads(entry)
     assert job["jid"] == retried
     assert job["error_class"] == "ValueError"
     assert score - job["failed_at"] > 990  # the hook's 1,000 s, not the default backoff
-    [dead] = inspect.zrange(keys.DEAD, 0, -1)
+    [dead] = inspect.zrange(keys.dead("default"), 0, -1)
     assert json.loads(dead)["jid"] == killed
     attempts = [
         json.loads(a) for a in inspect.lrange(keys.job_attempts("default", str(killed)), 0, -1)
@@ -130,9 +133,9 @@ def test_a_worker_without_a_loop_fails_an_async_job_saying_why(
     worker = start_worker("tests.faults.jobs_async:no_async_config")
     registered(inspect, 1)
     jid = client.enqueue(jobs_async.AsyncSleep, 0.0)
-    wait_until(lambda: inspect.zcard(keys.RETRY) == 1, 20, message=worker.log_tail)
+    wait_until(lambda: inspect.zcard(keys.retry("default")) == 1, 20, message=worker.log_tail)
     stop_all(worker)
-    entry = json.loads(inspect.zrange(keys.RETRY, 0, -1)[0])
+    entry = json.loads(inspect.zrange(keys.retry("default"), 0, -1)[0])
     assert entry["jid"] == jid
     assert "async_concurrency=0" in entry["error_message"]
     assert starts_of(oracle_file, str(jid)) == 0

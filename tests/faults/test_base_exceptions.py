@@ -37,7 +37,7 @@ def dead_entry(inspect: redis.Redis, jid: str, worker: CogworkerProcess) -> dict
     """Wait until `jid` is in dead and return its entry."""
 
     def found() -> dict[str, object] | None:
-        for raw in inspect.zrange(keys.DEAD, 0, -1):
+        for raw in inspect.zrange(keys.dead("default"), 0, -1):
             entry: dict[str, object] = json.loads(raw)
             if entry["jid"] == jid:
                 return entry
@@ -140,7 +140,9 @@ def test_a_retry_in_hook_that_exits_still_files_the_failure(
     registered(inspect, 1)
     jid = client.enqueue(jobs_exits.ExitingRetryIn)
     assert jid is not None
-    [raw] = wait_until(lambda: inspect.zrange(keys.RETRY, 0, -1), 30, message=worker.log_tail)
+    [raw] = wait_until(
+        lambda: inspect.zrange(keys.retry("default"), 0, -1), 30, message=worker.log_tail
+    )
     entry = json.loads(raw)
     assert (entry["jid"], entry["error_class"]) == (jid, "RuntimeError")
     assert "settling the run raised SystemExit: retry_in exits" in worker.log_text()

@@ -65,9 +65,9 @@ def _replace(members: list[CogworkerProcess], start_worker: StartWorker) -> None
 def _retry_now(inspect: redis.Redis) -> None:
     """The dashboard's Retry now for every job waiting to retry: a failure whose write met
     Redis's restart waits `INTERRUPT_DELAY` (30 s) by design, which this test needn't."""
-    entries = inspect.zrange(keys.RETRY, 0, -1)
+    entries = inspect.zrange(keys.retry("default"), 0, -1)
     moves = [(entry, json.loads(entry)["queue"], entry.decode()) for entry in entries]
-    SetStore(inspect, Retention()).requeue(keys.RETRY, moves)
+    SetStore(inspect, Retention()).requeue(keys.retry("default"), moves)
 
 
 def _finished(client: cogworker.Client, inspect: redis.Redis, bid: str) -> bool:

@@ -98,9 +98,9 @@ def test_a_retry_in_of_1e300_on_a_unique_job_is_written_whole(
     registered(inspect, 1)
     jid = client.enqueue(jobs_lua.ParkedForever, 1)
     assert jid is not None
-    wait_until(lambda: inspect.zcard(keys.RETRY) == 1, 30, message=worker.log_tail)
+    wait_until(lambda: inspect.zcard(keys.retry("default")) == 1, 30, message=worker.log_tail)
     stop_all(worker)
-    ((_, score),) = inspect.zrange(keys.RETRY, 0, -1, withscores=True)
+    ((_, score),) = inspect.zrange(keys.retry("default"), 0, -1, withscores=True)
     assert time.time() + LONGEST_DELAY - 3600 < score <= time.time() + LONGEST_DELAY
     (lock,) = inspect.keys(keys.unique_lock("*", "*"))
     assert inspect.pttl(lock) > (LONGEST_DELAY - 3600) * 1000

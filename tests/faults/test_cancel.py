@@ -85,7 +85,7 @@ def test_a_running_job_is_stopped_and_ends_cancelled(
     stop_all(worker)
     assert jid not in oracle.finished(oracle_file)
     assert attempt_outcomes(inspect, jid) == ["cancelled"]
-    assert inspect.zcard(keys.RETRY) == inspect.zcard(keys.DEAD) == 0
+    assert inspect.zcard(keys.retry("default")) == inspect.zcard(keys.dead("default")) == 0
     assert inspect.get(keys.stat("default", "cancelled")) == b"1"
     assert client.cancel(jid) is CancelResult.ALREADY_FINISHED
     if app != ASYNC_APP:

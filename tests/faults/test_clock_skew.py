@@ -152,5 +152,5 @@ def test_enqueue_in_on_a_host_whose_clock_is_ahead_is_due_by_redis_time(
     )
     after = redis_now(inspect)
 
-    [(_entry, due)] = inspect.zrange("cogworker:schedule", 0, -1, withscores=True)
+    [(_entry, due)] = inspect.zrange("cogworker:{q:default}:schedule", 0, -1, withscores=True)
     assert before + DELAY - 0.5 <= due <= after + DELAY + 0.5, done.stdout

@@ -138,14 +138,14 @@ def test_a_jid_waiting_to_retry_is_not_pushed_again_and_is_once_it_ended(
     worker = start_worker(app="tests.app.jobs:fast_config")
     registered(inspect, 1)
     assert client.enqueue(app_jobs.AlwaysFails, "x", jid="retry-me") == "retry-me"
-    wait_until(lambda: inspect.zcard(keys.RETRY) == 1, 30, message=worker.log_tail)
+    wait_until(lambda: inspect.zcard(keys.retry("default")) == 1, 30, message=worker.log_tail)
     stop_all(worker)
 
     assert client.enqueue(app_jobs.AlwaysFails, "x", jid="retry-me") == "retry-me"
-    assert inspect.zcard(keys.RETRY) == 1
+    assert inspect.zcard(keys.retry("default")) == 1
     assert inspect.llen(keys.queue("default")) == 0
 
-    inspect.delete(keys.RETRY, keys.unique_lock("default", "jid:retry-me"))
+    inspect.delete(keys.retry("default"), keys.unique_lock("default", "jid:retry-me"))
     assert client.enqueue(app_jobs.AlwaysFails, "x", jid="retry-me") == "retry-me"
     assert queued_jids(inspect) == ["retry-me"]
 

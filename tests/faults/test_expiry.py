@@ -61,7 +61,7 @@ def test_a_retry_that_would_come_past_the_expiry_is_expired_not_retried(
     wait_until(lambda: client.status(jid) == "expired", 20, message=worker.log_tail)
     stop_all(worker)
     assert oracle.runs(oracle_file)[0] == {jid: 1}
-    assert inspect.zcard(keys.RETRY) == inspect.zcard(keys.DEAD) == 0
+    assert inspect.zcard(keys.retry("default")) == inspect.zcard(keys.dead("default")) == 0
     [attempt] = (json.loads(a) for a in inspect.lrange(keys.job_attempts("default", jid), 0, -1))
     assert (attempt["outcome"], attempt["error_class"]) == ("expired", "RuntimeError")
     assert inspect.get(keys.stat("default", "expired")) == b"1"

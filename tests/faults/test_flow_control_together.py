@@ -41,7 +41,7 @@ def _settled(client: cogworker.Client, bid: str) -> int:
 
 def _deferred(inspect: redis.Redis, jid: str) -> bool:
     """Whether `jid` waits in the scheduled set, put back by its limit."""
-    waiting = [json.loads(entry) for entry in inspect.zrange(keys.SCHEDULE, 0, -1)]
+    waiting = [json.loads(entry) for entry in inspect.zrange(keys.schedule(QUEUE), 0, -1)]
     return any(job["jid"] == jid and job["limit"].get("waits", 0) >= 1 for job in waiting)
 
 

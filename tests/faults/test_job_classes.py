@@ -22,7 +22,9 @@ GUARDED = "tests.faults.app_guarded:config_with_job_modules"
 
 def dead_entry(inspect: redis.Redis, jid: str, worker: CogworkerProcess) -> dict[str, object]:
     """Wait until `jid` is the one dead entry and return it."""
-    [raw] = wait_until(lambda: inspect.zrange(keys.DEAD, 0, -1), 30, message=worker.log_tail)
+    [raw] = wait_until(
+        lambda: inspect.zrange(keys.dead("default"), 0, -1), 30, message=worker.log_tail
+    )
     entry: dict[str, object] = json.loads(raw)
     assert entry["jid"] == jid
     return entry

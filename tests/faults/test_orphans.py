@@ -55,10 +55,10 @@ def test_a_job_that_kills_its_process_every_time_ends_in_dead(
         for index, worker in enumerate(workers):
             if not worker.is_running:  # keep two alive: one to die, one to reconcile
                 workers[index] = start_worker()
-        return inspect.zcard(keys.DEAD) == 1
+        return inspect.zcard(keys.dead("default")) == 1
 
     wait_until(buried, 90, interval=0.2, message=lambda: workers[0].log_tail())
-    entry = payload.decode(inspect.zrange(keys.DEAD, 0, -1)[0]).unwrap()
+    entry = payload.decode(inspect.zrange(keys.dead("default"), 0, -1)[0]).unwrap()
     assert entry.jid == jid
     assert entry.error_class == "cogworker.exceptions.JobOrphanedError"
     assert entry.error_message == f"orphaned more than {jobs.config.max_orphanings} times"

@@ -45,10 +45,10 @@ def test_failures_while_redis_is_down_are_filed_once_it_is_back(
     server.restart()
 
     def filed() -> bool:
-        return bool(inspect.zcard(keys.RETRY) == len(jids))
+        return bool(inspect.zcard(keys.retry("default")) == len(jids))
 
     wait_until(filed, 30, ignore=RETRYABLE, message=worker.log_tail)
-    for raw, score in inspect.zrange(keys.RETRY, 0, -1, withscores=True):
+    for raw, score in inspect.zrange(keys.retry("default"), 0, -1, withscores=True):
         job = payload.decode(raw).unwrap()
         assert job.jid in jids
         assert job.interrupted_count == 1

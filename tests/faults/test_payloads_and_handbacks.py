@@ -75,7 +75,7 @@ def test_a_surrogate_payload_running_at_sigterm_goes_back_and_runs_again(
     wait_until(lambda: starts_of(oracle_file, jid) == 2, 30, message=second.log_tail)
     _finish(inspect, oracle_file, jid)
     stop_all(second)
-    assert inspect.zcard(keys.DEAD) == 0
+    assert inspect.zcard(keys.dead("default")) == 0
     assert inspect.lrange("deaths", 0, -1) == []
     oracle.assert_nothing_left_behind(inspect)
 
@@ -94,7 +94,7 @@ def test_a_surrogate_payload_killed_mid_run_is_recovered_and_runs_again(
     wait_until(lambda: starts_of(oracle_file, jid) == 2, 40, message=survivor.log_tail)
     _finish(inspect, oracle_file, jid)
     stop_all(survivor)
-    assert inspect.zcard(keys.DEAD) == 0
+    assert inspect.zcard(keys.dead("default")) == 0
     assert inspect.lrange("deaths", 0, -1) == []
     oracle.assert_nothing_left_behind(inspect)
 
@@ -114,11 +114,11 @@ def test_a_job_still_running_at_every_stop_ends_in_dead_with_its_hooks(
         stop_all(worker)
     behind = _push_held(inspect, "behind")
     worker = start_worker(app)
-    wait_until(lambda: inspect.zcard(keys.DEAD) == 1, 40, message=worker.log_tail)
+    wait_until(lambda: inspect.zcard(keys.dead("default")) == 1, 40, message=worker.log_tail)
     wait_until(lambda: starts_of(oracle_file, behind) == 1, 30, message=worker.log_tail)
     _finish(inspect, oracle_file, behind)
     stop_all(worker)
-    entry = payload.decode(inspect.zrange(keys.DEAD, 0, -1)[0]).unwrap()
+    entry = payload.decode(inspect.zrange(keys.dead("default"), 0, -1)[0]).unwrap()
     assert entry.jid == jid
     assert entry.error_class == "cogworker.exceptions.JobHandedBackError"
     assert entry.error_message == f"still running at more than {budget} worker stops"

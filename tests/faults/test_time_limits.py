@@ -84,7 +84,7 @@ def test_retry_in_may_kill_a_run_at_its_limit(
     [failed] = attempts(inspect, jid)
     assert (failed["outcome"], failed["timed_out"]) == ("killed", "soft")
     assert inspect.lrange("died-of", 0, -1) == [b"JobTimeoutError"]
-    assert inspect.zcard(keys.DEAD) == 1
+    assert inspect.zcard(keys.dead("default")) == 1
     oracle.assert_nothing_left_behind(inspect)
 
 
@@ -207,8 +207,8 @@ def test_a_thousand_jobs_with_limits_cancels_and_expiries_each_end_once(
     assert counted["cancelled"] > 0
     for outcome in ("cancelled", "expired"):
         assert int(inspect.get(keys.stat("default", outcome)) or 0) == counted[outcome]
-    assert inspect.zcard(keys.DEAD) == counted["dead"]
-    assert inspect.zcard(keys.RETRY) == inspect.zcard(keys.SCHEDULE) == 0
+    assert inspect.zcard(keys.dead("default")) == counted["dead"]
+    assert inspect.zcard(keys.retry("default")) == inspect.zcard(keys.schedule("default")) == 0
     oracle.assert_nothing_left_behind(inspect)
 
 

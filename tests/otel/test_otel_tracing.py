@@ -89,7 +89,7 @@ def test_each_run_span_is_a_child_of_its_enqueue_span(
     worker = cogworker_factory(
         "tests.otel.jobs:config", redis_url=redis_url, env={SPANS_FILE_ENV: str(spans_file)}
     )
-    wait_until(lambda: rc.zcard("cogworker:dead") == 2, 30.0, message=worker.log_tail)
+    wait_until(lambda: rc.zcard("cogworker:{q:default}:dead") == 2, 30.0, message=worker.log_tail)
     wait_until(lambda: len(_runs(spans_file)) == 5, 10.0, message=worker.log_tail)
     runs = _runs(spans_file)
     for label, retry_count in [("sync", 0), ("async", 0), ("fails", 0), ("retried", 0),

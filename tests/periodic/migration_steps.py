@@ -1,5 +1,5 @@
-"""A migration's writes one by one, and what layout step 6's rewrites make of a Redis's keys
-as values (tests/periodic/test_migrate*.py)."""
+"""A migration's writes one by one, and what layout step 6's rewrites and step 8's splits make
+of a Redis's keys as values (tests/periodic/test_migrate*.py)."""
 
 from __future__ import annotations
 
@@ -8,17 +8,20 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from cogworker.adapters import layout_rewrite
+from cogworker.adapters import layout_rewrite, layout_split
+from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.layout_store import LayoutStore
 from cogworker.domain import layout, relock
 from cogworker.domain.layout_rewrites import Rewrite
+from cogworker.domain.layout_splits import queue_named
 from tests.periodic.old_layout import KeyValue
 
 
 def migration_writes(store: LayoutStore) -> Iterator[Callable[[], object]]:
     """Every write of a migration from layout 0, in the order `cogworker migrate` makes them
-    (a key's move, an entry's rewrite, a step noted as applied), each decided once the
-    writes before it are made: a rewrite reads the keys the renames before it left."""
+    (a key's move, an entry's rewrite, an entry's move to its queue's set, a step noted as
+    applied), each decided once the writes before it are made: a rewrite reads the keys the
+    renames before it left, a split the entries the rewrites left."""
     for each in layout.plan(0, store.found()):
         for rename in each.renames:
             yield functools.partial(store.move, rename)
@@ -26,6 +29,9 @@ def migration_writes(store: LayoutStore) -> Iterator[Callable[[], object]]:
             for key in layout_rewrite.keys_of(store.client, rewrite):
                 for entry in layout_rewrite.entry_rewrites(store.client, key, rewrite.kind):
                     yield functools.partial(layout_rewrite.rewrite_entry, store.client, entry)
+        for split in each.splits:
+            for move in layout_split.moves(store.client, split):  # the data set: one page
+                yield functools.partial(layout_split.move_entry, store.client, move)
         yield functools.partial(store.applied, each.step)
 
 
@@ -55,6 +61,33 @@ def relocked(contents: dict[str, KeyValue]) -> dict[str, KeyValue]:
             moved = out.pop(move.old)
             out.setdefault(move.new, moved)  # a lock held under its new name already wins
     return out
+
+
+def split_sets(contents: dict[str, KeyValue]) -> dict[str, KeyValue]:
+    """`contents` (a Redis after the rewrites of a migration) as step 8's splits leave it:
+    each entry of the old scheduled, retry and dead sets in its queue's set with its score
+    (the part of the empty queue name's for one naming none), each such queue a part."""
+    out = dict(contents)
+    queues: set[str] = set()
+    for split in (split for step in layout.STEPS for split in step.splits):
+        _, members, _ = out.pop(split.old, ("zset", [], False))
+        for member, score in members:
+            queues.add(queue_named(member))
+            _, there, _ = out.get(split.target(member), ("zset", [], False))
+            out[split.target(member)] = ("zset", sorted([*there, (member, score)],
+                                                        key=_by_score), False)  # fmt: skip
+    if queues - {""}:
+        _, registered, _ = out.get(keys.PARTS, ("set", [], False))
+        parted = set(registered) | {queue.encode() for queue in queues - {""}}
+        out[keys.PARTS] = ("set", sorted(parted), False)
+    return out
+
+
+def split_rows(contents: dict[str, KeyValue]) -> set[tuple[str, str, int, str]]:
+    """A dry run's rows of the splits: each old set with entries in `contents`."""
+    splits = [split for step in layout.STEPS for split in step.splits]
+    return {(split.old, "zset", len(contents[split.old][1]), split.new) for split in splits
+            if split.old in contents}  # fmt: skip
 
 
 def rewrite_rows(contents: dict[str, KeyValue]) -> set[tuple[str, str, int, str]]:

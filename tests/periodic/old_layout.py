@@ -107,6 +107,34 @@ OLD_BATCH = "cogworker:{b:b1}:batch"
 #: A periodic entry whose class's options name its runs' unique lock; its cron never due.
 UNIQUE_ENTRY = "unique-yearly"
 
+#: The scheduled, retry and dead sets as that release kept them, for all queues at once.
+OLD_SETS = {name: f"cogworker:{name}" for name in ("schedule", "retry", "dead")}
+#: Entries of those sets written by hand, besides the client's and settlements': jobs of
+#: several queues sharing a score (within a queue and across queues), an entry that isn't
+#: JSON and one naming no queue (both to the part of the empty queue name), by set.
+TIED = NOW + 100
+
+
+def _set_entry(jid: str, queue: str) -> bytes:
+    return json.dumps({"class": "tests.app.jobs.Record", "args": [jid], "jid": jid,
+                       "queue": queue, "retry": True}).encode()  # fmt: skip
+
+
+HAND_SET_ENTRIES: dict[str, dict[bytes, float]] = {
+    "schedule": {
+        _set_entry("s-heavy-1", "heavy"): TIED,
+        _set_entry("s-heavy-2", "heavy"): TIED,
+        _set_entry("s-default", "default"): TIED,
+        _set_entry("s-odd", ODD_QUEUE): TIED,
+    },
+    "retry": {_set_entry("r-heavy", "heavy"): NOW + 30},
+    "dead": {
+        b"\xff\xfe not json": NOW - 10,
+        json.dumps({"jid": "no-queue", "class": "x.Y"}).encode(): NOW - 10,
+        _set_entry("d-heavy", "heavy"): NOW - 20,
+    },
+}
+
 #: A gone process's presence keys as that release named them (left to expire): its
 #: heartbeat hash, its threads' work, a signal nobody read and its memory history.
 OLD_PROCESS_KEYS = {
@@ -136,6 +164,7 @@ def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
         client.close()
     _settle(rc, "retry", "j-retry")
     _settle(rc, "dead", "j-dead")
+    _write_old_sets(rc)
     _write_old_locks(rc)
     # That release counted the settlements above in its global counters, written below.
     rc.delete(*rc.scan_iter(match="cogworker:{q:*}:stat:*"))
@@ -195,7 +224,7 @@ def _write_old_locks(rc: redis.Redis) -> None:
         else:
             rc.set(old, jid, px=3_600_000)
     rc.set(LEFTOVER_LOCK, "long-gone", px=3_600_000)
-    for key in (keys.queue("default"), keys.SCHEDULE):
+    for key in (keys.queue("default"), OLD_SETS["schedule"]):
         _old_names_in(rc, key)
     rc.lpush(
         keys.in_progress(GONE), _payload("j-periodic", running_lock=HELD_LOCKS["j-periodic"][0])
@@ -209,6 +238,16 @@ def _write_old_locks(rc: redis.Redis) -> None:
     callback = _payload("b1-success", unique_lock=OLD_UNIQUE + "jid:b1-success")
     rc.hset(OLD_BATCH, mapping={"created_at": NOW, "cb:success": callback})
     rc.expire(OLD_BATCH, 30 * 86_400)
+
+
+def _write_old_sets(rc: redis.Redis) -> None:
+    """Each set's entries in its global old name: those this code's client and settlements
+    wrote in their queues' sets, and `HAND_SET_ENTRIES`."""
+    for name, old in OLD_SETS.items():
+        for key in list(rc.scan_iter(match=f"cogworker:{{q:*}}:{name}")):
+            rc.zadd(old, dict(rc.zrange(key, 0, -1, withscores=True)))
+            rc.delete(key)
+        rc.zadd(old, HAND_SET_ENTRIES[name])
 
 
 def _old_lock(jid: str) -> str:

@@ -16,8 +16,10 @@ import cogworker
 from cogworker import LayoutError, tracking
 from cogworker.adapters import parts
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
+from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.process_registry import ProcessRegistry
@@ -27,13 +29,20 @@ from tests.app.cli_runner import Cli
 from tests.app.helpers import CLIENT_KINDS, enqueue_with
 from tests.app.jobs import Record
 from tests.periodic.conftest import StartWorker
-from tests.periodic.migration_steps import cut_short, relocked, rewrite_rows
+from tests.periodic.migration_steps import (
+    cut_short,
+    relocked,
+    rewrite_rows,
+    split_rows,
+    split_sets,
+)
 from tests.periodic.old_layout import (
     DAY,
     DONE_ATTEMPT,
     DONE_RUN,
     GONE,
     HAND_QUEUES,
+    HAND_SET_ENTRIES,
     NOW,
     ODD_QUEUE,
     OLD_CLASS_HISTORY,
@@ -45,9 +54,11 @@ from tests.periodic.old_layout import (
     OLD_QUEUE,
     OLD_RUNS,
     OLD_SCHEDULE,
+    OLD_SETS,
     OLD_TOTALS,
     RECORD_KINDS,
     RUN_CLASS,
+    TIED,
     KeyValue,
     contents,
     renamed,
@@ -105,7 +116,7 @@ def _migrated(before: dict[str, KeyValue]) -> dict[str, KeyValue]:
     """`before` as a migration must leave it: the keys moved, the number written."""
     moves = MOVES | QUEUE_MOVES | COUNTER_MOVES | HISTORY_MOVES | _record_moves(before)
     moves |= PROCESS_MOVES
-    return {**relocked(renamed(before, moves)), keys.LAYOUT: MIGRATED}
+    return {**split_sets(relocked(renamed(before, moves))), keys.LAYOUT: MIGRATED}
 
 
 def _read_as_before(rc: redis.Redis) -> None:
@@ -216,6 +227,55 @@ def test_migrate_moves_the_old_layout_with_nothing_lost(
     assert OLD_SCHEDULE in answer.stdout
     assert "renamed" in answer.stdout
     assert answer.lines[-1] == f"layout 0 -> {layout.current()}"
+
+
+def test_the_sets_step_moves_each_entry_to_its_queue_s_set_with_its_score(
+    old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
+) -> None:
+    """Each scheduled, retry and dead entry lands in the set of the queue it names, ties
+    and all; one that isn't JSON or names no queue in the empty queue name's, which merged
+    reads go over; the dashboard counts as many entries of each as the old sets held."""
+    assert cli.run("migrate").status == 0
+
+    heavy = dict(rc.zrange(keys.schedule("heavy"), 0, -1, withscores=True))
+    assert heavy == {m: TIED for m in HAND_SET_ENTRIES["schedule"] if b"s-heavy" in m}
+    assert _scores(rc, keys.schedule(ODD_QUEUE), "s-odd") == [TIED]
+    assert _scores(rc, keys.schedule("default"), "s-default") == [TIED]
+    assert _scores(rc, keys.retry("default"), "j-retry") == [NOW]
+    unreadable = {m for m in HAND_SET_ENTRIES["dead"] if b"heavy" not in m}
+    assert set(rc.zrange(keys.dead(parts.MIGRATED), 0, -1)) == unreadable
+    assert {b"default", b"heavy", ODD_QUEUE.encode()} <= rc.smembers(keys.PARTS)
+    counts = DashboardStore.on(rc, Retention()).counts()
+    assert (counts.scheduled, counts.retries, counts.dead) == tuple(
+        len(old[OLD_SETS[name]][1]) for name in ("schedule", "retry", "dead")
+    )
+    assert not rc.exists(*OLD_SETS.values())
+
+
+def _scores(rc: redis.Redis, key: str, jid: str) -> list[float]:
+    """The scores of the entries of `key` whose jid is `jid` (step 6 rewrote the lock a
+    retrying job's record names: found by its jid, not its bytes)."""
+    return [score for member, score in rc.zrange(key, 0, -1, withscores=True)
+            if json.loads(member)["jid"] == jid]  # fmt: skip
+
+
+def test_an_entry_filed_in_an_old_set_after_the_migration_is_moved_by_a_run_again(
+    old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
+) -> None:
+    """An old release files a retry in the global set after the migration: a run again moves
+    it to its queue's set, with its score, and the old set is gone again."""
+    assert cli.run("migrate").status == 0
+    late = json.dumps({"class": "tests.app.jobs.Record", "args": [], "jid": "late-retry",
+                       "queue": "late", "retry": True})  # fmt: skip
+    rc.zadd(OLD_SETS["retry"], {late: NOW + 5})
+
+    again = cli.run("migrate")
+
+    assert again.status == 0, again
+    assert "moved 1" in again.stdout
+    assert rc.zrange(keys.retry("late"), 0, -1, withscores=True) == [(late.encode(), NOW + 5)]
+    assert rc.sismember(keys.PARTS, "late")
+    assert not rc.exists(OLD_SETS["retry"])
 
 
 def test_migrate_again_moves_nothing(old: dict[str, KeyValue], rc: redis.Redis, cli: Cli) -> None:
@@ -341,6 +401,7 @@ def test_a_dry_run_says_what_it_would_move_and_writes_nothing(
         *rewrite_rows(old),
         *((old_name, *old[old_name][:1], _entries(old[old_name]), new)
           for old_name, new in PROCESS_MOVES.items()),
+        *split_rows(old),
     }  # fmt: skip
     assert contents(rc) == old
 

@@ -18,6 +18,7 @@ from tests.periodic.old_layout import (
     OLD_BATCH,
     OLD_RUNNING,
     OLD_SCHEDULE,
+    OLD_SETS,
     OLD_UNIQUE,
     UNIQUE_ARGS,
     UNIQUE_ENTRY,
@@ -55,7 +56,7 @@ def test_the_data_set_names_locks_the_old_way_in_every_place_a_job_waits(
         assert rc.get(old) == jid.encode()
         assert rc.pttl(old) > 0
     assert _naming_old_locks(rc) == {
-        "cogworker:queue:default", keys.SCHEDULE, keys.RETRY, keys.DEAD,
+        "cogworker:queue:default", *OLD_SETS.values(),
         keys.in_progress("host:1:gone"), keys.UNSETTLED, keys.REPEAT_ORPHANS,
         keys.REPEAT_HANDBACKS, OLD_BATCH, OLD_SCHEDULE,
     }  # fmt: skip
@@ -92,9 +93,9 @@ def test_a_unique_job_stays_refused_after_migrate_and_is_free_once_it_has_run(
     rc: redis.Redis, redis_url: str, cli: Cli, start_worker: StartWorker
 ) -> None:
     """A unique job queued before the migration: a duplicate is refused after it (its lock
-    moved with it), until a worker has run it, which lets go of the lock's new name.  A job
-    an old release pushed after the migration names its lock the old way: its run lets go
-    of that one."""
+    moved with it; so is a scheduled one's, its entry in its queue's set now), until a
+    worker has run it, which lets go of the lock's new name.  A job an old release pushed
+    after the migration names its lock the old way: its run lets go of that one."""
     write_old_layout(rc, redis_url)
     assert cli.run("migrate").status == 0
     config = cogworker.Config(redis_url=redis_url)
@@ -109,6 +110,10 @@ def test_a_unique_job_stays_refused_after_migrate_and_is_free_once_it_has_run(
     client = cogworker.Client(config)
     try:
         assert client.enqueue(TrackedUnique, UNIQUE_ARGS["queued"]) is None
+        # Scheduled before: its entry moved to its queue's set (step 8), its lock with it.
+        assert client.enqueue_in(3600, TrackedUnique, UNIQUE_ARGS["scheduled"]) is None
+        scheduled = rc.zrange(keys.schedule("default"), 0, -1)
+        assert [m for m in scheduled if b'"tracked-scheduled"' in m]
 
         worker = start_worker("merging")
         wait_until(lambda: not rc.exists(lock, straggler_lock), 30, message=worker.log_tail)

@@ -17,8 +17,8 @@ from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import CogworkerProcess
 
 SHARED_APP = "tests.policy.jobs:shared_config"
-RETRY_KEY = "cogworker:retry"
-DEAD_KEY = "cogworker:dead"
+RETRY_KEY = "cogworker:{q:default}:retry"
+DEAD_KEY = "cogworker:{q:default}:dead"
 QUEUE_KEY = keys.queue("default")
 FAILED_KEY = keys.stat("default", "failed")
 PROCESSED_KEY = keys.stat("default", "processed")

@@ -42,7 +42,7 @@ HOOKS_KEY = "policy:hooks"
 DONE_KEY = "policy:done"
 #: Where the outage job says it is about to fail.
 OUTAGE_STARTED_KEY = "policy:outage:started"
-DEAD_KEY = "cogworker:dead"
+DEAD_KEY = "cogworker:{q:default}:dead"
 IN_PROGRESS_PATTERN = "cogworker:inprogress:*"
 
 #: What `ApplicationJob.retry_in` answers, by the job's first argument.

@@ -104,7 +104,7 @@ def test_a_worker_drains_everything_under_the_documented_worker_rules(
     assert "Traceback" not in supervisor.log_text()
     with guarded.client() as admin:
         assert admin.scard("cogworker:processes") == 0  # both stopped cleanly, as that user
-        assert admin.zcard("cogworker:dead") == mix.dead
+        assert admin.zcard("cogworker:{q:default}:dead") == mix.dead
 
 
 def _family(pid: int) -> list[psutil.Process]:
@@ -118,7 +118,7 @@ def test_a_read_only_dashboard_serves_every_page_under_the_documented_dashboard_
     """With jobs in every set, `cogworker serve --read-only` as the dashboard's user answers
     every page (a dead job's too) and Redis refuses it nothing."""
     with guarded.client() as admin:
-        admin.zadd("cogworker:dead", {json.dumps(_dead_job()): 1.0})
+        admin.zadd("cogworker:{q:default}:dead", {json.dumps(_dead_job()): 1.0})
     client = cogworker.Client(cogworker.Config(redis_url=user_url(guarded, "cogworker-worker")))
     drain.enqueue(client, drain.Mix(plain=5, retried=0, scheduled=2, dead=0, unique=1))
     client.close()

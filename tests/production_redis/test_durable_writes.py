@@ -36,7 +36,7 @@ def test_enqueues_wait_for_the_replica_and_succeed(
     drain.enqueue(client, MIX)
     client.close()
     with sentinel_topology.replica.client() as replica:
-        assert replica.llen(keys.queue("default")) + replica.zcard(keys.SCHEDULE) > 0
+        assert replica.llen(keys.queue("default")) + replica.zcard(keys.schedule("default")) > 0
     env = {"COGWORKER_TEST_REDIS_URL": redis_url, "COGWORKER_WORK_REDIS_URL": url}
     with CogworkerProcess(["work", APP], directory=tmp_path, env=env) as worker:
         drain.wait_drained(rc, MIX, worker)
@@ -57,7 +57,10 @@ def test_an_enqueue_no_replica_confirms_raises_naming_the_counts(
     assert (error.reached, error.required, error.unknown) == (0, 1, ("durable-1",))
     assert "reached 0 of the 1 replicas Config.min_replicas asks for within 0.05 s" in str(error)
     assert "job durable-1 may or may not have been enqueued" in str(error)
-    entries = [*rc.lrange(keys.queue("default"), 0, -1), *rc.zrange(keys.SCHEDULE, 0, -1)]
+    entries = [
+        *rc.lrange(keys.queue("default"), 0, -1),
+        *rc.zrange(keys.schedule("default"), 0, -1),
+    ]
     assert any(b"durable-1" in as_bytes(entry) for entry in entries)
     assert pickle.loads(pickle.dumps(error)).reached == 0
 

@@ -115,7 +115,14 @@ def settled(topology: SentinelTopology) -> bool:
         return False
     with primary_of(topology) as primary:
         waiting = primary.llen(keys.queue("default"))
-        return int(waiting + primary.zcard(keys.SCHEDULE) + primary.zcard(keys.RETRY)) == 0
+        return (
+            int(
+                waiting
+                + primary.zcard(keys.schedule("default"))
+                + primary.zcard(keys.retry("default"))
+            )
+            == 0
+        )
 
 
 def idle(topology: SentinelTopology) -> bool:

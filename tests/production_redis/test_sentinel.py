@@ -56,7 +56,7 @@ def test_a_worker_a_client_and_the_dashboard_work_through_sentinel(
         drain.wait_drained(rc, mix, worker)
         assert worker.terminate(30.0) == 0, worker.log_tail()
     with primary_client(sentinel_topology) as primary:
-        assert primary.zcard(keys.DEAD) >= mix.dead
+        assert primary.zcard(keys.dead("default")) >= mix.dead
 
     with serving(tmp_path, "--redis-url", sentinel_topology.url()) as base:
         page = httpx.get(base + "/dead", timeout=10)

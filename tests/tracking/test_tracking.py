@@ -57,7 +57,7 @@ def test_a_tracked_job_goes_queued_then_complete(
     assert client.status(jid) == "complete"
     untracked = client.enqueue(of_kind(jobs.DiesAtOnce, kind))
     assert untracked is not None
-    wait_until(lambda: rc.zcard(keys.DEAD) == 1, 20)
+    wait_until(lambda: rc.zcard(keys.dead("default")) == 1, 20)
     assert client.status(untracked) is None
 
 

@@ -30,5 +30,5 @@ def test_a_basic_fetch_duplicate_goes_to_the_schedule(rc: redis.Redis) -> None:
     rc.set(locks.held_locks(job).unique_lock, "another-jid")
     raw = payload.encode(job).encode()
     assert starts.may_start(job, Fetched(queue=job.queue, raw=raw)) is False
-    [filed] = rc.zrange(keys.SCHEDULE, 0, -1)
+    [filed] = rc.zrange(keys.schedule("default"), 0, -1)
     assert json.loads(filed)["jid"] == job.jid

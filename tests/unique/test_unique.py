@@ -145,7 +145,7 @@ def test_a_retry_longer_than_the_ttl_keeps_the_lock_until_it_runs(
     jid = client.enqueue(slow_retry, marker)
     assert jid is not None
     lock = lock_of(client, slow_retry, marker)
-    wait_until(lambda: rc.zcard(keys.RETRY) == 1, 20)
+    wait_until(lambda: rc.zcard(keys.retry("default")) == 1, 20)
     assert rc.pttl(lock) > 2000
     wait_until(
         lambda: time.time() - float(rc.lrange("unique:events", 0, 0)[0].split(b":")[2]) > 1.5, 10

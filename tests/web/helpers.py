@@ -13,7 +13,9 @@ import httpx
 import redis
 from litestar.testing import TestClient
 
+from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.periodic_store import encode_entry
+from cogworker.app.web.params import Cursor
 from cogworker.domain.cron import ScheduleEntry
 from tests.support.processes import CogworkerProcess, wait_until
 from tests.support.redis_server import free_port
@@ -73,10 +75,12 @@ def zset_jids(rc: redis.Redis, key: str) -> list[str]:
 
 
 def token_of(rc: redis.Redis, key: str, jid: str) -> str:
-    """The `SCORE~JID` a page's form sends for the entry of `jid` in a sorted set."""
+    """The `SCORE/PART~JID` a page's form sends for the entry of `jid` in a queue's sorted
+    set `key` (`cogworker:{q:PART}:...`)."""
+    part = key[len(keys.QUEUE_HEAD) : key.rindex("}:")]
     for member, score in rc.zrange(key, 0, -1, withscores=True):
         if json.loads(member).get("jid") == jid:
-            return f"{score!r}~{jid}"
+            return str(Cursor(score=score, key=jid, part=part))
     raise AssertionError(f"{jid} is not in {key}")
 
 

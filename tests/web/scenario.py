@@ -75,8 +75,8 @@ def settled(rc: redis.Redis, seeded: Seeded) -> bool:
     """Whether every seeded job is where it should be."""
     return (
         rc.scard("done") == len(seeded.done)
-        and rc.zcard("cogworker:dead") == 2
-        and rc.zcard("cogworker:retry") == 1
+        and rc.zcard("cogworker:{q:web}:dead") == 2
+        and rc.zcard("cogworker:{q:web}:retry") == 1
         and rc.sismember("holding", seeded.running) == 1
         and rc.llen(f"cogworker:{{q:web}}:attempts:{seeded.discarded}") == 1
         and rc.hlen(keys.workers(seeded.identity)) == 1  # a beat saw the running job

@@ -14,6 +14,7 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.app.web import create_app
 from tests.app.helpers import Workers, process_hash, wait_for_processes
 from tests.support.processes import wait_until
+from tests.support.sets import add_to_set
 from tests.web import jobs
 from tests.web.helpers import Web, run_bulk, token_of, zset_jids
 from tests.web.scenario import WEB_APP, seed
@@ -25,11 +26,11 @@ def test_retry_a_dead_job_from_the_ui_and_it_runs(
     """A job that failed into dead is retried from the Dead page and this time it succeeds."""
     seeded = seed(workers, enqueuer, raw)
     raw.set(f"allow:{seeded.dead}", "1")
-    token = token_of(raw, "cogworker:dead", seeded.dead)
+    token = token_of(raw, "cogworker:{q:web}:dead", seeded.dead)
     page = web.act("/dead/act", {"row": f"retry:{token}"})
     assert "Retried 1 job." in page.text
     wait_until(lambda: raw.sismember("done", seeded.dead), message="the retried job never ran")
-    assert seeded.dead not in zset_jids(raw, "cogworker:dead")
+    assert seeded.dead not in zset_jids(raw, "cogworker:{q:web}:dead")
     assert int(raw.get(f"runs:{seeded.dead}") or 0) == 2
 
 
@@ -38,8 +39,9 @@ def test_retry_of_an_entry_already_gone_says_so(
 ) -> None:
     """Retrying an entry someone else took is a message, not an error, and moves nothing."""
     seeded = seed(workers, enqueuer, raw)
-    token = token_of(raw, "cogworker:dead", seeded.dead)
-    raw.zremrangebyscore("cogworker:dead", token.split("~")[0], token.split("~")[0])
+    token = token_of(raw, "cogworker:{q:web}:dead", seeded.dead)
+    score = token.split("/")[0]
+    raw.zremrangebyscore("cogworker:{q:web}:dead", score, score)
     page = web.act("/dead/act", {"row": f"retry:{token}"})
     assert page.status_code == 200
     assert "Retried 0 jobs. 1 job was already gone." in page.text
@@ -51,9 +53,11 @@ def test_delete_from_dead_runs_no_death_hook(
     """Deleting a dead job removes it and nothing else: no hook, no requeue."""
     seeded = seed(workers, enqueuer, raw)
     before = raw.get(f"runs:{seeded.dead}")
-    page = web.act("/dead/act", {"row": f"delete:{token_of(raw, 'cogworker:dead', seeded.dead)}"})
+    page = web.act(
+        "/dead/act", {"row": f"delete:{token_of(raw, 'cogworker:{q:web}:dead', seeded.dead)}"}
+    )
     assert "Deleted 1 job." in page.text
-    assert seeded.dead not in zset_jids(raw, "cogworker:dead")
+    assert seeded.dead not in zset_jids(raw, "cogworker:{q:web}:dead")
     assert raw.get(f"runs:{seeded.dead}") == before
     assert raw.llen(keys.queue("web")) == 0
 
@@ -63,13 +67,14 @@ def test_kill_moves_a_retry_to_dead(
 ) -> None:
     """Kill on the Retries page files the entry in dead, byte for byte."""
     seeded = seed(workers, enqueuer, raw)
-    entry = raw.zrange("cogworker:retry", 0, 0)[0]
+    entry = raw.zrange("cogworker:{q:web}:retry", 0, 0)[0]
     page = web.act(
-        "/retries/act", {"row": f"kill:{token_of(raw, 'cogworker:retry', seeded.retrying)}"}
+        "/retries/act",
+        {"row": f"kill:{token_of(raw, 'cogworker:{q:web}:retry', seeded.retrying)}"},
     )
     assert "Killed 1 job." in page.text
-    assert raw.zcard("cogworker:retry") == 0
-    assert raw.zscore("cogworker:dead", entry) is not None
+    assert raw.zcard("cogworker:{q:web}:retry") == 0
+    assert raw.zscore("cogworker:{q:web}:dead", entry) is not None
 
 
 def test_enqueue_a_scheduled_job_now(
@@ -77,11 +82,11 @@ def test_enqueue_a_scheduled_job_now(
 ) -> None:
     """ "Enqueue now" puts a job scheduled an hour away on its queue, and it runs."""
     seeded = seed(workers, enqueuer, raw)
-    token = token_of(raw, "cogworker:schedule", seeded.scheduled)
+    token = token_of(raw, "cogworker:{q:web}:schedule", seeded.scheduled)
     page = web.act("/scheduled/act", {"row": f"enqueue:{token}"})
     assert "Enqueued 1 job." in page.text
     wait_until(lambda: raw.sismember("done", seeded.scheduled), message="it never ran")
-    assert raw.zcard("cogworker:schedule") == 0
+    assert raw.zcard("cogworker:{q:web}:schedule") == 0
 
 
 def test_bulk_retry_of_the_selection(
@@ -91,22 +96,22 @@ def test_bulk_retry_of_the_selection(
     worker = workers.start(WEB_APP)
     wait_for_processes(raw, 1, worker)
     jids = [str(enqueuer.enqueue(jobs.FailsUntilAllowed, n)) for n in range(4)]
-    wait_until(lambda: raw.zcard("cogworker:dead") == 4, message=worker.log_tail)
+    wait_until(lambda: raw.zcard("cogworker:{q:web}:dead") == 4, message=worker.log_tail)
     chosen = jids[:3]
     for jid in chosen:
         raw.set(f"allow:{jid}", "1")
-    tokens = [token_of(raw, "cogworker:dead", jid) for jid in chosen]
+    tokens = [token_of(raw, "cogworker:{q:web}:dead", jid) for jid in chosen]
     page = web.act("/dead/act", {"action": "retry", "e": tokens})
     assert "Retried 3 jobs." in page.text
     wait_until(lambda: raw.scard("done") == 3, message=worker.log_tail)
-    assert zset_jids(raw, "cogworker:dead") == [jids[3]]
+    assert zset_jids(raw, "cogworker:{q:web}:dead") == [jids[3]]
 
 
 def test_an_entry_selected_twice_is_retried_once(web: Web, raw: redis.Redis) -> None:
     """A form naming one retry twice moves it once, and says the second was already gone."""
     entry = {"class": "app.Job", "queue": "web", "jid": "twice", "args": [], "retry": True}
-    raw.zadd("cogworker:retry", {json.dumps({**entry, "created_at": 1.0}): 5.0})
-    token = token_of(raw, "cogworker:retry", "twice")
+    add_to_set(raw, "cogworker:{q:web}:retry", {json.dumps({**entry, "created_at": 1.0}): 5.0})
+    token = token_of(raw, "cogworker:{q:web}:retry", "twice")
     page = web.act("/retries/act", {"action": "retry", "e": [token, token]})
     assert "Retried 1 job. 1 job was already gone." in page.text
     assert raw.llen(keys.queue("web")) == 1
@@ -122,7 +127,7 @@ def test_bulk_on_all_matching_acts_on_those_only_and_says_how_it_went(
     for n in range(3):
         enqueuer.enqueue(jobs.FailsUntilAllowed, f"alpha {n}")
     keep = str(enqueuer.enqueue(jobs.KilledByRetryIn, "beta"))
-    wait_until(lambda: raw.zcard("cogworker:dead") == 4, message=worker.log_tail)
+    wait_until(lambda: raw.zcard("cogworker:{q:web}:dead") == 4, message=worker.log_tail)
     query = {"action": "delete", "class": "FailsUntil"}
     confirm = web.get("/dead/bulk", params=query)
     assert confirm.status_code == 200
@@ -133,7 +138,7 @@ def test_bulk_on_all_matching_acts_on_those_only_and_says_how_it_went(
     progress = run_bulk(web, "dead", form)
     assert progress == {"state": "finished", "stopping": False, "size": 4, "scanned": 4,
                         "matched": 3, "done": 3, "gone": 0, "skipped": 0}  # fmt: skip
-    assert zset_jids(raw, "cogworker:dead") == [keep]
+    assert zset_jids(raw, "cogworker:{q:web}:dead") == [keep]
     page = web.get("/dead/bulk", params=query).text
     assert "Finished: deleted 3 jobs of 3 matching, 4 entries looked at." in page
 
@@ -247,7 +252,10 @@ def test_read_only_shows_no_buttons_and_refuses_every_action(
         assert "read-only" in page
         token = client.cookies.get("cogworker_csrf") or ""
         for path, data in (
-            ("/scheduled/act", {"row": f"enqueue:{token_of(raw, 'cogworker:schedule', jid)}"}),
+            (
+                "/scheduled/act",
+                {"row": f"enqueue:{token_of(raw, 'cogworker:{q:web}:schedule', jid)}"},
+            ),
             ("/scheduled/bulk", {"action": "delete"}),
             ("/scheduled/bulk/cancel", {"action": "delete"}),
             ("/queue/clear", {"name": "web"}),
@@ -260,5 +268,5 @@ def test_read_only_shows_no_buttons_and_refuses_every_action(
         ):
             response = client.post(path, data={"_csrf_token": token, **data})
             assert response.status_code == 403, path
-    assert raw.zcard("cogworker:schedule") == 1
+    assert raw.zcard("cogworker:{q:web}:schedule") == 1
     assert not raw.exists("cogworker:paused")

@@ -103,8 +103,9 @@ def test_a_schedule_that_is_not_a_hash_is_flagged(web: Web, raw: redis.Redis) ->
 def test_a_sorted_set_of_the_wrong_type_names_the_problem(web: Web, raw: redis.Redis) -> None:
     """Dead held as a string: Overview flags it, and the Dead page says what is wrong instead
     of "something went wrong"."""
-    raw.set(keys.DEAD, "not a sorted set")
-    assert "cogworker:dead is not a sorted set" in web.get("/").text
+    raw.sadd(keys.PARTS, "default")
+    raw.set(keys.dead("default"), "not a sorted set")
+    assert f"{keys.dead('default')} is not a sorted set" in web.get("/").text
     dead = web.get("/dead")
     assert dead.status_code == 500
     assert "holds another Redis type than cogworker writes" in dead.text

@@ -15,6 +15,7 @@ from cogworker.app.web import bulk
 from cogworker.domain import memory
 from tests.app.helpers import Workers, process_hash, wait_for_fetches, wait_for_processes
 from tests.support.processes import wait_until
+from tests.support.sets import add_to_set
 from tests.web import jobs
 from tests.web.browser import Tab
 from tests.web.helpers import schedule_entry
@@ -186,7 +187,7 @@ def test_bulk_retry_of_selected_dead_jobs(
     worker = workers.start(WEB_APP)
     wait_for_processes(raw, 1, worker)
     jids = [str(enqueuer.enqueue(jobs.FailsUntilAllowed, n)) for n in range(3)]
-    wait_until(lambda: raw.zcard("cogworker:dead") == 3, message=worker.log_tail)
+    wait_until(lambda: raw.zcard(keys.dead("web")) == 3, message=worker.log_tail)
     for jid in jids:
         raw.set(f"allow:{jid}", "1")
     page = tab.go("/dead")
@@ -210,14 +211,14 @@ def test_paging_through_500_entries_killed_at_once_reaches_all_500(
     jids = [f"tied{n:03d}" for n in range(500)]
     entry = {"class": "app.Sync", "queue": "q", "args": [], "retry": 3, "created_at": 1.7e9,
              "retry_count": 1, "error_class": "Timeout", "error_message": "slow"}  # fmt: skip
-    raw.zadd("cogworker:retry", {json.dumps({**entry, "jid": jid}): 4.1e9 for jid in jids})
+    add_to_set(raw, keys.retry("q"), {json.dumps({**entry, "jid": jid}): 4.1e9 for jid in jids})
     page = tab.go("/retries")
     page.get_by_role("link", name="Kill all…").click()
     page.get_by_role("button", name="Kill all").click()
     expect(page.locator(".cw-bulk-state")).to_have_text(
         "Finished: killed 500 jobs of 500 matching, 500 entries looked at.", timeout=30_000
     )
-    scores = [score for _, score in raw.zrange("cogworker:dead", 0, -1, withscores=True)]
+    scores = [score for _, score in raw.zrange(keys.dead("q"), 0, -1, withscores=True)]
     assert len(set(scores)) <= -(-500 // bulk.BATCH)  # a batch shares a score: ties galore
 
     page = tab.go("/dead?per=25")
@@ -239,15 +240,15 @@ def test_a_job_page_shows_its_job_moved_and_finds_it_again(tab: Tab, raw: redis.
     entry = json.dumps({"class": "app.Send", "queue": "default", "jid": "mover01", "args": [1],
                         "retry": True, "created_at": 1.7e9, "retry_count": 1,
                         "error_class": "Boom", "error_message": "boom"})  # fmt: skip
-    raw.zadd(keys.DEAD, {entry: 1.7e9})
+    add_to_set(raw, keys.dead("default"), {entry: 1.7e9})
     page = tab.go("/dead")
     page.get_by_role("link", name="mover01").click()
     where = page.locator(".cw-job-where .tag").first
     expect(where).to_have_text("Dead")
     assert "in=dead" in page.url
     page.select_option("#cw-poll-interval", "2")
-    raw.delete(keys.DEAD)
-    raw.zadd(keys.RETRY, {entry: 4.0e9})
+    raw.delete(keys.dead("default"))
+    add_to_set(raw, keys.retry("default"), {entry: 4.0e9})
     expect(page.locator(".cw-moved")).to_be_visible(timeout=15_000)  # the next poll
     tab.shot("job-moved")
     page.get_by_role("link", name="Search for it").click()

@@ -18,6 +18,7 @@ import cogworker
 from cogworker.adapters import redis_keys as keys
 from cogworker.app.web import create_app
 from tests.support.processes import wait_until
+from tests.support.sets import add_to_set
 from tests.web.browser import Tab
 from tests.web.helpers import Web, run_bulk
 
@@ -38,7 +39,7 @@ def _seed(raw: redis.Redis, size: int = SIZE) -> None:
     pipe = raw.pipeline(transaction=False)
     for start in range(0, size, 10_000):
         batch = range(start, min(start + 10_000, size))
-        pipe.zadd(keys.RETRY, {_payload(n): _score(n) for n in batch})
+        add_to_set(pipe, keys.retry("billing"), {_payload(n): _score(n) for n in batch})
     pipe.execute()
 
 
@@ -63,7 +64,7 @@ def _queued(raw: redis.Redis) -> list[str]:
 
 
 def _retrying(raw: redis.Redis) -> set[str]:
-    return {json.loads(entry)["jid"] for entry in raw.zrange(keys.RETRY, 0, -1)}
+    return {json.loads(entry)["jid"] for entry in raw.zrange(keys.retry("billing"), 0, -1)}
 
 
 RETRY_CHARGES = {"action": "retry", "class": "ChargeCard"}
@@ -201,3 +202,26 @@ def test_a_run_that_redis_fails_says_so_and_running_it_again_finishes_the_job(
     assert again["state"] == "finished"
     assert sorted(_queued(raw)) == sorted(matches)
     assert _retrying(raw) == {f"r{n:06d}" for n in range(2_000)} - matches
+
+
+def test_a_run_over_the_sets_of_several_queues_moves_every_match_once(
+    web: Web, raw: redis.Redis
+) -> None:
+    """Retries of three queues, more than a batch tying on one score across them: "Retry
+    all matching" puts each match on its own queue once, leaving the others in retries."""
+    queues = ("billing", "mail", "sms")
+    for queue in queues:
+        add_to_set(raw, keys.retry(queue), {
+            json.dumps({"class": "ChargeCard" if n % 3 else "SendMail", "queue": queue,
+                        "jid": f"{queue}{n:03d}", "args": [], "retry": True}): 4e9
+            for n in range(150)
+        })  # fmt: skip
+
+    progress = run_bulk(web, "retries", RETRY_CHARGES)
+
+    assert (progress["state"], progress["done"], progress["gone"]) == ("finished", 300, 0)
+    for queue in queues:
+        queued = [json.loads(entry)["jid"] for entry in raw.lrange(keys.queue(queue), 0, -1)]
+        assert sorted(queued) == [f"{queue}{n:03d}" for n in range(150) if n % 3]
+        left = {json.loads(entry)["class"] for entry in raw.zrange(keys.retry(queue), 0, -1)}
+        assert (left, raw.zcard(keys.retry(queue))) == ({"SendMail"}, 50)

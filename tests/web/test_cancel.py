@@ -25,7 +25,7 @@ def test_cancel_on_the_job_page_takes_a_waiting_job_off(
     assert 'action="/cancel"' in web.get(f"/job?jid={jid}").text
     page = web.act("/cancel", {"jid": jid, "back": "job"})
     assert "Cancelled: the job was taken off before it ran." in page.text
-    assert raw.zcard("cogworker:schedule") == 0
+    assert raw.zcard("cogworker:{q:web}:schedule") == 0
     assert re.search(r'class="tag [a-z-]+ cw-ending">Cancelled<', page.text)
     assert "Before its first run · cancelled" in page.text
     again = web.act("/cancel", {"jid": jid, "back": "job"})
@@ -71,4 +71,4 @@ def test_cancel_is_refused_in_read_only_mode(
         token = client.cookies.get("cogworker_csrf") or ""
         refused = client.post("/cancel", data={"jid": jid, "_csrf_token": token})
     assert refused.status_code == 403
-    assert raw.zcard("cogworker:schedule") == 1
+    assert raw.zcard("cogworker:{q:web}:schedule") == 1

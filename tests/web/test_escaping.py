@@ -11,6 +11,7 @@ import cogworker
 from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import Workers, wait_for_processes
 from tests.support.processes import wait_until
+from tests.support.sets import add_to_set
 from tests.web import jobs
 from tests.web.class_runs import settle_runs
 from tests.web.helpers import Web
@@ -37,7 +38,7 @@ def _seed_hostile(raw: redis.Redis, now: float) -> list[str]:
     """Entries no client would write (hostile class, queue, jid, identity; bytes that aren't
     JSON or UTF-8), straight into the keys the engine uses; the jids to visit."""
     hostile_jid = "jid" + SCRIPT
-    raw.zadd("cogworker:dead", {
+    add_to_set(raw, "cogworker:{q:web}:dead", {
         _payload(jid=hostile_jid, **{"class": HOSTILE}, queue=HOSTILE, error_class=HOSTILE,
                  error_message=HOSTILE, error_backtrace=HOSTILE,
                  args=[HOSTILE, {HOSTILE: HOSTILE}]): now,
@@ -46,8 +47,14 @@ def _seed_hostile(raw: redis.Redis, now: float) -> list[str]:
         json.dumps([SCRIPT]): now - 3,
         _payload(jid="huge", args=[HUGE], error_message=HUGE): now - 4,
     })  # fmt: skip
-    raw.zadd("cogworker:retry", {_payload(jid="r" + HANDLER, error_message=HOSTILE): now + 60})
-    raw.zadd("cogworker:schedule", {_payload(jid="s" + IMAGE, args=[IMAGE]): now + 60})
+    add_to_set(
+        raw,
+        "cogworker:{q:web}:retry",
+        {_payload(jid="r" + HANDLER, error_message=HOSTILE): now + 60},
+    )
+    add_to_set(
+        raw, "cogworker:{q:web}:schedule", {_payload(jid="s" + IMAGE, args=[IMAGE]): now + 60}
+    )
     raw.sadd("cogworker:queues", HOSTILE)
     raw.lpush(keys.queue(HOSTILE), _payload(jid="q" + QUOTES, queue=HOSTILE))
     raw.lpush(keys.queue(HOSTILE), b"\xff" + SCRIPT.encode())
@@ -117,7 +124,7 @@ def test_hostile_args_and_errors_from_a_real_worker_are_escaped(
     worker = workers.start(WEB_APP)
     wait_for_processes(raw, 1, worker)
     jid = str(enqueuer.enqueue(jobs.FailsUntilAllowed, HOSTILE, {"k": SCRIPT}))
-    wait_until(lambda: raw.zcard("cogworker:dead") == 1, message=worker.log_tail)
+    wait_until(lambda: raw.zcard("cogworker:{q:web}:dead") == 1, message=worker.log_tail)
     for path in ("/dead", f"/job?jid={jid}", "/"):
         html = web.get(path).text
         assert_escaped(html, path)
@@ -162,7 +169,9 @@ def test_direction_and_invisible_characters_are_shown_as_escapes(
 ) -> None:
     """A right-to-left override or a zero-width space in job data shows as its escape, so an
     override before `gnp.exe` can't make it pass for `exe.png`; nothing invisible is shown."""
-    raw.zadd("cogworker:schedule", {_payload(jid="bidi", args=[BIDI_NAME, ZERO_WIDTH]): 2e9})
+    add_to_set(
+        raw, "cogworker:{q:web}:schedule", {_payload(jid="bidi", args=[BIDI_NAME, ZERO_WIDTH]): 2e9}
+    )
     page = web.get(path)
     assert page.status_code == 200
     assert "\\u202egnp.exe" in page.text

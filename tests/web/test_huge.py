@@ -8,6 +8,7 @@ import json
 import redis
 
 import cogworker
+from tests.support.sets import add_to_set
 from tests.web import jobs
 from tests.web.helpers import Web
 
@@ -22,7 +23,7 @@ def test_a_megabyte_argument_is_collapsed_with_show_all_and_a_download(
              "retry": 0, "created_at": 1.7e9, "retry_count": 1, "error_class": "Boom",
              "error_message": "E" * 300_000}  # fmt: skip
     stored = json.dumps(entry)
-    raw.zadd("cogworker:dead", {stored: 1.7e9})
+    add_to_set(raw, "cogworker:{q:q}:dead", {stored: 1.7e9})
     page = web.get(f"/job?jid={jid}")
     assert len(page.text) < 50_000
     assert "A" * 1_990 in page.text

@@ -16,6 +16,7 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.web.locate import search, search_plan
 from cogworker.domain.records import AttemptRecord
+from tests.support.sets import add_to_set
 from tests.web.helpers import Web
 from tests.web.jobs import Kept
 
@@ -42,10 +43,10 @@ def store(raw: redis.Redis, config: cogworker.Config) -> DashboardStore:
 def test_a_link_from_each_list_finds_its_job_where_it_said(web: Web, raw: redis.Redis) -> None:
     """Dead (many entries sharing one score), Retries and a queue page link to the job with
     its place; the job page finds it there."""
-    raw.zadd(keys.DEAD, {_entry(f"dead{n:03d}"): SCORE for n in range(300)})
-    raw.zadd(keys.RETRY, {_entry("retry1"): SCORE + 60})
+    add_to_set(raw, keys.dead("default"), {_entry(f"dead{n:03d}"): SCORE for n in range(300)})
+    add_to_set(raw, keys.retry("default"), {_entry("retry1"): SCORE + 60})
     _queue(raw, *[f"queued{n}" for n in range(30)])
-    page2 = web.get("/dead", params={"after": f"{SCORE!r}@24~dead275"}).text
+    page2 = web.get("/dead", params={"after": f"{SCORE!r}@24/default~dead275"}).text
     queue_page = web.get("/queue?name=default&page=2").text
     for page, place, tag in ((page2, "dead", "Dead"),
                              (web.get("/retries").text, "retries", "Retrying"),
@@ -56,7 +57,7 @@ def test_a_link_from_each_list_finds_its_job_where_it_said(web: Web, raw: redis.
         assert job.status_code == 200
         assert f'">{tag}</span>' in job.text, link
         assert 'id="cw-live"' in job.text  # polls look where the link said
-    assert "at=1700000000.0%4025~dead274" in first_link(page2, "dead")
+    assert "at=1700000000.0%4025%2Fdefault~dead274" in first_link(page2, "dead")
 
 
 def test_a_queued_job_is_found_after_jobs_before_it_ran(web: Web, raw: redis.Redis) -> None:
@@ -73,10 +74,10 @@ def test_a_job_gone_from_where_the_link_said_is_moved_with_a_search(
 ) -> None:
     """Deleted from dead and put in retry: its old link says it moved and offers a search,
     which finds it in Retries."""
-    raw.zadd(keys.DEAD, {_entry("mover1"): SCORE})
+    add_to_set(raw, keys.dead("default"), {_entry("mover1"): SCORE})
     link = first_link(web.get("/dead").text, "dead")
-    raw.delete(keys.DEAD)
-    raw.zadd(keys.RETRY, {_entry("mover1"): SCORE + 60})
+    raw.delete(keys.dead("default"))
+    add_to_set(raw, keys.retry("default"), {_entry("mover1"): SCORE + 60})
     moved = web.get(link).text
     assert "Moved</span> It is no longer in Dead, where the link said" in moved
     assert 'href="/job?jid=mover1">Search for it</a>' in moved
@@ -86,12 +87,13 @@ def test_a_job_gone_from_where_the_link_said_is_moved_with_a_search(
 def test_go_to_jid_redirects_to_where_it_found_the_job(web: Web, raw: redis.Redis) -> None:
     """A jid typed in is a 303 to its place's link (an action's notice kept); the raw entry
     is served by that link too."""
-    raw.zadd(keys.DEAD, {_entry(f"dead{n:03d}"): SCORE + n for n in range(600)})
+    add_to_set(raw, keys.dead("default"), {_entry(f"dead{n:03d}"): SCORE + n for n in range(600)})
     found = web.get("/job?jid=dead100&done=retry&n=0", follow_redirects=False)
     assert found.status_code == 303
     query = parse_qs(urlsplit(found.headers["location"]).query)
-    assert query == {"jid": ["dead100"], "in": ["dead"], "at": [f"{SCORE + 100!r}@0~dead100"],
-                     "done": ["retry"], "n": ["0"]}  # fmt: skip
+    at = f"{SCORE + 100!r}@0/default~dead100"
+    assert query == {"jid": ["dead100"], "in": ["dead"], "at": [at], "done": ["retry"],
+                     "n": ["0"]}  # fmt: skip
     raw_entry = web.get("/job/raw", params={"jid": "dead100", "in": "dead", "at": query["at"][0]})
     assert json.loads(raw_entry.text)["jid"] == "dead100"
 

@@ -16,6 +16,7 @@ from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.domain import results
 from cogworker.exceptions import JobResultError
+from tests.support.sets import add_to_set
 from tests.web.helpers import Web, token_of
 from tests.web.jobs import Done, KeptLimitedMember, KeptParked
 
@@ -86,15 +87,15 @@ def test_a_job_removed_by_hand_tells_its_waiter_how_it_ended(
     killed from Retries: killed. Each in the script that removes it."""
     deleted, cleared = (str(enqueuer.enqueue(KeptParked, n)) for n in range(2))
     later, retrying = (str(enqueuer.enqueue_in(3600, KeptParked, n)) for n in range(2))
-    [entry] = [e for e in raw.zrange(keys.SCHEDULE, 0, -1) if retrying.encode() in e]
-    raw.zadd(keys.RETRY, {entry: time.time() + 3600})
-    raw.zrem(keys.SCHEDULE, entry)
+    [entry] = [e for e in raw.zrange(keys.schedule("parked"), 0, -1) if retrying.encode() in e]
+    add_to_set(raw, keys.retry("parked"), {entry: time.time() + 3600})
+    raw.zrem(keys.schedule("parked"), entry)
 
     assert "Deleted 1 job." in web.act("/queue/delete", {"name": "parked", "key": deleted}).text
     assert "Deleted 1 job." in web.act("/queue/clear", {"name": "parked"}).text
-    token = token_of(raw, keys.SCHEDULE, later)
+    token = token_of(raw, keys.schedule("parked"), later)
     assert "Deleted 1 job." in web.act("/scheduled/act", {"row": f"delete:{token}"}).text
-    token = token_of(raw, keys.RETRY, retrying)
+    token = token_of(raw, keys.retry("parked"), retrying)
     assert "Killed 1 job." in web.act("/retries/act", {"row": f"kill:{token}"}).text
 
     for jid in (deleted, cleared, later):

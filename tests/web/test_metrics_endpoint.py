@@ -65,7 +65,9 @@ def test_metrics_after_a_drain_are_exact(
     worker = workers.start(concurrency=5, queues=["default"])
     (identity,) = wait_for_processes(raw, 1, worker)
     wait_until(lambda: _drained(raw, 12), 30.0, message=worker.log_tail)
-    wait_until(lambda: raw.zcard(keys.RETRY) == 2 and not raw.hlen(keys.workers(identity)))
+    wait_until(
+        lambda: raw.zcard(keys.retry("default")) == 2 and not raw.hlen(keys.workers(identity))
+    )
     oldest_heavy = json.loads(raw.lindex(keys.queue("heavy"), -1))["enqueued_at"]
     before = raw.time()[0] - 1
 

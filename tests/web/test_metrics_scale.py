@@ -1,5 +1,5 @@
 """A scrape of 100 queues, 1,000 processes and 1,000 job classes with metrics (and 1,000
-entries in each sorted set) costs ten round trips (an empty Redis: six), 7 commands per
+entries in each sorted set) costs ten round trips (an empty Redis: six), 10 commands per
 queue, 3 per process, and one per class."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from litestar.testing import TestClient
 import cogworker
 from cogworker.adapters import redis_keys as keys
 from cogworker.app.web import create_app
+from tests.support.sets import add_to_set
 from tests.web.test_metrics_endpoint import scraped
 
 QUEUES, PROCESSES, ENTRIES, CLASSES = 100, 1_000, 1_000, 1_000
@@ -44,8 +45,8 @@ def _seed(raw: redis.Redis, queues: int, processes: int, entries: int) -> None:
         pipe.hset(keys.process(identity), mapping={"hostname": f"host{number % 50}",
                                                    "concurrency": 10, "beat": 1.7e9})  # fmt: skip
         pipe.hset(keys.workers(identity), mapping={"t1": "{}", "t2": "{}"})
-    for key in (keys.SCHEDULE, keys.RETRY, keys.DEAD):
-        pipe.zadd(key, {f'{{"jid": "{key}{n}"}}': n for n in range(entries)})
+    for key in (keys.schedule("queue000"), keys.retry("queue000"), keys.dead("queue000")):
+        add_to_set(pipe, key, {f'{{"jid": "{key}{n}"}}': n for n in range(entries)})
     pipe.execute()
 
 
@@ -87,8 +88,9 @@ def test_a_scrape_costs_at_most_ten_round_trips_whatever_the_size(
     config: cogworker.Config, raw: redis.Redis
 ) -> None:
     """Empty, then 100 queues, 1,000 processes and 1,000 classes: at most 10 round trips; the
-    commands are 12, plus 7 per queue (one reads its classes, one its pause, one its counters
-    for the totals and one for its own figures), 3 per process and 1 per class."""
+    commands are 12, plus 10 per queue (one reads its classes, one its pause, one its counters
+    for the totals, one for its own figures and one each for the sizes of its scheduled,
+    retry and dead sets), 3 per process and 1 per class."""
     empty_trips, empty_commands, empty_time, empty_text = _scrape(config, raw)
     _seed(raw, QUEUES, PROCESSES, ENTRIES)
     _seed_classes(raw, QUEUES, CLASSES)
@@ -113,4 +115,4 @@ def test_a_scrape_costs_at_most_ten_round_trips_whatever_the_size(
     # With nothing to list, 4 pipelines are empty; the totals read the migrated part's
     # counters (`adapters.parts.MIGRATED`) whatever the parts.
     assert (empty_trips, empty_commands) == (6, 12)
-    assert (trips, commands) == (10, 12 + 7 * QUEUES + 3 * PROCESSES + CLASSES)
+    assert (trips, commands) == (10, 12 + 10 * QUEUES + 3 * PROCESSES + CLASSES)

@@ -42,7 +42,7 @@ def test_live_throughput_counts_each_poll_s_processed_and_failed_jobs(
         enqueuer.enqueue(jobs.Done, n)
     for n in range(2):
         enqueuer.enqueue(jobs.FailsUntilAllowed, n)
-    wait_until(lambda: raw.zcard("cogworker:dead") == 2 and raw.scard("done") == 5)
+    wait_until(lambda: raw.zcard("cogworker:{q:web}:dead") == 2 and raw.scard("done") == 5)
     wait_until(lambda: _sums(page) == [7, 2], 20.0, interval=0.5, message=lambda: str(_sums(page)))
     labels = page.evaluate(_LABELS)
     assert len(labels) == len(set(labels)), labels  # a point per poll, 2 s apart

@@ -9,17 +9,20 @@ import redis
 from litestar.testing import TestClient
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from cogworker.app.web import create_app
 from tests.conftest import UNREACHABLE_REDIS_URL
+from tests.support.sets import add_to_set
 from tests.web.helpers import Web
 
 
-def _dead(raw: redis.Redis, scores: dict[str, float]) -> None:
-    raw.zadd(
-        "cogworker:dead",
+def _dead(raw: redis.Redis, scores: dict[str, float], queue: str = "q") -> None:
+    add_to_set(
+        raw,
+        keys.dead(queue),
         {
-            json.dumps({"class": "app.Job", "queue": "q", "jid": jid, "args": [], "retry": True,
-                        "created_at": 1.0, "error_message": "boom"}): score
+            json.dumps({"class": "app.Job", "queue": queue, "jid": jid, "args": [],
+                        "retry": True, "created_at": 1.0, "error_message": "boom"}): score
             for jid, score in scores.items()
         },
     )  # fmt: skip
@@ -48,6 +51,29 @@ def test_next_pages_walk_the_whole_set_once_even_with_equal_scores(
     assert sorted(seen) == [f"j{n:02d}" for n in range(60)]
 
 
+def test_pages_over_the_dead_sets_of_several_queues_show_each_entry_once_in_order(
+    web: Web, raw: redis.Redis
+) -> None:
+    """Three queues' dead sets, their entries tying within a queue and across queues (and one
+    in the migrated part): pages of 25 show each entry once, newest first, then by queue."""
+    scores = {"q": 100.0, "p": 100.0, "r": 101.0}
+    for queue, score in scores.items():
+        _dead(raw, {f"j{queue}{n:02d}": score + (n >= 15) for n in range(20)}, queue)
+    _dead(raw, {"jmigr": 101.0}, "")
+    seen: list[str] = []
+    path: str | None = "/dead?per=25"
+    while path is not None:
+        html = web.get(path).text
+        seen += re.findall(r'class="mono" href="[^"]*">(j\w+)</a>', html)
+        path = _next(html)
+    expected = sorted(
+        [(score + (n >= 15), queue, f"j{queue}{n:02d}") for queue, score in scores.items()
+         for n in range(20)] + [(101.0, "", "jmigr")],
+        reverse=True,
+    )  # fmt: skip
+    assert seen == [jid for _, _, jid in expected]
+
+
 def test_a_cursor_whose_entry_is_gone_repeats_rather_than_skips(web: Web, raw: redis.Redis) -> None:
     """If the page's last entry was retried meanwhile, the next page still misses nothing."""
     _dead(raw, {f"j{n:02d}": 100.0 for n in range(30)})
@@ -56,8 +82,8 @@ def test_a_cursor_whose_entry_is_gone_repeats_rather_than_skips(web: Web, raw: r
     after = _next(first)
     assert after is not None
     raw.zrem(
-        "cogworker:dead",
-        *[m for m in raw.zrange("cogworker:dead", 0, -1) if shown[-1] in m.decode()],
+        "cogworker:{q:q}:dead",
+        *[m for m in raw.zrange("cogworker:{q:q}:dead", 0, -1) if shown[-1] in m.decode()],
     )
     rest: list[str] = []
     path: str | None = after
@@ -98,8 +124,9 @@ def test_a_cursor_whose_entry_moved_far_within_its_score_resumes_right_after_it(
     after = _next(first)
     assert after is not None
     # Dead pages go high to low, members too: "z.Late" > "app.Job" puts them before the cursor.
-    raw.zadd(
-        "cogworker:dead",
+    add_to_set(
+        raw,
+        "cogworker:{q:q}:dead",
         {json.dumps({"class": "z.Late", "queue": "q", "jid": f"j9{n:02d}"}): 100.0
          for n in range(60)},
     )  # fmt: skip

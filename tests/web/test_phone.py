@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 import cogworker
 from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import Workers
+from tests.support.sets import add_to_set
 from tests.web import jobs
 from tests.web.browser import PHONE, Tab
 from tests.web.class_runs import settle_runs
@@ -62,7 +63,7 @@ def test_rows_are_one_line_and_a_long_cell_opens_on_click(tab: Tab, raw: redis.R
     entry = {"jid": "longerror01", "class": "app.Sync", "queue": "q", "args": ["a " * 500],
              "retry": 0, "created_at": 1.7e9, "retry_count": 1, "error_class": "Boom",
              "error_message": "word " * 400}  # fmt: skip
-    raw.zadd("cogworker:dead", {json.dumps(entry): 1.7e9})
+    add_to_set(raw, "cogworker:{q:q}:dead", {json.dumps(entry): 1.7e9})
     page = tab.go("/dead")
     cell = page.locator("td.error.cw-clip")
     row_height = page.locator("tbody tr").first.bounding_box()

@@ -10,6 +10,7 @@ import re
 import redis
 
 from cogworker.adapters import redis_keys as keys
+from tests.support.sets import add_to_set
 from tests.web.helpers import Web, run_bulk, zset_jids
 
 #: Names written before the rule (or by hand) that a link can't carry as they are.
@@ -55,7 +56,7 @@ def test_entries_scored_inf_are_retried_deleted_and_bulk_acted_on(
 ) -> None:
     """Retries parked at +inf and -inf: Retry now and Delete act on them by their row's
     token, and "Delete all" goes through them all."""
-    raw.zadd(keys.RETRY, {_job(jid): score for jid, score in
+    add_to_set(raw, keys.retry("web"), {_job(jid): score for jid, score in
                           (("up1", float("inf")), ("up2", float("inf")), ("down", float("-inf")),
                            ("mid", 5.0))})  # fmt: skip
     page = web.get("/retries").text
@@ -73,7 +74,7 @@ def test_entries_scored_inf_are_retried_deleted_and_bulk_acted_on(
     assert "Deleted 1 job." in deleted.text
 
     assert run_bulk(web, "retries", {"action": "delete"})["done"] == 2
-    assert zset_jids(raw, keys.RETRY) == []
+    assert zset_jids(raw, keys.retry("web")) == []
 
 
 def test_a_queue_name_that_is_not_utf8_is_listed_with_its_problem(

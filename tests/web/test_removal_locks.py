@@ -19,6 +19,7 @@ from cogworker.app.client import build_job
 from cogworker.app.periodic_runs import scheduled_entry
 from cogworker.domain import payload
 from tests.support.processes import CogworkerFactory, wait_until
+from tests.support.sets import add_to_set
 from tests.web import jobs_unique
 from tests.web.helpers import Web, run_bulk, serving, token_of
 from tests.web.jobs_unique import UniqueFails, UniqueReport
@@ -78,13 +79,15 @@ def test_killing_a_retrying_unique_job_lets_go_and_runs_the_death_handlers(
     worker = cogworker_factory("tests.web.jobs_unique", redis_url=redis_url)
     jid = enqueuer.enqueue(UniqueFails, "friday")
     assert jid is not None
-    wait_until(lambda: rc.zcard(keys.RETRY) == 1, 30, message=worker.log_tail)
+    wait_until(lambda: rc.zcard(keys.retry(jobs_unique.FAILING)) == 1, 30, message=worker.log_tail)
     worker.terminate()
     assert enqueuer.enqueue(UniqueFails, "friday") is None
 
-    page = web.act("/retries/act", {"row": f"kill:{token_of(rc, keys.RETRY, jid)}"})
+    page = web.act(
+        "/retries/act", {"row": f"kill:{token_of(rc, keys.retry(jobs_unique.FAILING), jid)}"}
+    )
     assert "Killed 1 job." in page.text
-    assert rc.zcard(keys.DEAD) == 1
+    assert rc.zcard(keys.dead(jobs_unique.FAILING)) == 1
     [(dead_jid, error, message)] = jobs_unique.DEATHS
     assert (dead_jid, error) == (jid, "JobKilledError")
     assert "killed by hand" in message
@@ -111,7 +114,7 @@ def test_serve_with_an_app_runs_its_death_handlers_on_kill(
 ) -> None:
     """`cogworker serve APP`: a Kill on the dashboard it serves runs APP's death handlers."""
     job = build_job(UniqueFails, ["saturday"], time.time())
-    rc.zadd(keys.RETRY, {payload.encode(job): time.time() + 3600})
+    add_to_set(rc, keys.retry(jobs_unique.FAILING), {payload.encode(job): time.time() + 3600})
     args = ("tests.web.jobs_unique:dashboard", "--redis-url", redis_url)
     env = {"COGWORKER_TEST_REDIS_URL": redis_url}
     with (
@@ -119,7 +122,10 @@ def test_serve_with_an_app_runs_its_death_handlers_on_kill(
         httpx.Client(base_url=base, timeout=5) as http,
     ):
         web = Web(http)  # type: ignore[arg-type]  # an httpx client does what Web asks
-        page = web.act("/retries/act", {"row": f"kill:{token_of(rc, keys.RETRY, job.jid)}"})
+        page = web.act(
+            "/retries/act",
+            {"row": f"kill:{token_of(rc, keys.retry(jobs_unique.FAILING), job.jid)}"},
+        )
         assert "Killed 1 job." in page.text
         assert [json.loads(raw) for raw in rc.lrange(jobs_unique.DEATHS_KEY, 0, -1)] == [
             [job.jid, "JobKilledError"]

@@ -11,6 +11,7 @@ import redis
 import cogworker
 from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import Workers
+from tests.support.sets import add_to_set
 from tests.web.helpers import Web
 from tests.web.scenario import seed
 
@@ -42,7 +43,7 @@ def test_a_job_that_used_its_retries_shows_them(web: Web, raw: redis.Redis) -> N
         "class": "app.Sync", "queue": "q", "jid": "spent01", "args": [], "retry": 3,
         "created_at": 1.7e9, "failed_at": 1.7e9, "retry_count": 4, "error_message": "x",
     }  # fmt: skip
-    raw.zadd(keys.DEAD, {json.dumps(entry): 1.7e9 + 60})
+    add_to_set(raw, keys.dead("q"), {json.dumps(entry): 1.7e9 + 60})
     fields = _fields(web.get("/job", params={"jid": "spent01"}).text)
     assert (fields["Retries allowed"], fields["Retries made"], fields["Failed attempts"]) == (
         "3", "3", "4",

@@ -11,6 +11,7 @@ from bench import dashboard_scale as scale
 from litestar.testing import TestClient
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from cogworker.app.web import create_app, paging
 
 SIZE = 100_000
@@ -47,4 +48,4 @@ def test_no_request_blocks_redis_over_5_ms_at_100_000_entries(
     bounded = ("Dead", "Dead, by cursor", "Dead, bulk confirmation", "Job page via a Dead link")
     assert {page: rows[page].commands for page in bounded if rows[page].commands > 12} == {}
     assert rows["Dead, filtered"].commands <= 12 + paging.SCAN_LIMIT // 250
-    assert raw.zcard("cogworker:dead") == SIZE  # looking changed nothing
+    assert raw.zcard(keys.dead("default")) == SIZE  # looking changed nothing

@@ -58,7 +58,10 @@ def test_every_response_carries_the_csp_and_security_headers(
     ]  # fmt: skip
     responses.append(web.get("/workers", headers={"HX-Request": "true"}))
     responses.append(
-        web.post("/scheduled/act", {"row": f"enqueue:{token_of(raw, 'cogworker:schedule', jid)}"})
+        web.post(
+            "/scheduled/act",
+            {"row": f"enqueue:{token_of(raw, 'cogworker:{q:web}:schedule', jid)}"},
+        )
     )
     responses.append(web.client.post("/scheduled/act", data={"row": "x"}))  # no token: 403
     responses.append(web.client.put("/workers"))  # 405
@@ -75,7 +78,7 @@ def test_posts_without_a_token_or_from_another_site_are_refused(
 ) -> None:
     """No token, a wrong token, another site's Origin or Fetch metadata: 403 and nothing moves."""
     jid = str(enqueuer.enqueue_in(3600, jobs.Done))
-    form = {"row": f"delete:{token_of(raw, 'cogworker:schedule', jid)}"}
+    form = {"row": f"delete:{token_of(raw, 'cogworker:{q:web}:schedule', jid)}"}
     token = web.token()
     refused = [
         web.client.post("/scheduled/act", data=form),
@@ -95,7 +98,7 @@ def test_posts_without_a_token_or_from_another_site_are_refused(
         ),
     ]
     assert [r.status_code for r in refused] == [403] * len(refused)
-    assert raw.zcard("cogworker:schedule") == 1
+    assert raw.zcard("cogworker:{q:web}:schedule") == 1
     # Same origin (or no Fetch metadata at all, as plain HTTP on a LAN sends) with the token: fine.
     allowed = web.client.post(
         "/scheduled/act",
@@ -104,7 +107,7 @@ def test_posts_without_a_token_or_from_another_site_are_refused(
         follow_redirects=False,
     )
     assert allowed.status_code == 303
-    assert raw.zcard("cogworker:schedule") == 0
+    assert raw.zcard("cogworker:{q:web}:schedule") == 0
 
 
 def test_no_state_changes_on_get(web: Web, enqueuer: cogworker.Client, raw: redis.Redis) -> None:
@@ -115,7 +118,7 @@ def test_no_state_changes_on_get(web: Web, enqueuer: cogworker.Client, raw: redi
         assert web.get(path).status_code == 200
     assert web.get("/scheduled/act").status_code == 405
     assert raw.llen(keys.queue("parked")) == 1
-    assert raw.zcard("cogworker:schedule") == 1
+    assert raw.zcard("cogworker:{q:web}:schedule") == 1
 
 
 def _basic(user: str, password: str) -> dict[str, str]:
@@ -181,7 +184,8 @@ def test_under_a_root_path_every_url_and_the_cookie_follow_it(
         assert "samesite=strict" in cookie.lower()
         assert "HttpOnly" in cookie
         moved = web.post(
-            "/scheduled/act", {"row": f"enqueue:{token_of(raw, 'cogworker:schedule', jid)}"}
+            "/scheduled/act",
+            {"row": f"enqueue:{token_of(raw, 'cogworker:{q:web}:schedule', jid)}"},
         )
         assert moved.status_code == 303
         assert moved.headers["location"].startswith("/jobs/scheduled")

@@ -1,7 +1,11 @@
 """The dashboard's reads and actions on the scheduled, retry and dead sets.
 
-Reads are a fixed number of round trips per page, whatever the size of the
-set.  Pages are walked by rank (`ZRANGE` by index, each call O(log N + its
+Each queue has its own share of each set (`redis_keys.sorted_set`, layout
+step 8); a page merges the shares of the queues of `cogworker:parts` and of
+the migrated part (`adapters.parts`), in walk order: by score, then by
+queue, then by member (`domain.bulk.order`; descending for dead).  Within
+one queue's set, reads are a fixed number of round trips per page, whatever
+its size.  Each set is walked by rank (`ZRANGE` by index, each call O(log N + its
 count)) from where a cursor's entry is now: a cursor is the entry's score,
 its key and its place among the entries sharing its score (a "tie"), so
 finding it again looks at a few entries around that place, however many
@@ -24,9 +28,10 @@ from typing import cast
 import attrs
 import redis
 
+from cogworker.adapters import parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_removal import Removal, remove
-from cogworker.adapters.jobs.enqueue import EnqueueStore
+from cogworker.adapters.jobs.due import DueStore
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.replies import as_bytes
 
@@ -50,16 +55,29 @@ class Entry:
     member: bytes
     score: float
     tie: int | None = None
+    #: The queue whose set holds it (its part of the merged sets).
+    part: str = ""
 
 
 @attrs.frozen(kw_only=True)
 class Target:
-    """An entry to find again: its score, its remembered tie (None: unknown) and a test that
-    tells it from the others sharing its score."""
+    """An entry to find again: its score, its remembered tie (None: unknown), a test that
+    tells it from the others sharing its score, and the queue whose set holds it."""
 
     score: float
     tie: int | None
     is_it: Callable[[bytes], bool]
+    part: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class Start:
+    """Where a merged walk starts in one queue's set: a rank, and (score, rank of the first
+    entry with that score) when it starts among entries sharing a score."""
+
+    part: str
+    rank: int
+    first_of: tuple[float, int] | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -83,6 +101,40 @@ class SetStore:
         """How many entries a sorted set holds."""
         return int(self.client.zcard(sorted_set))
 
+    def parts(self) -> tuple[str, ...]:
+        """The queues whose sets a merged read goes over (`adapters.parts.queues`)."""
+        return parts.queues(cast("set[bytes]", self.client.smembers(keys.PARTS)))
+
+    def total(self, name: str) -> int:
+        """How many entries the sets `name` ("schedule", "retry" or "dead") of every queue
+        hold: a `ZCARD` each, in one round trip after the parts'."""
+        pipe = self.client.pipeline(transaction=False)
+        for part in self.parts():
+            pipe.zcard(keys.sorted_set(name, part))
+        return sum(int(size) for size in pipe.execute())
+
+    def starts(self, name: str, target: Target | None, *, descending: bool) -> list[Start]:
+        """Where a walk of the merged sets `name` starts in each queue's set: at the start
+        without `target`; else right after the target's entry (a little before where it
+        was, if it has gone) in its own set, and in the others, past the entries that come
+        before it in walk order (with its score: those of queues before its queue)."""
+        names = self.parts()
+        if target is None:
+            return [Start(part=part, rank=0) for part in names]
+        others = [part for part in names if part != target.part]
+        pipe = self.client.pipeline(transaction=False)
+        for part in others:
+            ahead = part > target.part if descending else part < target.part
+            pipe.zcount(keys.sorted_set(name, part), *_up_to(target.score, descending, ahead))
+        counts = [int(count) for count in pipe.execute()]
+        (found,) = self.find(keys.sorted_set(name, target.part), [target], descending=descending)
+        rank = found.rank + 1 if found.entry is not None else found.rank
+        own = Start(part=target.part, rank=rank, first_of=(target.score, found.first))
+        return [own] + [
+            Start(part=part, rank=count, first_of=(target.score, count))
+            for part, count in zip(others, counts, strict=True)
+        ]
+
     def walk(
         self,
         sorted_set: str,
@@ -92,8 +144,10 @@ class SetStore:
         budget: int,
         first_of: tuple[float, int] | None = None,
         batch: int = WALK_BATCH,
+        part: str = "",
     ) -> Iterator[Entry]:
-        """Entries from rank `start` on, in walk order, at most `budget`, each with its tie.
+        """Entries from rank `start` on, in walk order, at most `budget`, each with its tie
+        (and `part`, the queue whose set `sorted_set` is).
 
         `first_of` is (score, rank of the first entry with that score) when the walk
         starts among entries sharing a score; the others' ties are counted as it goes.
@@ -108,7 +162,7 @@ class SetStore:
                 tie = (previous.tie or 0) + 1
             else:
                 tie = 0
-            previous = attrs.evolve(entry, tie=tie)
+            previous = attrs.evolve(entry, tie=tie, part=part)
             yield previous
 
     def find(self, sorted_set: str, targets: Sequence[Target], *, descending: bool) -> list[Found]:
@@ -189,24 +243,40 @@ class SetStore:
         ]
 
     def requeue(self, sorted_set: str, moves: Sequence[tuple[bytes, str, str]]) -> list[bool]:
-        """Put (entry, queue, payload) triples on their queues; True where this call did."""
-        return EnqueueStore(self.client).move_due(sorted_set, moves) if moves else []
+        """Put (entry, queue, payload) triples of one queue's set on their queue; True where
+        this call did."""
+        return DueStore(self.client).move_due(sorted_set, moves) if moves else []
 
-    def kill(self, sorted_set: str, removals: Sequence[Removal], now: float) -> list[bool]:
-        """File entries in dead byte for byte as they are; False where one was already gone."""
+    def kill(
+        self, sorted_set: str, part: str, removals: Sequence[Removal], now: float
+    ) -> list[bool]:
+        """File entries of `part`'s set in its dead set byte for byte as they are (that
+        queue registered first); False where one was already gone."""
         trim = self.retention.dead_trim(now)
-        return remove(self.client, (sorted_set, keys.DEAD), ("zset", "kill", now, *trim), removals)
+        head = ("zset", "kill", now, *trim)
+        if part:  # the part of the empty queue name is always read
+            self.client.sadd(keys.PARTS, part)
+        return remove(self.client, (sorted_set, keys.dead(part)), head, removals)
 
-    def delete(self, sorted_set: str, removals: Sequence[Removal]) -> list[bool]:
-        """Remove entries from a sorted set (no hooks run); False where one was already gone."""
+    def delete(self, sorted_set: str, part: str, removals: Sequence[Removal]) -> list[bool]:
+        """Remove entries from `part`'s sorted set (no hooks run); False where one was
+        already gone."""
         head = ("zset", "delete", "", 0, 0)
-        return remove(self.client, (sorted_set, keys.no_lock("")), head, removals)
+        return remove(self.client, (sorted_set, keys.no_lock(part)), head, removals)
 
 
 def _before(score: float, descending: bool) -> tuple[str, str]:
     """`ZCOUNT`'s bounds for the entries before `score` in walk order: higher scores when
     descending, lower ones else."""
     bound = f"({score!r}"
+    return (bound, "+inf") if descending else ("-inf", bound)
+
+
+def _up_to(score: float, descending: bool, ahead: bool) -> tuple[str, str]:
+    """`ZCOUNT`'s bounds for the entries of a queue's set a merged walk from an entry of
+    `score` passes over: those before `score` in walk order, and those with `score` too when
+    the queue comes before the entry's (`ahead`) in walk order."""
+    bound = repr(score) if ahead else f"({score!r}"
     return (bound, "+inf") if descending else ("-inf", bound)
 
 

@@ -37,9 +37,14 @@ from cogworker.domain.layout import Verdict
 from cogworker.domain.records import AttemptRecord, RunRecord
 from cogworker.domain.stats import days_back
 
-#: The counters of the stat cards (totals, summed over queues), and the sorted sets they count.
+#: The counters of the stat cards (totals, summed over queues), and the sorted sets they count
+#: (each queue's, summed).
 TOTALS: tuple[counters.Counter, ...] = (("processed", None), ("failed", None))
-SIZED_SETS = (keys.SCHEDULE, keys.RETRY, keys.DEAD)
+SIZED_SETS = ("schedule", "retry", "dead")
+
+
+#: How a problem names a Redis type, where it isn't its own name.
+_KIND_NAMES = {"zset": "sorted set"}
 
 
 def _text(value: bytes | str) -> str:
@@ -125,25 +130,28 @@ class DashboardStore:
         return True
 
     def counts(self) -> Counts:
-        """The stat cards' numbers, in two round trips (the counters summed over queues)."""
+        """The stat cards' numbers, in two round trips (the counters and the sorted sets'
+        sizes summed over queues)."""
         flags = Flags()
         pipe = self._client.pipeline(transaction=False)
-        for key in SIZED_SETS:
-            pipe.zcard(key)
         for registry in (keys.PROCESSES, keys.QUEUES, keys.PARTS):
             pipe.smembers(registry)
-        *set_sizes, processes, queues, registered = replies(pipe)
-        scheduled, retries, dead = (
-            flags.checked(key, size, "sorted set")
-            for key, size in zip(SIZED_SETS, set_sizes, strict=True)
-        )
+        processes, queues, registered = replies(pipe)
         identities = flags.checked(keys.PROCESSES, processes, "set")
         names = flags.checked(keys.QUEUES, queues, "set") or set()
+        parted = parts.queues(flags.checked(keys.PARTS, registered, "set") or ())
+        set_keys = [(keys.sorted_set(name, part), "zset") for name in SIZED_SETS for part in parted]
         queue_keys = [(keys.queue(_text(name)), "list") for name in names]
         busy_keys = [(keys.workers(_text(identity)), "hash") for identity in identities or ()]
-        parted = parts.queues(flags.checked(keys.PARTS, registered, "set") or ())
         totals = counters.CounterRead(parted, TOTALS)
-        lengths, (processed, failed) = self._lengths([*queue_keys, *busy_keys], totals, flags)
+        lengths, (processed, failed) = self._lengths(
+            [*set_keys, *queue_keys, *busy_keys], totals, flags
+        )
+        per_set = len(parted)
+        scheduled, retries, dead = (
+            sum(lengths[start : start + per_set]) for start in range(0, len(set_keys), per_set)
+        )
+        lengths = lengths[len(set_keys) :]
         return Counts(
             processed=processed,
             failed=failed,
@@ -159,15 +167,15 @@ class DashboardStore:
     def _lengths(
         self, sized: list[tuple[str, str]], totals: counters.CounterRead, flags: Flags
     ) -> tuple[list[int], list[int | None]]:
-        """The lengths of (key, "list" or "hash") pairs (0 for an unreadable one, flagged) and
-        the `totals`' sums, in one round trip."""
+        """The lengths of (key, "list", "hash" or "zset") pairs (0 for an unreadable one,
+        flagged) and the `totals`' sums, in one round trip."""
         pipe = self._client.pipeline(transaction=False)
         for key, kind in sized:
-            (pipe.llen if kind == "list" else pipe.hlen)(key)
+            {"list": pipe.llen, "hash": pipe.hlen, "zset": pipe.zcard}[kind](key)
         totals.queue(pipe)
         found = replies(pipe)
         lengths = [
-            flags.checked(key, length, kind) or 0
+            flags.checked(key, length, _KIND_NAMES.get(kind, kind)) or 0
             for (key, kind), length in zip(sized, found[: len(sized)], strict=True)
         ]
         return lengths, totals.sums(found[len(sized) :], flags)

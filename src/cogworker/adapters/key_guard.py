@@ -32,19 +32,19 @@ LAYOUT_TYPE = {keys.LAYOUT: "string"}
 
 
 def expected_types(queues: tuple[str, ...]) -> dict[str, str]:
-    """The Redis type of every fixed key and of the given queues."""
+    """The Redis type of every fixed key and of the given queues' lists and sets."""
     expected = {
         keys.QUEUES: "set",
         keys.PROCESSES: "set",
-        keys.SCHEDULE: "zset",
-        keys.RETRY: "zset",
-        keys.DEAD: "zset",
         keys.UNSETTLED: "list",
         keys.REPEAT_ORPHANS: "list",
         keys.PERIODIC_SCHEDULE: "hash",
         **LAYOUT_TYPE,
     }
     expected.update({keys.queue(name): "list" for name in queues})
+    expected.update(
+        {keys.sorted_set(kind, name): "zset" for name in queues for kind in keys.SET_NAMES}
+    )
     return expected
 
 

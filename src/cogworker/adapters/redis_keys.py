@@ -10,9 +10,6 @@ from __future__ import annotations
 
 PREFIX = "cogworker:"
 QUEUES = PREFIX + "queues"
-SCHEDULE = PREFIX + "schedule"
-RETRY = PREFIX + "retry"
-DEAD = PREFIX + "dead"
 PROCESSES = PREFIX + "processes"
 #: The index of paused queues' names: a global set, written by single-key SADD/SREM
 #: next to each queue's flag (`queue_paused`), for listing them; the flag is the truth
@@ -35,8 +32,30 @@ LAYOUT = PREFIX + "layout"
 #: merged reads go over (`adapters/parts.py`).
 PARTS = PREFIX + "parts"
 
-#: The sorted sets of jobs waiting for a time, by the name the dashboard uses.
-SORTED_SETS = {"schedule": SCHEDULE, "retry": RETRY, "dead": DEAD}
+#: The sorted sets of jobs waiting for a time (or dead), by the name each queue's is called
+#: (layout step 8: `cogworker:{q:NAME}:schedule`, `...:retry`, `...:dead`).
+SET_NAMES = ("schedule", "retry", "dead")
+
+
+def sorted_set(name: str, queue: str) -> str:
+    """A queue's share of the scheduled, retry or dead set (`name`, one of `SET_NAMES`), in
+    the queue's slot (layout step 8; a reading merges the queues of `PARTS`)."""
+    return f"{PREFIX}{{q:{queue}}}:{name}"
+
+
+def schedule(queue: str) -> str:
+    """A queue's scheduled jobs, scored by when they are due."""
+    return sorted_set("schedule", queue)
+
+
+def retry(queue: str) -> str:
+    """A queue's jobs waiting to retry, scored by when they are due."""
+    return sorted_set("retry", queue)
+
+
+def dead(queue: str) -> str:
+    """A queue's dead jobs, scored by when they died; trimmed per queue."""
+    return sorted_set("dead", queue)
 
 
 def queue(name: str) -> str:

@@ -26,7 +26,8 @@ class PushBatch:
     #: The jids whose status is tracked (marked `queued` when pushed), and their queues.
     tracked: dict[str, str] = attrs.field(factory=dict)
     groups: dict[str, list[str]] = attrs.field(factory=dict)
-    scheduled: list[tuple[float, str]] = attrs.field(factory=list)
+    #: By queue, the jobs to run later: (when, payload).
+    scheduled: dict[str, list[tuple[float, str]]] = attrs.field(factory=dict)
     unique: list[UniquePush] = attrs.field(factory=list)
     #: The jid indexes of jobs keeping their result or tracked, but unique ones' (see
     #: `UniquePush.index`).
@@ -72,7 +73,7 @@ class PushBatch:
         if index is not None:
             self.indexed.append(index)
         if run_at is not None:
-            self.scheduled.append((run_at, text))
+            self.scheduled.setdefault(job.queue, []).append((run_at, text))
         else:
             self.groups.setdefault(job.queue, []).append(text)
 

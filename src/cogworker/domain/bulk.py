@@ -1,17 +1,18 @@
 """A bulk action's way through a sorted set, batch by batch: which entries are new to it,
 where its next batch starts, and its tally.
 
-A bulk action walks the set in walk order (by score, then by member: the
-order Redis keeps), acts on the matching entries of each batch, and takes
+A bulk action walks the set in walk order (by score, then by the queue whose
+share of the set holds it, then by member: within one queue's set, the order
+Redis keeps; `order`), acts on the matching entries of each batch, and takes
 them out of the set as it goes.  Two places say where it is:
 
 * `reached`, the last entry it has handled: only entries past it, by
-  (score, member), are new to it, so none is counted or acted on twice
+  (score, queue, member), are new to it, so none is counted or acted on twice
   when a batch starts a little early (the dashboard's cursor backs off when
   its entry has gone);
 * `resume`, the entry the next batch starts after: the last entry of the
-  batch still in the set, its place among the entries sharing its score
-  (`tie`) less the entries before it there that left.  The entries that
+  batch still in the set, its place among the entries of its queue's set
+  sharing its score (`tie`) less the entries before it there that left.  The entries that
   left don't shift it, so no entry after it is skipped.
 
 Each batch either takes entries out of the set or moves `resume` on, so
@@ -27,12 +28,19 @@ import attrs
 
 @attrs.frozen(kw_only=True)
 class Mark:
-    """An entry as a walk saw it: its score, its bytes and its place among the entries
-    sharing its score."""
+    """An entry as a walk saw it: its score, its bytes, its place among the entries of its
+    queue's set sharing its score, and that queue (its part of the merged sets)."""
 
     score: float
     member: bytes
     tie: int
+    part: str = ""
+
+
+def order(score: float, part: str, member: bytes) -> tuple[float, str, bytes]:
+    """Where an entry comes in the ascending walk of the sets merged over queues (the
+    descending walk is the reverse): by score, then by queue, then by member."""
+    return score, part, member
 
 
 @attrs.frozen(kw_only=True)
@@ -69,9 +77,9 @@ def is_past(mark: Mark, reached: Mark | None, *, descending: bool) -> bool:
     """Whether `mark` comes after `reached` in walk order (everything does after the start)."""
     if reached is None:
         return True
-    if mark.score != reached.score:
-        return mark.score < reached.score if descending else mark.score > reached.score
-    return mark.member < reached.member if descending else mark.member > reached.member
+    here = order(mark.score, mark.part, mark.member)
+    there = order(reached.score, reached.part, reached.member)
+    return here < there if descending else here > there
 
 
 def fresh(batch: Sequence[Mark], position: Position, *, descending: bool) -> list[Mark]:
@@ -99,6 +107,6 @@ def advance(
     shift = sum(
         1
         for mark, gone in zip(batch[:last], left[:last], strict=True)
-        if gone and mark.score == resume.score
+        if gone and mark.score == resume.score and mark.part == resume.part
     )
     return Position(reached=reached, resume=attrs.evolve(resume, tie=resume.tie - shift))

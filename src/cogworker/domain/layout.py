@@ -17,6 +17,7 @@ import attrs
 
 from cogworker.domain.layout_moves import Rename, RenameMatching
 from cogworker.domain.layout_rewrites import LOCK_REWRITES, Rewrite
+from cogworker.domain.layout_splits import SET_SPLITS, Split
 
 #: The command that applies the missing steps, as refusals name it.
 MIGRATE = "cogworker migrate"
@@ -25,14 +26,16 @@ MIGRATE = "cogworker migrate"
 @attrs.frozen(kw_only=True)
 class Step:
     """One layout step: its number (the layout a Redis holds once it is applied), what it
-    changes in words, the keys it renames, the families of keys it renames each, and the
-    keys whose entries it rewrites."""
+    changes in words, the keys it renames, the families of keys it renames each, the
+    keys whose entries it rewrites, and the sorted sets whose entries it moves to their
+    queues' sets."""
 
     number: int
     summary: str
     renames: tuple[Rename, ...]
     families: tuple[RenameMatching, ...] = ()
     rewrites: tuple[Rewrite, ...] = ()
+    splits: tuple[Split, ...] = ()
 
 
 #: Every step, in the order they apply; a step's number is its place (1, 2, ...).
@@ -113,6 +116,12 @@ STEPS: tuple[Step, ...] = (
             RenameMatching(old="cogworker:memory:*", new="cogworker:{p:*}:memory", kind="zset"),
         ),
     ),
+    Step(
+        number=8,
+        summary="the scheduled, retry and dead sets per queue, each entry to its queue's",
+        renames=(),
+        splits=SET_SPLITS,
+    ),
 )
 
 
@@ -134,6 +143,7 @@ class Planned:
     step: Step
     renames: tuple[Rename, ...]
     rewrites: tuple[Rewrite, ...] = ()
+    splits: tuple[Split, ...] = ()
 
 
 def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -> list[Planned]:
@@ -142,7 +152,8 @@ def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -
     process of an older release wrote it after the migration), so a run moves those too.
     A family's members are the `found` keys it matches, pending or not (in name order).
     Rewrites run while their step is pending only: a record an older release wrote since
-    names its locks where that release took them, and its settlement releases them there."""
+    names its locks where that release took them, and its settlement releases them there.
+    Splits run like renames: while pending, or when their old set is `found` again."""
     planned = []
     for step in steps:
         pending_step = step.number > stored
@@ -153,15 +164,17 @@ def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -
             for name in sorted(found)
             if family.matches(name)
         )
-        if pending_step or renames:
+        splits = tuple(s for s in step.splits if pending_step or s.old in found)
+        if pending_step or renames or splits:
             rewrites = step.rewrites if pending_step else ()
-            planned.append(Planned(step=step, renames=renames, rewrites=rewrites))
+            planned.append(Planned(step=step, renames=renames, rewrites=rewrites, splits=splits))
     return planned
 
 
 def old_names(steps: tuple[Step, ...]) -> tuple[str, ...]:
     """The keys `steps` move away from: any of them found means they weren't applied."""
-    return tuple(rename.old for step in steps for rename in step.renames)
+    renamed = tuple(rename.old for step in steps for rename in step.renames)
+    return renamed + tuple(split.old for step in steps for split in step.splits)
 
 
 def old_families(steps: tuple[Step, ...]) -> tuple[RenameMatching, ...]:

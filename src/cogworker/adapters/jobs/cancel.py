@@ -3,7 +3,8 @@ one off in one script (see cancel.lua).
 
 Nothing indexes jobs by jid, so each place is searched: every registered
 queue's next `QUEUE_SEARCH_DEPTH` jobs and each process's in-progress list
-(the text found server-side, `FIND_CHUNK` entries per call), and the schedule and retry sets by
+(the text found server-side, `FIND_CHUNK` entries per call), and every queue's scheduled and
+retry sets (those of `cogworker:parts`, `adapters.parts`) by
 `ZSCAN MATCH` on the jid, `ZSCAN_COUNT` entries per call.  Each hit is decoded and its jid
 compared.
 
@@ -16,13 +17,13 @@ present from its start to its end.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import Literal, cast
 
 import attrs
 import redis
 from returns.pipeline import is_successful
 
-from cogworker.adapters import jid_index, job_records
+from cogworker.adapters import jid_index, job_records, parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_events import job_event_target
 from cogworker.adapters.dashboard_queues import search_list
@@ -66,7 +67,11 @@ class CancelStore:
             found = self._in_list(keys.queue(name), jid)
             if found is not None:
                 return Waiting(key=keys.queue(name), kind="list", entry=found[0], job=found[1])
-        for sorted_set in (keys.SCHEDULE, keys.RETRY):
+        registered = cast("set[bytes]", self.client.smembers(keys.PARTS))
+        sets = [
+            key(queue) for queue in parts.queues(registered) for key in (keys.schedule, keys.retry)
+        ]
+        for sorted_set in sets:
             for entry, _ in self.client.zscan_iter(
                 sorted_set, match=f"*{_glob(jid)}*", count=ZSCAN_COUNT
             ):

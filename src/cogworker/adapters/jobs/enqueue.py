@@ -1,5 +1,5 @@
-"""Enqueue: jobs onto their queues, now or into the scheduled set for later, and due
-jobs of the scheduled and retry sets onto their queues when their time comes.
+"""Enqueue: jobs onto their queues, now or into their queues' scheduled sets for later
+(the due ones are moved by `adapters.jobs.due`).
 
 What a push sends (its scripts' keys and arguments, queued on a pipeline of
 either client) is written once, in the `queue_*` functions; `EnqueueStore`
@@ -18,7 +18,6 @@ SADD next to every single push would cost it 60-90 % more CPU
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import cast
 
 import attrs
 import redis
@@ -30,7 +29,6 @@ from cogworker.adapters.jid_index import JidIndex, queue_indexes
 from cogworker.adapters.jobs.status_marks import queue_mark
 from cogworker.adapters.registrations import Registrations
 from cogworker.adapters.replication import Replication
-from cogworker.adapters.replies import as_bytes
 
 
 @attrs.frozen(kw_only=True)
@@ -60,35 +58,49 @@ def unique_queues(pushes: Sequence[UniquePush]) -> list[str]:
     return [push.queue for push in pushes if push.at is None]
 
 
+def unique_scheduled(pushes: Sequence[UniquePush]) -> list[str]:
+    """The queues whose scheduled sets unique pushes put jobs in."""
+    return [push.queue for push in pushes if push.at is not None]
+
+
 def queue_registrations(pipe: scripts.Pipeline, queues: Iterable[str]) -> None:
     """Queue on `pipe` the registration of `queues`, after the pushes onto them."""
     for name in queues:
         pipe.sadd(keys.QUEUES, name)
 
 
+def queue_parts(pipe: scripts.Pipeline, queues: Sequence[str]) -> None:
+    """Queue on `pipe` the registration of the parts of `queues` whose scheduled sets the
+    pushes after it write: before them, so a merged read never misses a scheduled job."""
+    if queues:
+        pipe.sadd(keys.PARTS, *queues)
+
+
 def queue_push_all(
     pipe: scripts.Pipeline,
     groups: Mapping[str, Sequence[str]],
-    scheduled: Sequence[tuple[float, str]],
+    scheduled: Mapping[str, Sequence[tuple[float, str]]],
     *,
     queued: Sequence[tuple[str, str]],
     now: float,
     status_ttl: float,
     register: Sequence[str],
     indexed: Sequence[JidIndex] = (),
+    parts: Sequence[str] = (),
 ) -> None:
     """Queue on `pipe` the jid indexes of jobs keeping their result or tracked (`indexed`),
-    the marks of tracked jobs `queued` (queue, jid) since `now` (kept `status_ttl` seconds),
-    then the pushes onto
-    queues and into the scheduled set (marked after its push, a job a fast worker finished
+    the parts' registration of the queues in `parts`, the marks of tracked jobs `queued`
+    (queue, jid) since `now` (kept `status_ttl` seconds), then the pushes onto
+    queues and into their scheduled sets (marked after its push, a job a fast worker finished
     meanwhile would read queued again), then the registration of the queues in `register`."""
     queue_indexes(pipe, indexed)
+    queue_parts(pipe, parts)
     for queue, jid in queued:
         queue_mark(pipe, queue, jid, "queued", now, status_ttl)
     for queue, payloads in groups.items():
         scripts.PUSH.queue(pipe, *push_call(queue, payloads))
-    if scheduled:
-        pipe.zadd(keys.SCHEDULE, {payload: at for at, payload in scheduled})
+    for queue, later in scheduled.items():
+        pipe.zadd(keys.schedule(queue), {payload: at for at, payload in later})
     queue_registrations(pipe, register)
 
 
@@ -99,12 +111,15 @@ def queue_push_unique(
     now: float,
     status_ttl: float,
     register: Sequence[str],
+    parts: Sequence[str] = (),
 ) -> int:
-    """Queue on `pipe` the jid indexes of those keeping their result or tracked, then the
+    """Queue on `pipe` the jid indexes of those keeping their result or tracked, the parts'
+    registration of the queues in `parts`, then the
     pushes of unique jobs, each only if its lock is free (a tracked one marked queued since
     `now`, kept `status_ttl` seconds, by the same script), then the registration of the
-    queues in `register` (a reply each, after the pushes'); how many indexes came first."""
-    indexed = queue_indexes(pipe, (push.index for push in pushes))
+    queues in `register` (a reply each, after the pushes'); how many replies came first."""
+    indexed = queue_indexes(pipe, (push.index for push in pushes)) + bool(parts)
+    queue_parts(pipe, parts)
     for push in pushes:
         scripts.PUSH_UNIQUE.queue(pipe, *unique_call(push, now, status_ttl))
     queue_registrations(pipe, register)
@@ -115,7 +130,7 @@ def unique_call(
     push: UniquePush, now: float, status_ttl: float
 ) -> tuple[tuple[str, ...], tuple[scripts.KeyOrArg, ...]]:
     """The keys and arguments of the `push_unique` script for `push`."""
-    target = keys.SCHEDULE if push.at is not None else keys.queue(push.queue)
+    target = keys.schedule(push.queue) if push.at is not None else keys.queue(push.queue)
     tracked = "1" if push.tracked else "0"
     return (
         (target, push.lock, keys.status(push.queue, push.jid)),
@@ -133,7 +148,8 @@ def unique_call(
 
 def alone(pushes: Sequence[UniquePush], due: Sequence[str], replication: Replication) -> bool:
     """Whether `pushes` are one push needing nothing sent beside its script (no registration
-    due, no jid index, no replicas to wait for): one EVALSHA, no pipeline."""
+    due, of a queue or a part, no jid index, no replicas to wait for): one EVALSHA, no
+    pipeline."""
     return len(pushes) == 1 and not due and pushes[0].index is None and not replication.replicas
 
 
@@ -147,6 +163,8 @@ class EnqueueStore:
     registrations: Registrations[str] = attrs.field(factory=Registrations)
     #: The replicas every push waits for.
     replication: Replication = attrs.field(factory=Replication)
+    #: When this store last registered the part of each queue whose scheduled set it wrote.
+    parts: Registrations[str] = attrs.field(factory=Registrations)
 
     def push(self, queue: str, payloads: Sequence[str]) -> None:
         """Put payloads on `queue` (one round trip), registering it when due."""
@@ -164,7 +182,7 @@ class EnqueueStore:
     def push_all(
         self,
         groups: Mapping[str, Sequence[str]],
-        scheduled: Sequence[tuple[float, str]],
+        scheduled: Mapping[str, Sequence[tuple[float, str]]],
         *,
         queued: Sequence[tuple[str, str]] = (),
         now: float = 0.0,
@@ -174,16 +192,17 @@ class EnqueueStore:
         `queued` (and write the jid indexes `indexed` first), in one round trip."""
         if not (groups or scheduled or queued or indexed):
             return
-        due = self.registrations.due(groups)
+        due, parts = self.registrations.due(groups), self.parts.due(scheduled)
         pipe = self.client.pipeline(transaction=False)
         queue_push_all(
             pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl,
-            register=due, indexed=indexed,
+            register=due, indexed=indexed, parts=parts,
         )  # fmt: skip
         if pipe.command_stack:
             self.replication.queue_wait(pipe)
             self.replication.confirmed(scripts.run_pipeline(self.client, pipe))
         self.registrations.done(due)
+        self.parts.done(parts)
 
     def push_unique(self, pushes: Sequence[UniquePush], now: float) -> list[int]:
         """Push unique jobs whose locks are free (one round trip): 1 where pushed, 0 where
@@ -191,36 +210,20 @@ class EnqueueStore:
         if not pushes:
             return []
         due = self.registrations.due(unique_queues(pushes))
-        if alone(pushes, due, self.replication):
+        parts = self.parts.due(unique_scheduled(pushes))
+        if alone(pushes, [*due, *parts], self.replication):
             return [
                 int(scripts.PUSH_UNIQUE(self.client, *unique_call(pushes[0], now, self.status_ttl)))
             ]
         pipe = self.client.pipeline(transaction=False)
-        first = queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl, register=due)
+        first = queue_push_unique(
+            pipe, pushes, now=now, status_ttl=self.status_ttl, register=due, parts=parts
+        )
         self.replication.queue_wait(pipe)
         replies = self.replication.confirmed(scripts.run_pipeline(self.client, pipe))
         self.registrations.done(due)
+        self.parts.done(parts)
         return [int(reply) for reply in replies[first : first + len(pushes)]]
-
-    def due(self, sorted_set: str, now: float, limit: int) -> list[bytes]:
-        """Entries of a scheduled or retry set whose time has come, oldest first."""
-        return [
-            as_bytes(entry)
-            for entry in cast(
-                "list[bytes | str]", self.client.zrangebyscore(sorted_set, "-inf", now, 0, limit)
-            )
-        ]
-
-    def move_due(self, sorted_set: str, moves: Sequence[tuple[bytes, str, str]]) -> list[bool]:
-        """Move (entry, queue, payload) triples onto their queues; True where this call did.
-
-        Each queue is registered right after its move (see move_due.lua)."""
-        pipe = self.client.pipeline(transaction=False)
-        for entry, queue, payload in moves:
-            scripts.MOVE_DUE.queue(pipe, (sorted_set, keys.queue(queue)), (entry, payload))
-            pipe.sadd(keys.QUEUES, queue)
-        replies = scripts.run_pipeline(self.client, pipe)
-        return [bool(reply) for reply in replies[::2]]
 
 
 @attrs.define
@@ -233,6 +236,8 @@ class AsyncEnqueueStore:
     registrations: Registrations[str] = attrs.field(factory=Registrations)
     #: The replicas every push waits for.
     replication: Replication = attrs.field(factory=Replication)
+    #: When this store last registered the part of each queue whose scheduled set it wrote.
+    parts: Registrations[str] = attrs.field(factory=Registrations)
 
     async def push(self, queue: str, payloads: Sequence[str]) -> None:
         """See `EnqueueStore.push`."""
@@ -250,7 +255,7 @@ class AsyncEnqueueStore:
     async def push_all(
         self,
         groups: Mapping[str, Sequence[str]],
-        scheduled: Sequence[tuple[float, str]],
+        scheduled: Mapping[str, Sequence[tuple[float, str]]],
         *,
         queued: Sequence[tuple[str, str]] = (),
         now: float = 0.0,
@@ -259,28 +264,33 @@ class AsyncEnqueueStore:
         """See `EnqueueStore.push_all`."""
         if not (groups or scheduled or queued or indexed):
             return
-        due = self.registrations.due(groups)
+        due, parts = self.registrations.due(groups), self.parts.due(scheduled)
         pipe = self.client.pipeline(transaction=False)
         queue_push_all(
             pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl,
-            register=due, indexed=indexed,
+            register=due, indexed=indexed, parts=parts,
         )  # fmt: skip
         if pipe.command_stack:
             self.replication.queue_wait(pipe)
             self.replication.confirmed(await scripts.run_pipeline_async(self.client, pipe))
         self.registrations.done(due)
+        self.parts.done(parts)
 
     async def push_unique(self, pushes: Sequence[UniquePush], now: float) -> list[int]:
         """See `EnqueueStore.push_unique`."""
         if not pushes:
             return []
         due = self.registrations.due(unique_queues(pushes))
-        if alone(pushes, due, self.replication):
+        parts = self.parts.due(unique_scheduled(pushes))
+        if alone(pushes, [*due, *parts], self.replication):
             call = unique_call(pushes[0], now, self.status_ttl)
             return [int(await scripts.PUSH_UNIQUE.run_async(self.client, *call))]
         pipe = self.client.pipeline(transaction=False)
-        first = queue_push_unique(pipe, pushes, now=now, status_ttl=self.status_ttl, register=due)
+        first = queue_push_unique(
+            pipe, pushes, now=now, status_ttl=self.status_ttl, register=due, parts=parts
+        )
         self.replication.queue_wait(pipe)
         replies = self.replication.confirmed(await scripts.run_pipeline_async(self.client, pipe))
         self.registrations.done(due)
+        self.parts.done(parts)
         return [int(reply) for reply in replies[first : first + len(pushes)]]

@@ -144,22 +144,25 @@ class RecoverStore:
         result: Kept | None = None,
         queue: str = "",
     ) -> bool:
-        """File `entry` of `source` in dead as `filed`; True if this call did.
+        """File `entry` of `source` in `queue`'s dead set as `filed`; True if this call did.
 
         With `jid` (a job of `queue`), the job's orphanings and hand-backs counters go
         too (a buried repeat orphan or hand-back), and its `result` when it keeps one
-        (its jid index written first, in the same round trip).
+        (its jid index written first, in the same round trip).  The queue's part is
+        registered before (a reader merging the dead sets never misses it).
         """
         counters = [keys.orphanings(queue, jid), keys.handbacks(queue, jid)] if jid else []
         events, event = entry_event_target(entry, "dead", queue)
-        bury_keys = (source, keys.DEAD, events, result_key(jid or "", result, queue), *counters)
+        result_at = result_key(jid or "", result, queue)
+        bury_keys = (source, keys.dead(queue), events, result_at, *counters)
         bury_args = (
             kind, entry, now, filed, *self.retention.dead_trim(now), event, *result_args(result),
         )  # fmt: skip
-        if result is None or jid is None:
-            return bool(scripts.BURY(self.client, bury_keys, bury_args))
         pipe = self.client.pipeline(transaction=False)
-        queue_indexes(pipe, [(jid, result)])
+        if queue:  # the part of the empty queue name is always read
+            pipe.sadd(keys.PARTS, queue)
+        if result is not None and jid is not None:
+            queue_indexes(pipe, [(jid, result)])
         scripts.BURY.queue(pipe, bury_keys, bury_args)
         return bool(scripts.run_pipeline(self.client, pipe)[-1])
 
@@ -171,13 +174,16 @@ class RecoverStore:
         *,
         jid: str,
         now: float,
+        queue: str = "",
     ) -> bool:
-        """File an entry that isn't a job in dead, its text kept, under a new `jid`.
+        """File an entry that isn't a job in dead, its text kept, under a new `jid`: in the
+        dead set of `queue`, the queue whose list or set held it ("": the part of the empty
+        queue name, for one of no queue's).
 
         `holder`: the set or list it is taken off; None when the caller took
         it already (basic fetch).
         """
         filed = payload.unparseable_entry(entry, problem, jid=jid, now=now)
         if holder is None:
-            return self.bury(keys.DEAD, "taken", entry, filed, now)
-        return self.bury(*holder, entry, filed, now)
+            return self.bury(keys.dead(queue), "taken", entry, filed, now, queue=queue)
+        return self.bury(*holder, entry, filed, now, queue=queue)

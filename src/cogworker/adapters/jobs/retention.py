@@ -26,6 +26,6 @@ class Retention:
     metrics_ttl: float = 72 * 3600
 
     def dead_trim(self, now: float) -> tuple[float, int]:
-        """The dead set's trim at `now`: entries scored below the first go, and past the
-        second (the most kept), the oldest."""
+        """A queue's dead set's trim at `now`: entries scored below the first go, and past
+        the second (the most kept, per queue), the oldest."""
         return now - self.dead_max_age, self.dead_max_jobs

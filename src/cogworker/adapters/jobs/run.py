@@ -34,11 +34,15 @@ class RunStore:
         return bool(scripts.RELEASE_LOCK(self.client, (lock,), (jid,)))
 
     def defer(self, identity: str | None, job: Fetched, at: float, filed: str = "") -> bool:
-        """Move a job off `identity`'s in-progress list to the scheduled set, to run at `at`
-        (as the payload `filed`, if given); `identity` None is basic fetch (no list)."""
-        holders = (keys.in_progress(identity or ""), keys.SCHEDULE)
+        """Move a job off `identity`'s in-progress list to its queue's scheduled set, to run
+        at `at` (as the payload `filed`, if given); `identity` None is basic fetch (no list).
+        The queue's part is registered first (a merged read never misses the entry)."""
+        holders = (keys.in_progress(identity or ""), keys.schedule(job.queue))
         owned = "0" if identity is None else "1"
-        return bool(scripts.DEFER(self.client, holders, (job.raw, at, filed, owned)))
+        pipe = self.client.pipeline(transaction=False)
+        pipe.sadd(keys.PARTS, job.queue)
+        scripts.DEFER.queue(pipe, holders, (job.raw, at, filed, owned))
+        return bool(scripts.run_pipeline(self.client, pipe)[-1])
 
     def set_status(self, queue: str, jid: str, status: str, now: float) -> None:
         """Set a tracked job's status outside a settlement (it started working, say)."""

@@ -249,7 +249,7 @@ class SettleStore:
         no_lock = keys.no_lock(queue)
         settle_keys = (
             holder,
-            keys.RETRY if outcome.kind == "retry" else keys.DEAD,
+            keys.retry(queue) if outcome.kind == "retry" else keys.dead(queue),
             keys.stat(queue, "processed"),
             keys.stat(queue, "processed", day),
             keys.stat(queue, counter),

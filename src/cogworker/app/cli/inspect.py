@@ -116,13 +116,13 @@ def _set_listing(name: str) -> click.Command:
     def listing(session: Session, limit: int, queue: str, **where: str) -> bool:
         found = paging.page_of(
             session.store.sets,
-            kind.key,
+            kind.name,
             descending=kind.descending,
             cursor=None,
             where=Filter(queue=queue, **where),
             per=limit,
         )
-        total = session.store.sets.size(kind.key)
+        total = session.store.sets.total(kind.name)
         if found.limited:
             warn([f"looked at {found.scanned:,} of {total:,} entries: more may match"])
         _list(session, found.rows, total)

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from cogworker.adapters import layout_rewrite
+from cogworker.adapters import layout_rewrite, layout_split
 from cogworker.adapters.layout_store import KeyReport, LayoutStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.cli.output import answer, table
@@ -69,14 +69,16 @@ def _workers_stopped(session: Session) -> bool:
 
 def _reports(store: LayoutStore, planned: Planned) -> list[KeyReport]:
     """A step's renames, then its rewrites (the entries to rewrite in the keys that exist
-    now: a dry run can't see those an earlier step's renames will bring)."""
+    now: a dry run can't see those an earlier step's renames will bring), then its splits
+    (likewise: the entries the old sets hold now)."""
     rewrites = [layout_rewrite.report(store.client, rewrite) for rewrite in planned.rewrites]
-    return [*store.report(planned.renames), *rewrites]
+    splits = [layout_split.report(store.client, split) for split in planned.splits]
+    return [*store.report(planned.renames), *rewrites, *splits]
 
 
 def _apply(store: LayoutStore, planned: Sequence[Planned]) -> list[str]:
-    """Apply the plan in order, each step's keys moved, its entries rewritten, and then the
-    step noted; each key's (or rewrite's) result."""
+    """Apply the plan in order, each step's keys moved, its entries rewritten or moved to
+    their queues' sets, and then the step noted; each key's (or rewrite's) result."""
     results = []
     for each in planned:
         results += [store.move(rename) for rename in each.renames]
@@ -84,6 +86,7 @@ def _apply(store: LayoutStore, planned: Sequence[Planned]) -> list[str]:
             f"rewrote {layout_rewrite.rewrite_all(store.client, rewrite)}"
             for rewrite in each.rewrites
         ]
+        results += [f"moved {layout_split.split_all(store.client, split)}" for split in each.splits]
         store.applied(each.step)
     return results
 

@@ -1,4 +1,5 @@
-"""A bulk action on every entry of a set matching a filter, in batches, to the set's end.
+"""A bulk action on every entry of a set matching a filter, in batches, to the set's end:
+the sets of every queue, merged (`paging.walk_after`).
 
 Each batch walks `BATCH` entries from where the last one left off (the
 pages' cursor, `paging.walk_after`: a few Redis calls of O(log N + BATCH)),
@@ -59,24 +60,28 @@ class BulkAction:
         """One batch: walk, act on the new matching entries; where next, and whether the set
         may go on past it."""
         walked = [
-            Mark(score=entry.score, member=entry.member, tie=entry.tie or 0)
+            Mark(score=entry.score, member=entry.member, tie=entry.tie or 0, part=entry.part)
             for entry in paging.walk_after(
-                self.store.sets, self.kind.key, _target(position.resume),
+                self.store.sets, self.kind.name, _target(position.resume),
                 descending=self.kind.descending, budget=BATCH,
             )
         ]  # fmt: skip
         new = bulk.fresh(walked, position, descending=self.kind.descending)
-        views = [JobView.of(mark.member, mark.score, mark.tie) for mark in new]
+        views = [JobView.of(mark.member, mark.score, mark.tie, mark.part) for mark in new]
         matching = [view for view in views if run.key.where.matches(view)]
         run.tally = run.tally.plus(Tally(scanned=len(new), matched=len(matching)))
         fates = self._act(matching)
-        out = {view.raw for view, fate in zip(matching, fates, strict=True) if fate != "skipped"}
+        out = {
+            (view.part, view.raw)
+            for view, fate in zip(matching, fates, strict=True)
+            if fate != "skipped"
+        }
         run.tally = run.tally.plus(
             Tally(
                 done=fates.count("done"), gone=fates.count("gone"), skipped=fates.count("skipped")
             )
         )
-        left = [mark.member in out for mark in walked]
+        left = [(mark.part, mark.member) in out for mark in walked]
         position = bulk.advance(position, walked, left, descending=self.kind.descending)
         return position, len(walked) == BATCH
 
@@ -98,4 +103,6 @@ def _target(resume: Mark | None) -> Target | None:
     if resume is None:
         return None
     member = resume.member
-    return Target(score=resume.score, tie=resume.tie, is_it=lambda found: found == member)
+    return Target(
+        score=resume.score, tie=resume.tie, is_it=lambda found: found == member, part=resume.part
+    )

@@ -75,22 +75,28 @@ class JobView:
     tie: int | None = None
     job: JobRecord | None = None
     problem: str | None = None
+    #: The queue whose sorted set holds it (its part of the merged sets), in a sorted set.
+    part: str = ""
 
     @classmethod
-    def of(cls, raw: bytes, score: float | None = None, tie: int | None = None) -> JobView:
+    def of(
+        cls, raw: bytes, score: float | None = None, tie: int | None = None, part: str = ""
+    ) -> JobView:
         """The view of an entry as stored."""
         decoded = payload.decode(raw)
         key = key_of(raw)
         if is_successful(decoded):
-            return cls(raw=raw, key=key, score=score, tie=tie, job=decoded.unwrap())
-        return cls(raw=raw, key=key, score=score, tie=tie, problem=str(decoded.failure()))
+            return cls(raw=raw, key=key, score=score, tie=tie, job=decoded.unwrap(), part=part)
+        return cls(
+            raw=raw, key=key, score=score, tie=tie, problem=str(decoded.failure()), part=part
+        )
 
     @property
     def token(self) -> str:
         """The cursor an action form sends back to name this entry ("" outside a sorted set)."""
         if self.score is None:
             return ""
-        return str(Cursor(score=self.score, key=self.key, tie=self.tie))
+        return str(Cursor(score=self.score, key=self.key, tie=self.tie, part=self.part))
 
     @property
     def jid(self) -> str:

@@ -24,10 +24,12 @@ from typing import assert_never
 
 import attrs
 
+from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_queues import FIND_CHUNK
 from cogworker.adapters.dashboard_sets import FIND_CHUNK as SET_FIND_CHUNK
 from cogworker.adapters.dashboard_sets import Entry
 from cogworker.adapters.dashboard_store import DashboardStore
+from cogworker.app.web import paging
 from cogworker.app.web.entries import JobView
 from cogworker.app.web.job_hint import Hint, InQueue, InSet, Running
 from cogworker.app.web.paging import target_of
@@ -175,7 +177,7 @@ def _chunks(store: DashboardStore, jid: str, plan: Plan) -> Iterator[Looked]:
             for queue in _queue_order(store.queues.names(), plan.queue):
                 yield from _queue_chunks(store, jid, queue)
         else:
-            yield from _set_chunks(store, jid, KINDS[where])
+            yield from _set_chunks(store, jid, KINDS[where], plan.queue)
 
 
 def _queue_order(names: Sequence[str], first: str) -> list[str]:
@@ -190,24 +192,31 @@ def _queue_chunks(store: DashboardStore, jid: str, queue: str) -> Iterator[Looke
         yield min(QUEUE_CHUNK, size - first), _queued(jid, queue, first + QUEUE_CHUNK - 1, found)
 
 
-def _set_chunks(store: DashboardStore, jid: str, kind: SetKind) -> Iterator[Looked]:
-    size = store.sets.size(kind.key)
-    for first in range(0, size, SET_CHUNK):
-        found = store.sets.find_text(kind.key, jid, first, SET_CHUNK, descending=kind.descending)
-        hit = next((entry for entry in found if JobView.of(entry.member).jid == jid), None)
-        yield min(SET_CHUNK, size - first), _set_place(kind, hit) if hit is not None else None
+def _set_chunks(store: DashboardStore, jid: str, kind: SetKind, queue: str) -> Iterator[Looked]:
+    """The search calls over every queue's set of `kind`, that of `queue` first."""
+    for part in _queue_order(store.sets.parts(), queue):
+        sorted_set = keys.sorted_set(kind.name, part)
+        size = store.sets.size(sorted_set)
+        for first in range(0, size, SET_CHUNK):
+            found = store.sets.find_text(
+                sorted_set, jid, first, SET_CHUNK, descending=kind.descending
+            )
+            hit = next((entry for entry in found if JobView.of(entry.member).jid == jid), None)
+            place = _set_place(kind, attrs.evolve(hit, part=part)) if hit is not None else None
+            yield min(SET_CHUNK, size - first), place
 
 
 def _in_set(store: DashboardStore, jid: str, kind: SetKind, cursor: Cursor) -> Place | None:
-    (found,) = store.sets.find(kind.key, [target_of(cursor)], descending=kind.descending)
+    target = target_of(cursor)
+    (found,) = paging.find(store.sets, kind.name, [target], descending=kind.descending)
     if found.entry is None or JobView.of(found.entry.member).jid != jid:
         return None
-    return _set_place(kind, found.entry)
+    return _set_place(kind, attrs.evolve(found.entry, part=cursor.part))
 
 
 def _set_place(kind: SetKind, entry: Entry) -> Place:
-    view = JobView.of(entry.member, entry.score, entry.tie)
-    cursor = Cursor(score=entry.score, key=view.key, tie=entry.tie)
+    view = JobView.of(entry.member, entry.score, entry.tie, entry.part)
+    cursor = Cursor(score=entry.score, key=view.key, tie=entry.tie, part=entry.part)
     hint = InSet(slug=kind.slug, cursor=cursor)
     return Place(tag=SET_TAGS[kind.slug], view=view, hint=hint, slug=kind.slug)
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import Annotated, Any, TypeVar
+from urllib.parse import quote, unquote
 
 import attrs
 from litestar.enums import RequestEncodingType
 from litestar.exceptions import ValidationException
 from litestar.params import Body
+
+from cogworker.domain.queues import LONGEST_NAME
 
 T = TypeVar("T")
 
@@ -23,6 +26,9 @@ Form = Annotated[dict[str, Any], Body(media_type=RequestEncodingType.URL_ENCODED
 
 #: The longest text a filter, jid or name parameter may be.
 MAX_TEXT = 200
+#: The longest cursor: a short text and a queue's name, each of its characters
+#: percent-encoded (up to 4 bytes of UTF-8, 3 characters each).
+MAX_CURSOR = MAX_TEXT + 12 * LONGEST_NAME
 
 
 def form_values(data: Mapping[str, object]) -> dict[str, list[str]]:
@@ -85,16 +91,21 @@ def integer(
 
 @attrs.frozen(kw_only=True)
 class Cursor:
-    """A position in a sorted set: an entry's score, its key (jid, or digest) and, when known,
-    its place among the entries sharing its score (`SCORE@TIE~KEY`; `SCORE~KEY` without)."""
+    """A position in the sorted sets of one kind, merged over queues: an entry's score, its
+    key (jid, or digest), the queue whose set holds it (its `part`) and, when known, its
+    place among the entries of that set sharing its score (`SCORE@TIE/PART~KEY`; without
+    `@TIE` when unknown, without `/PART` for the part of the empty queue name; the part
+    percent-encoded)."""
 
     score: float
     key: str
     tie: int | None = None
+    part: str = ""
 
     def __str__(self) -> str:
         tie = "" if self.tie is None else f"@{self.tie}"
-        return f"{self.score!r}{tie}~{self.key}"
+        part = f"/{quote(self.part, safe='').replace('~', '%7E')}" if self.part else ""
+        return f"{self.score!r}{tie}{part}~{self.key}"
 
 
 def cursor(values: Mapping[str, Sequence[str]], name: str) -> Cursor | None:
@@ -106,18 +117,20 @@ def cursor(values: Mapping[str, Sequence[str]], name: str) -> Cursor | None:
 
 
 def parse_cursor(value: str, name: str) -> Cursor:
-    """`SCORE~KEY` or `SCORE@TIE~KEY` as a Cursor; a 400 naming `name` if it isn't one."""
+    """`SCORE[@TIE][/PART]~KEY` as a Cursor; a 400 naming `name` if it isn't one."""
     head, sep, key = value.partition("~")
-    score_text, at, tie_text = head.partition("@")
-    if not sep or len(value) > MAX_TEXT or any(ord(char) < 32 for char in value):
+    place, _, part = head.partition("/")
+    score_text, at, tie_text = place.partition("@")
+    if not sep or len(value) > MAX_CURSOR or any(ord(char) < 32 for char in value):
         raise _bad(name, "not a cursor")
     if at and not (tie_text.isascii() and tie_text.isdigit() and len(tie_text) <= 12):
         raise _bad(name, "not a cursor")
     try:
         score = float(score_text)
-    except ValueError:
+        queue = unquote(part, errors="strict")
+    except ValueError:  # UnicodeDecodeError too
         raise _bad(name, "not a cursor") from None
     # Redis holds scores of +-inf (written as repr writes them), never NaN.
     if not math.isfinite(score) and score_text not in ("inf", "-inf"):
         raise _bad(name, "not a cursor")
-    return Cursor(score=score, key=key, tie=int(tie_text) if at else None)
+    return Cursor(score=score, key=key, tie=int(tie_text) if at else None, part=queue)

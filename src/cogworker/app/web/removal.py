@@ -18,6 +18,7 @@ import logging
 from collections.abc import Sequence
 from typing import cast
 
+import attrs
 from returns.pipeline import is_successful
 
 from cogworker.adapters.dashboard_queues import QueueStore
@@ -50,8 +51,9 @@ def removal(raw: bytes, job: JobRecord | None) -> Removal:
 
 
 def removals(views: Sequence[JobView]) -> list[Removal]:
-    """The removals of entries as the pages show them."""
-    return [removal(view.raw, view.job) for view in views]
+    """The removals of entries of one queue's sorted set as the pages show them (their
+    placeholders in that queue's slot, where the job's own are)."""
+    return [attrs.evolve(removal(view.raw, view.job), queue=view.part) for view in views]
 
 
 def _decoded_removal(raw: bytes) -> Removal:

@@ -17,6 +17,7 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_sets import SetStore
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.config import Config
+from cogworker.app.web import paging
 from cogworker.app.web.entries import JobView
 from cogworker.app.web.paging import target_of
 from cogworker.app.web.params import Cursor
@@ -33,7 +34,8 @@ class SetKind:
 
     slug: str
     title: str
-    key: str
+    #: Its sets' name: each queue has one (`redis_keys.sorted_set`).
+    name: str
     descending: bool
     time_label: str
     actions: tuple[Action, ...]
@@ -45,19 +47,19 @@ KINDS = {
     kind.slug: kind
     for kind in (
         SetKind(
-            slug="scheduled", title="Scheduled", key=keys.SCHEDULE, descending=False,
+            slug="scheduled", title="Scheduled", name="schedule", descending=False,
             time_label="Runs", actions=("enqueue", "delete"),
             empty="No scheduled jobs. perform_in and perform_at (or Client.enqueue_in) "
             "put a job here until its time comes.",
         ),
         SetKind(
-            slug="retries", title="Retries", key=keys.RETRY, descending=False,
+            slug="retries", title="Retries", name="retry", descending=False,
             time_label="Next retry", actions=("retry", "kill", "delete"),
             empty="No jobs waiting to retry. A job that fails with retries left waits here "
             "for its next attempt.",
         ),
         SetKind(
-            slug="dead", title="Dead", key=keys.DEAD, descending=True,
+            slug="dead", title="Dead", name="dead", descending=True,
             time_label="Died", actions=("retry", "delete"),
             empty="No dead jobs. A job that fails with no retries left lands here, to be "
             "retried by hand once its cause is fixed.",
@@ -90,10 +92,10 @@ class Outcome:
 def resolve(store: SetStore, kind: SetKind, cursors: Sequence[Cursor]) -> tuple[list[JobView], int]:
     """The entries named by cursors, and how many are no longer there."""
     targets = [target_of(cursor) for cursor in cursors]
-    found = store.find(kind.key, targets, descending=kind.descending)
+    found = paging.find(store, kind.name, targets, descending=kind.descending)
     views = [
-        JobView.of(place.entry.member, place.entry.score, place.entry.tie)
-        for place in found
+        JobView.of(place.entry.member, place.entry.score, place.entry.tie, target.part)
+        for target, place in zip(targets, found, strict=True)
         if place.entry is not None
     ]
     return views, len(cursors) - len(views)
@@ -124,15 +126,36 @@ def fates_of(
     *,
     by: str = "the dashboard",
 ) -> list[Fate]:
-    """Do `action` to the entries of `kind`'s set; what it did to each, in order."""
+    """Do `action` to the entries of `kind`'s sets; what it did to each, in order: one call
+    per queue whose set holds some (each keeps to that queue's slot)."""
+    fates: dict[int, Fate] = {}
+    for part in dict.fromkeys(view.part for view in views):
+        indexes = [index for index, view in enumerate(views) if view.part == part]
+        done = _fates_in(store, config, kind, action, [views[i] for i in indexes], now, by)
+        fates.update(zip(indexes, done, strict=True))
+    return [fates[index] for index in range(len(views))]
+
+
+def _fates_in(
+    store: DashboardStore,
+    config: Config,
+    kind: SetKind,
+    action: Action,
+    views: Sequence[JobView],
+    now: float,
+    by: str,
+) -> list[Fate]:
+    """`fates_of` for entries of one queue's set."""
+    part = views[0].part
+    sorted_set = keys.sorted_set(kind.name, part)
     if action in ("retry", "enqueue"):
-        return _requeue(store, config, kind, views, now)
+        return _requeue(store, config, sorted_set, views, now)
     if action == "kill":
-        killed = store.sets.kill(kind.key, removals(views), now)
+        killed = store.sets.kill(sorted_set, part, removals(views), now)
         killed_views = [view for view, done in zip(views, killed, strict=True) if done]
         announce_kills(config, killed_views, by=by)
         return [_fate(done) for done in killed]
-    return [_fate(done) for done in store.sets.delete(kind.key, removals(views))]
+    return [_fate(done) for done in store.sets.delete(sorted_set, part, removals(views))]
 
 
 def _fate(done: bool) -> Fate:
@@ -140,7 +163,7 @@ def _fate(done: bool) -> Fate:
 
 
 def _requeue(
-    store: DashboardStore, config: Config, kind: SetKind, views: Sequence[JobView], now: float
+    store: DashboardStore, config: Config, sorted_set: str, views: Sequence[JobView], now: float
 ) -> list[Fate]:
     moves = [
         (view.raw, view.job.queue, payload.encode(view.job, enqueued_at=now))
@@ -149,7 +172,7 @@ def _requeue(
     ]
     # One answer per move, in order: an entry named twice is moved once, and "gone" the
     # second time.
-    moved = iter(store.sets.requeue(kind.key, moves))
+    moved = iter(store.sets.requeue(sorted_set, moves))
     fates: list[Fate] = [
         _fate(next(moved)) if view.job is not None else "skipped" for view in views
     ]

@@ -23,7 +23,7 @@ import redis
 
 from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect
-from cogworker.adapters.jobs.enqueue import EnqueueStore
+from cogworker.adapters.jobs.due import DueStore
 from cogworker.adapters.jobs.fetch import FetchStore
 from cogworker.adapters.jobs.handover import HandoverStore
 from cogworker.adapters.jobs.recover import RecoverStore
@@ -233,7 +233,7 @@ class Manager:
             self.limit_gate.fetch_terms,
         )
         poller = Poller(
-            EnqueueStore(self.redis),
+            DueStore(self.redis),
             self.recovers,
             self.config.poll_interval,
             self.state.stopping,

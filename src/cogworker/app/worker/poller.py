@@ -1,6 +1,8 @@
 """The poller: scheduled and retry jobs whose time has come go onto their queues.
 
 Every process polls; the move script makes each entry move at most once.
+Each queue has its own scheduled and retry sets: a pass looks at all of them
+in one round trip (`DueStore.due_sets`) and drains those with a due entry.
 The pause between polls is drawn around `poll_interval` so that many
 processes spread out instead of polling in step.
 """
@@ -17,8 +19,7 @@ from typing import Literal
 import attrs
 from returns.pipeline import is_successful
 
-from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.jobs.enqueue import EnqueueStore
+from cogworker.adapters.jobs.due import DueStore
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.app.job_record import new_jid
 from cogworker.app.worker.backoff import repeat
@@ -31,7 +32,7 @@ BATCH = 100
 class Poller:
     """Moves due entries of the scheduled and retry sets."""
 
-    enqueues: EnqueueStore
+    dues: DueStore
     recovers: RecoverStore
     interval: float
     stopping: threading.Event
@@ -42,8 +43,10 @@ class Poller:
     rng: random.Random = attrs.field(factory=random.Random)
 
     def poll(self) -> int:
-        """One pass over both sets; how many jobs this process moved."""
-        return sum(self._drain(key) for key in (keys.SCHEDULE, keys.RETRY))
+        """One pass over every queue's scheduled and retry sets; how many jobs this process
+        moved."""
+        due = self.dues.due_sets(self.clock())
+        return sum(self._drain(sorted_set, queue) for sorted_set, queue in due)
 
     def run(self) -> None:
         """The thread's loop."""
@@ -53,23 +56,30 @@ class Poller:
         self.poll()
         return self.interval * self.rng.uniform(0.5, 1.5)
 
-    def _drain(self, sorted_set: str) -> int:
+    def _drain(self, sorted_set: str, queue: str) -> int:
         moved = 0
         while True:
             now = self.clock()
-            entries = self.enqueues.due(sorted_set, now, BATCH)
-            moves = [move for entry in entries if (move := self._move_of(sorted_set, entry, now))]
+            entries = self.dues.due(sorted_set, now, BATCH)
+            moves = [
+                move for entry in entries if (move := self._move_of(sorted_set, queue, entry, now))
+            ]
             if moves:
-                moved += sum(self.enqueues.move_due(sorted_set, moves))
+                moved += sum(self.dues.move_due(sorted_set, moves))
             if len(entries) < BATCH:
                 return moved
 
-    def _move_of(self, sorted_set: str, entry: bytes, now: float) -> tuple[bytes, str, str] | None:
+    def _move_of(
+        self, sorted_set: str, queue: str, entry: bytes, now: float
+    ) -> tuple[bytes, str, str] | None:
         decoded = payload.decode(entry)
         if not is_successful(decoded):
             problem = decoded.failure()
             holder: tuple[str, Literal["zset"]] = (sorted_set, "zset")
-            if self.recovers.bury_unreadable(holder, entry, problem, jid=new_jid(), now=now):
+            buried = self.recovers.bury_unreadable(
+                holder, entry, problem, jid=new_jid(), now=now, queue=queue
+            )
+            if buried:
                 self.logger.error(
                     "an unparseable entry moved to dead",
                     extra={"queue": sorted_set, "error": str(problem)},

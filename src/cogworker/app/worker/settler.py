@@ -131,7 +131,7 @@ class Settler:
             holder = (keys.in_progress(self.owner), "list")
         try:
             self.recovers.bury_unreadable(
-                holder, fetched.raw, problem, jid=new_jid(), now=self.clock()
+                holder, fetched.raw, problem, jid=new_jid(), now=self.clock(), queue=fetched.queue
             )
         except redis.RedisError:
             # Left on the in-progress list: the shutdown requeue parks it, then it's buried.

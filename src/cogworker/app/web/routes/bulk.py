@@ -54,7 +54,7 @@ def bulk_page(request: Request[Any, Any, Any]) -> Template:
         run=dash.bulk.get(key),
         verb=notices.ACTIONS[key.action][0],
         query={"action": key.action, **key.where.as_query()},
-        total=dash.store.sets.size(kind.key),
+        total=dash.store.sets.total(kind.name),
     )
 
 
@@ -66,7 +66,7 @@ def bulk_start(request: Request[Any, Any, Any], data: Form) -> Redirect:
     key = _key(request, params.form_values(data))
     kind = KINDS[key.slug]
     action = BulkAction(store=dash.store, config=dash.config, kind=kind, action=key.action)
-    dash.bulk.start(key, dash.store.sets.size(kind.key), action)
+    dash.bulk.start(key, dash.store.sets.total(kind.name), action)
     return _to_page(dash, key)
 
 

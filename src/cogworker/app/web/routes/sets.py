@@ -64,7 +64,7 @@ def set_page(request: Request[Any, Any, Any]) -> Template:
     cursor = params.cursor(query, "after")
     store = dashboard(request).store
     page = paging.page_of(
-        store.sets, kind.key, descending=kind.descending, cursor=cursor, where=where, per=per
+        store.sets, kind.name, descending=kind.descending, cursor=cursor, where=where, per=per
     )
     return render(
         request,
@@ -76,7 +76,7 @@ def set_page(request: Request[Any, Any, Any]) -> Template:
         where=where,
         per=per,
         cursor=cursor,
-        total=store.sets.size(kind.key),
+        total=store.sets.total(kind.name),
         now=store.now(),
         scan_limit=paging.SCAN_LIMIT,
     )

@@ -1,0 +1,83 @@
+"""A layout step's splits on one Redis (`domain.layout_splits.Split`): the members of an
+old sorted set, each moved to its queue's set by one script (`lua/move_entry.lua`).
+
+Members are read from the set's start a page at a time: every one read is moved (or was
+moved meanwhile), so the next page starts at the set's start again, and the split ends
+when the set is gone.  Each move's queue is registered in `cogworker:parts` in the same
+pipeline, before it (a merged read never misses a moved entry); a run cut short
+anywhere is finished by running it again.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import attrs
+import redis
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.layout_store import KeyReport
+from cogworker.adapters.replies import as_bytes
+from cogworker.adapters.scripts import LuaScript, run_pipeline
+from cogworker.domain.layout_splits import Split, queue_named
+
+MOVE_ENTRY = LuaScript("move_entry")
+#: Members read per round trip, and moves sent per pipeline.
+PAGE = 500
+
+
+@attrs.frozen(kw_only=True)
+class EntryMove:
+    """One member of a split's old set to move, and the queue whose set it goes to."""
+
+    split: Split
+    member: bytes
+
+    @property
+    def queue(self) -> str:
+        """The queue whose set it goes to ("": the part of the empty queue name)."""
+        return queue_named(self.member)
+
+
+def moves(client: redis.Redis, split: Split) -> list[EntryMove]:
+    """The first `PAGE` members of the split's old set (none if it isn't a sorted set)."""
+    if as_bytes(client.type(split.old)) != b"zset":
+        return []
+    members = cast("list[bytes]", client.zrange(split.old, 0, PAGE - 1))
+    return [EntryMove(split=split, member=as_bytes(member)) for member in members]
+
+
+def move_entry(client: redis.Redis, move: EntryMove) -> bool:
+    """Move one member (its queue registered first); True if this call did."""
+    pipe = client.pipeline(transaction=False)
+    _queue_moves(pipe, [move])
+    return as_bytes(run_pipeline(client, pipe)[-1]) == b"moved"
+
+
+def split_all(client: redis.Redis, split: Split) -> int:
+    """Every member of the split's old set moved: how many this call did (a page's
+    registrations and moves pipelined per round trip)."""
+    done = 0
+    while page := moves(client, split):
+        pipe = client.pipeline(transaction=False)
+        _queue_moves(pipe, page)
+        replies = run_pipeline(client, pipe)
+        done += sum(isinstance(r, bytes | str) and as_bytes(r) == b"moved" for r in replies)
+    return done
+
+
+def _queue_moves(pipe: redis.client.Pipeline, page: list[EntryMove]) -> None:
+    queues = sorted({move.queue for move in page} - {""})
+    if queues:  # the part of the empty queue name is read without it
+        pipe.sadd(keys.PARTS, *queues)
+    for move in page:
+        target = move.split.target(move.member)
+        MOVE_ENTRY.queue(pipe, (move.split.old, target), (move.member,))
+
+
+def report(client: redis.Redis, split: Split) -> KeyReport:
+    """The split as a dry run shows it: its old set's type and members, where they go."""
+    kind = as_bytes(client.type(split.old)).decode()
+    entries = int(client.zcard(split.old)) if kind == "zset" else 0
+    return KeyReport(old=split.old, new=split.new, kind=kind if entries else "none",
+                     entries=entries)  # fmt: skip

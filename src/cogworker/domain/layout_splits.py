@@ -1,0 +1,55 @@
+"""A layout step's splits (`domain.layout.Step.splits`): a sorted set kept for all queues
+at once, its entries moved one by one to the set of the queue each names (layout step 8:
+the scheduled, retry and dead sets).
+
+Data and the one decision, where an entry goes; `adapters.layout_split` reads the
+entries and moves each with one script.
+"""
+
+from __future__ import annotations
+
+import json
+
+import attrs
+
+from cogworker.domain.layout_moves import WILDCARD
+from cogworker.domain.queues import name_problem
+
+
+@attrs.frozen(kw_only=True)
+class Split:
+    """The members of the sorted set `old`, each moved with its score to the set named
+    `new` with its `*` replaced by the queue the member names (`queue_named`)."""
+
+    old: str
+    new: str = attrs.field()
+
+    @new.validator
+    def _one_wildcard(self, attribute: attrs.Attribute[str], value: str) -> None:
+        if value.count(WILDCARD) != 1:
+            raise ValueError(f"{attribute.name} must hold one {WILDCARD!r}: {value!r}")
+
+    def target(self, member: bytes) -> str:
+        """The set `member` goes to."""
+        head, _, tail = self.new.partition(WILDCARD)
+        return head + queue_named(member) + tail
+
+
+def queue_named(member: bytes) -> str:
+    """The queue an entry names: its payload's `queue`, when it is a JSON object whose
+    `queue` may name one (even if the rest of it isn't a job a worker could run: that
+    queue's poller files it in that queue's dead set); else "", the part of the empty queue
+    name, which every merged read looks in."""
+    try:
+        record = json.loads(member)
+    except (ValueError, RecursionError):
+        return ""
+    queue = record.get("queue") if isinstance(record, dict) else None
+    return queue if isinstance(queue, str) and name_problem(queue) is None else ""
+
+
+#: Layout step 8's: the scheduled, retry and dead sets per queue.
+SET_SPLITS: tuple[Split, ...] = tuple(
+    Split(old=f"cogworker:{name}", new=f"cogworker:{{q:{WILDCARD}}}:{name}")
+    for name in ("schedule", "retry", "dead")
+)

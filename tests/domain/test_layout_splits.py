@@ -1,0 +1,45 @@
+"""Layout step 8's decision: each entry of an old scheduled, retry or dead set goes to the set
+of the queue its payload names, and one naming none (or not JSON) to the empty queue name's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cogworker.domain.layout_splits import SET_SPLITS, Split, queue_named
+from cogworker.domain.queues import name_problem
+
+queue_names = st.text(min_size=1, max_size=20).filter(lambda name: name_problem(name) is None)
+
+
+@given(queue=queue_names, jid=st.text(max_size=10))
+def test_a_payload_goes_to_the_set_of_the_queue_it_names(queue: str, jid: str) -> None:
+    """Whatever the name holds (tags, `*`, `}`), the entry's set is its queue's."""
+    member = json.dumps({"class": "a.B", "queue": queue, "jid": jid}).encode()
+    assert queue_named(member) == queue
+    assert [split.target(member) for split in SET_SPLITS] == [
+        f"cogworker:{{q:{queue}}}:{name}" for name in ("schedule", "retry", "dead")
+    ]
+
+
+@pytest.mark.parametrize(
+    "member",
+    [b"\xff\xfe not json", b"[1, 2]", b'{"jid": "x"}', b'{"queue": ""}', b'{"queue": 3}',
+     b'{"queue": "a,b"}', b'{"queue": " padded "}', b"{" * 5000],
+)  # fmt: skip
+def test_an_entry_naming_no_queue_goes_to_the_empty_queue_name_s_set(member: bytes) -> None:
+    """Not JSON, not an object, no queue or one no queue can be named: the part every merged
+    read looks in."""
+    assert queue_named(member) == ""
+    assert SET_SPLITS[2].target(member) == "cogworker:{q:}:dead"
+
+
+def test_a_split_names_one_place_for_the_queue() -> None:
+    """The new name must hold exactly one `*`."""
+    with pytest.raises(ValueError, match="one"):
+        Split(old="a", new="b")
+    with pytest.raises(ValueError, match="one"):
+        Split(old="a", new="{q:*}:*")
