@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 from returns.pipeline import is_successful
 
-from cogworker.app.web.params import Cursor
+from cogworker.app.web.cursor import Cursor
 from cogworker.domain import payload, retries
 from cogworker.domain.job import JobRecord
 

@@ -18,8 +18,8 @@ from collections.abc import Iterator
 import attrs
 
 from cogworker.adapters.dashboard_sets import Entry, SetStore, Target
+from cogworker.app.web.cursor import Cursor
 from cogworker.app.web.entries import Filter, JobView, key_of
-from cogworker.app.web.params import Cursor
 
 #: Entries a filtered page looks at, at most, per request.
 SCAN_LIMIT = 2_000

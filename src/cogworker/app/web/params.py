@@ -11,10 +11,11 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import Annotated, Any, TypeVar
 
-import attrs
 from litestar.enums import RequestEncodingType
 from litestar.exceptions import ValidationException
 from litestar.params import Body
+
+from cogworker.app.web.cursor import Cursor
 
 T = TypeVar("T")
 
@@ -81,20 +82,6 @@ def integer(
     if not low <= number <= high:
         raise _bad(name, f"out of range {low}..{high}")
     return number
-
-
-@attrs.frozen(kw_only=True)
-class Cursor:
-    """A position in a sorted set: an entry's score, its key (jid, or digest) and, when known,
-    its place among the entries sharing its score (`SCORE@TIE~KEY`; `SCORE~KEY` without)."""
-
-    score: float
-    key: str
-    tie: int | None = None
-
-    def __str__(self) -> str:
-        tie = "" if self.tie is None else f"@{self.tie}"
-        return f"{self.score!r}{tie}~{self.key}"
 
 
 def cursor(values: Mapping[str, Sequence[str]], name: str) -> Cursor | None:
