@@ -11,7 +11,7 @@
 The names below are imported when first asked for: the inspecting commands
 (`cogworker stats`, `jobs`, `retry`...) use this package's listing modules
 (`entries`, `paging`, `sets`, `locate`) and so never load Litestar, which the
-app needs (a fifth of such a command's start-up).
+app needs (a third of such a command's start-up).
 """
 
 from __future__ import annotations
