@@ -13,10 +13,21 @@ source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
 install_project dev
 bin="$venv_dir/bin"
 
+# Debian's package lists are fetched once a run, however many of the blocks below install.
+apt_lists_fetched=false
+debian_install() {
+  # debian_install [APT-GET INSTALL OPTIONS] PACKAGE...: quietly, non-interactively.
+  if [ "$apt_lists_fetched" = false ]; then
+    apt-get update -qq
+    apt_lists_fetched=true
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
 # --- Debian's redis-server: TLS (--tls-port), Sentinel and cluster mode (tests/production_redis) ---
 if [ ! -x /usr/bin/redis-server ] && command -v apt-get >/dev/null; then
   echo "== installing Debian's redis-server (TLS and Sentinel tests need it)"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+  debian_install redis-server
 fi
 # --- end of the redis-server block ---
 
@@ -28,21 +39,21 @@ echo "== redis-server for the tests: $redis_binary"
 # Never `playwright install`: the browser comes from Debian's packages.
 if [ ! -x /usr/bin/chromium ]; then
   echo "== installing chromium for the dashboard's browser tests"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  debian_install chromium
 fi
 # --- end of the dashboard block ---
 
 # --- clock-skew tests: Debian's libfaketime and a C compiler (tests/support/skewed_clock.py) ---
 if ! compgen -G "/usr/lib/*/faketime/libfaketime.so.1" >/dev/null || ! command -v cc >/dev/null; then
   echo "== installing faketime and gcc for the clock-skew tests"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime gcc libc6-dev >/dev/null
+  debian_install faketime gcc libc6-dev
 fi
 # --- end of the clock-skew block ---
 
 # --- metrics scrape test: Debian's prometheus (tests/web/test_metrics_prometheus.py runs one) ---
 if [ ! -x /usr/bin/prometheus ]; then
   echo "== installing prometheus for the metrics scrape test"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+  debian_install --no-install-recommends prometheus
 fi
 # --- end of the metrics block ---
 

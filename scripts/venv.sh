@@ -40,9 +40,26 @@ ensure_venv() {
 }
 
 install_project() {
-  # install_project EXTRA: pip install -e '.[EXTRA]' into the venv, quietly.
+  # install_project EXTRA: pip install -e '.[EXTRA]' into the venv, quietly; skipped when the
+  # venv holds it already (see is_installed): pip would take seconds to find nothing to do.
+  local stamp="$venv_dir/.installed-$1"
+  if is_installed "$stamp"; then
+    echo "== cogworker[$1] is installed in $venv_dir (pyproject.toml unchanged)"
+    return 0
+  fi
   echo "== installing cogworker[$1] into $venv_dir"
   "$venv_python" -m pip install --quiet --disable-pip-version-check -e ".[$1]"
+  cksum <pyproject.toml >"$stamp"
+}
+
+is_installed() {
+  # is_installed STAMP: whether an install wrote STAMP from this very pyproject.toml (the
+  # dependencies, extras and version it installed), and the venv's cogworker is still this
+  # checkout's sources (an editable install of another checkout would have replaced it).
+  [ -f "$1" ] && [ "$(cat "$1")" = "$(cksum <pyproject.toml)" ] &&
+    "$venv_python" -I -c 'import importlib.util, sys
+spec = importlib.util.find_spec("cogworker")
+sys.exit(spec is None or spec.origin != sys.argv[1])' "$repo_root/src/cogworker/__init__.py"
 }
 
 ensure_venv

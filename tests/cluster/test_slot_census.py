@@ -42,8 +42,8 @@ from cogworker.adapters.periodic_store import Claim, PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.batch_folding import fold_queue
 from cogworker.app.web import paging
+from cogworker.app.web.cursor import Cursor
 from cogworker.app.web.entries import Filter
-from cogworker.app.web.params import Cursor
 from cogworker.domain import key_limits, payload
 from cogworker.domain.job import JobRecord
 from cogworker.domain.results import Kept

@@ -69,7 +69,6 @@ def run_until_ready(
         wait_until(
             lambda: ready(log.read_text(errors="replace")),
             UNTIL_TIMEOUT,
-            interval=0.2,
             message=lambda: f"{what}:\n{log_tail(log)}",
         )
         os.killpg(process.pid, signal.SIGTERM)

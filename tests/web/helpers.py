@@ -15,7 +15,7 @@ from litestar.testing import TestClient
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.periodic_store import encode_entry
-from cogworker.app.web.params import Cursor
+from cogworker.app.web.cursor import Cursor
 from cogworker.domain.cron import ScheduleEntry
 from tests.support.processes import CogworkerProcess, wait_until
 from tests.support.redis_server import free_port

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from litestar.exceptions import ValidationException
 
-from cogworker.app.web.params import Cursor, parse_cursor
+from cogworker.app.web.cursor import Cursor
+from cogworker.app.web.params import parse_cursor
 
 scores = st.floats(allow_nan=False)
 parts = st.text(st.characters(min_codepoint=32), max_size=30)

@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 from returns.pipeline import is_successful
 
-from cogworker.app.web.params import Cursor
+from cogworker.app.web.cursor import Cursor
 from cogworker.domain import payload, retries
 from cogworker.domain.job import JobRecord
 
@@ -58,7 +58,11 @@ def is_plain_key(text: str) -> bool:
 def key_of(raw: bytes) -> str:
     """How a page names an entry: its jid, or a digest of its bytes if it has no usable one."""
     loose = _loose(raw)
-    jid = loose.get("jid") if loose is not None else None
+    return _key(raw, loose.get("jid") if loose is not None else None)
+
+
+def _key(raw: bytes, jid: object) -> str:
+    """`key_of(raw)`, given the jid `raw` holds (None, or anything, if none)."""
     if isinstance(jid, str) and is_plain_key(jid):
         return jid
     return "#" + hashlib.sha256(raw).hexdigest()[:20]
@@ -84,9 +88,11 @@ class JobView:
     ) -> JobView:
         """The view of an entry as stored."""
         decoded = payload.decode(raw)
-        key = key_of(raw)
         if is_successful(decoded):
-            return cls(raw=raw, key=key, score=score, tie=tie, job=decoded.unwrap(), part=part)
+            # The job's jid is the one `key_of` would parse the entry again for.
+            job = decoded.unwrap()
+            return cls(raw=raw, key=_key(raw, job.jid), score=score, tie=tie, job=job, part=part)
+        key = key_of(raw)
         return cls(
             raw=raw, key=key, score=score, tie=tie, problem=str(decoded.failure()), part=part
         )

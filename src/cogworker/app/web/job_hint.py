@@ -14,16 +14,12 @@ don't search again.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import assert_never
 
 import attrs
-from litestar.exceptions import ValidationException
 
-from cogworker.adapters.dashboard_queues import QueueStore
-from cogworker.app.web import params
-from cogworker.app.web.name_refs import named_queue, queue_ref
-from cogworker.app.web.params import Cursor
+from cogworker.app.web.cursor import Cursor
+from cogworker.app.web.name_refs import queue_ref
 from cogworker.app.web.sets import KINDS
 
 QUEUE, RUNNING = "queue", "running"
@@ -55,23 +51,6 @@ class Running:
 
 
 Hint = InSet | InQueue | Running
-
-
-def hint_of(query: Mapping[str, Sequence[str]], queues: QueueStore) -> Hint | None:
-    """The place a job page's query names (None: none, search for the job); a bad one is a
-    400 naming the parameter."""
-    where = params.choice(query, "in", PLACES, "")
-    if not where:
-        return None
-    if where == RUNNING:
-        return Running()
-    if where == QUEUE:
-        queue = named_queue(queues, params.text(query, "queue", limit=500))
-        return InQueue(queue=queue, index=params.integer(query, "at", 0, DEEPEST, 0))
-    cursor = params.cursor(query, "at")
-    if cursor is None:
-        raise ValidationException(f"query parameter 'at': needed with in={where}")
-    return InSet(slug=where, cursor=cursor)
 
 
 def hint_query(hint: Hint) -> dict[str, str]:

@@ -30,10 +30,10 @@ from cogworker.adapters.dashboard_sets import FIND_CHUNK as SET_FIND_CHUNK
 from cogworker.adapters.dashboard_sets import Entry
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.web import paging
+from cogworker.app.web.cursor import Cursor
 from cogworker.app.web.entries import JobView
 from cogworker.app.web.job_hint import Hint, InQueue, InSet, Running
 from cogworker.app.web.paging import target_of
-from cogworker.app.web.params import Cursor
 from cogworker.app.web.sets import KINDS, SetKind
 from cogworker.domain.records import AttemptRecord
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 
-from litestar.exceptions import NotFoundException
-
 from cogworker.adapters.dashboard_queues import QueueStore
 from cogworker.domain.queues import LONGEST_NAME
 
@@ -39,6 +37,9 @@ def named(ref: str, names: Callable[[], Iterable[str]], longest: int, what: str)
         return ref
     found = next((name for name in names() if name_ref(name, longest) == ref), None)
     if found is None:
+        # Imported here: the inspecting commands use this module's refs, never Litestar.
+        from litestar.exceptions import NotFoundException
+
         raise NotFoundException(f"no {what} is {ref}")
     return found
 

@@ -25,8 +25,8 @@ import attrs
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_sets import Entry, Found, SetStore, Target
+from cogworker.app.web.cursor import Cursor
 from cogworker.app.web.entries import Filter, JobView, key_of
-from cogworker.app.web.params import Cursor
 from cogworker.domain.bulk import order
 
 #: Entries a filtered page looks at, at most, per request.

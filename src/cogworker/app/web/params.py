@@ -10,13 +10,13 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import Annotated, Any, TypeVar
-from urllib.parse import quote, unquote
+from urllib.parse import unquote
 
-import attrs
 from litestar.enums import RequestEncodingType
 from litestar.exceptions import ValidationException
 from litestar.params import Body
 
+from cogworker.app.web.cursor import Cursor
 from cogworker.domain.queues import LONGEST_NAME
 
 T = TypeVar("T")
@@ -87,25 +87,6 @@ def integer(
     if not low <= number <= high:
         raise _bad(name, f"out of range {low}..{high}")
     return number
-
-
-@attrs.frozen(kw_only=True)
-class Cursor:
-    """A position in the sorted sets of one kind, merged over queues: an entry's score, its
-    key (jid, or digest), the queue whose set holds it (its `part`) and, when known, its
-    place among the entries of that set sharing its score (`SCORE@TIE/PART~KEY`; without
-    `@TIE` when unknown, without `/PART` for the part of the empty queue name; the part
-    percent-encoded)."""
-
-    score: float
-    key: str
-    tie: int | None = None
-    part: str = ""
-
-    def __str__(self) -> str:
-        tie = "" if self.tie is None else f"@{self.tie}"
-        part = f"/{quote(self.part, safe='').replace('~', '%7E')}" if self.part else ""
-        return f"{self.score!r}{tie}{part}~{self.key}"
 
 
 def cursor(values: Mapping[str, Sequence[str]], name: str) -> Cursor | None:

@@ -18,9 +18,9 @@ from cogworker.adapters.dashboard_sets import SetStore
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.config import Config
 from cogworker.app.web import paging
+from cogworker.app.web.cursor import Cursor
 from cogworker.app.web.entries import JobView
 from cogworker.app.web.paging import target_of
-from cogworker.app.web.params import Cursor
 from cogworker.app.web.removal import announce_kills, removals
 from cogworker.domain import payload, status
 

@@ -8,17 +8,31 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from litestar import Request, get
-from litestar.exceptions import NotFoundException
+from litestar.exceptions import NotFoundException, ValidationException
 from litestar.response import Redirect, Response, Template
 
+from cogworker.adapters.dashboard_queues import QueueStore
 from cogworker.app.web import notices, params
 from cogworker.app.web.cards import is_stale, stale_after
 from cogworker.app.web.context import Dashboard, dashboard, query_of, render, threaded
-from cogworker.app.web.job_hint import Hint, described, hint_of, hint_query
+from cogworker.app.web.job_hint import (
+    DEEPEST,
+    PLACES,
+    QUEUE,
+    RUNNING,
+    Hint,
+    InQueue,
+    InSet,
+    Running,
+    described,
+    hint_query,
+)
 from cogworker.app.web.locate import Place, Search, locate, look_at, search
+from cogworker.app.web.name_refs import named_queue
 from cogworker.app.web.running import Work, work_of
 from cogworker.app.web.sets import KINDS
 from cogworker.domain.records import AttemptRecord
@@ -53,6 +67,23 @@ TAG_CLASSES = {
     "Retrying": "tag-warning",
     "Dead": "tag-danger",
 }
+
+
+def hint_of(query: Mapping[str, Sequence[str]], queues: QueueStore) -> Hint | None:
+    """The place a job page's query names (None: none, search for the job); a bad one is a
+    400 naming the parameter."""
+    where = params.choice(query, "in", PLACES, "")
+    if not where:
+        return None
+    if where == RUNNING:
+        return Running()
+    if where == QUEUE:
+        queue = named_queue(queues, params.text(query, "queue", limit=500))
+        return InQueue(queue=queue, index=params.integer(query, "at", 0, DEEPEST, 0))
+    cursor = params.cursor(query, "at")
+    if cursor is None:
+        raise ValidationException(f"query parameter 'at': needed with in={where}")
+    return InSet(slug=where, cursor=cursor)
 
 
 @get("/job", name="job")
