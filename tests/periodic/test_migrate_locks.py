@@ -125,3 +125,18 @@ def test_a_unique_job_stays_refused_after_migrate_and_is_free_once_it_has_run(
         wait_until(lambda: not rc.exists(lock), 30, message=worker.log_tail)
     finally:
         client.close()
+
+
+def test_a_migration_reports_each_rewrite_as_found_after_the_steps_before_it(
+    rc: redis.Redis, redis_url: str, cli: Cli
+) -> None:
+    """Step 6's rows count the records it rewrites where they are by then: the queue's
+    list it rewrites in was renamed by step 2 in the same run."""
+    write_old_layout(rc, redis_url)
+
+    document = cli.json("migrate")
+
+    rewrites = {row["old"]: row for row in document["keys"] if row["step"] == 6}
+    assert rewrites["cogworker:{q:*}:queue"]["entries"] > 0
+    for row in rewrites.values():
+        assert row["done"] == f"rewrote {row['entries']}", row

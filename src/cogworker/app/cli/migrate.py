@@ -43,8 +43,11 @@ def migrate(session: Session, dry_run: bool) -> bool:
     planned = layout.plan(stored or 0, found)
     if not dry_run and planned and not _workers_stopped(session):
         return False
-    rows = [(each.step, report) for each in planned for report in _reports(store, each)]
-    moved = [] if dry_run else _apply(store, planned)
+    if dry_run:
+        rows = [(each.step, report) for each in planned for report in _reports(store, each)]
+        moved: list[str] = []
+    else:
+        rows, moved = _apply(store, planned)
     after = stored if dry_run else store.stored()
     answer(
         session.as_json,
@@ -70,17 +73,23 @@ def _workers_stopped(session: Session) -> bool:
 def _reports(store: LayoutStore, planned: Planned) -> list[KeyReport]:
     """A step's renames, then its rewrites (the entries to rewrite in the keys that exist
     now: a dry run can't see those an earlier step's renames will bring), then its splits
-    (likewise: the entries the old sets hold now)."""
+    (likewise: the entries the old sets hold now).  A migration reports each step just
+    before applying it."""
     rewrites = [layout_rewrite.report(store.client, rewrite) for rewrite in planned.rewrites]
     splits = [layout_split.report(store.client, split) for split in planned.splits]
     return [*store.report(planned.renames), *rewrites, *splits]
 
 
-def _apply(store: LayoutStore, planned: Sequence[Planned]) -> list[str]:
+def _apply(
+    store: LayoutStore, planned: Sequence[Planned]
+) -> tuple[list[tuple[Step, KeyReport]], list[str]]:
     """Apply the plan in order, each step's keys moved, its entries rewritten or moved to
-    their queues' sets, and then the step noted; each key's (or rewrite's) result."""
+    their queues' sets, and then the step noted; each key's (or rewrite's) report, made
+    just before its step (so it sees what the earlier steps moved), and its result."""
+    rows: list[tuple[Step, KeyReport]] = []
     results = []
     for each in planned:
+        rows += [(each.step, report) for report in _reports(store, each)]
         results += [store.move(rename) for rename in each.renames]
         results += [
             f"rewrote {layout_rewrite.rewrite_all(store.client, rewrite)}"
@@ -88,7 +97,7 @@ def _apply(store: LayoutStore, planned: Sequence[Planned]) -> list[str]:
         ]
         results += [f"moved {layout_split.split_all(store.client, split)}" for split in each.splits]
         store.applied(each.step)
-    return results
+    return rows, results
 
 
 def _document(
