@@ -102,6 +102,16 @@ def connect(
     return client
 
 
+def dedicated(target: RedisTarget, *, fallback: redis.Redis) -> redis.Redis:
+    """A client with a connection of its own, for a thread that sends a command after
+    another all day (a worker's fetcher, its acker): it skips the pool's checkout on every
+    command (bench/README.md).  If Redis went away just now, `fallback` will do."""
+    try:
+        return connect(target, connections="single")
+    except redis.RedisError:
+        return fallback
+
+
 def _socket_options() -> dict[str, Any]:
     return {
         "socket_timeout": SOCKET_TIMEOUT,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import secrets
 import socket
 import threading
@@ -22,7 +21,7 @@ from collections.abc import Callable
 import redis
 
 from cogworker.adapters.batch_store import BatchStore
-from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect
+from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect, dedicated
 from cogworker.adapters.jobs.due import DueStore
 from cogworker.adapters.jobs.fetch import FetchStore
 from cogworker.adapters.jobs.handover import HandoverStore
@@ -41,7 +40,7 @@ from cogworker.app.worker.acker import Acker
 from cogworker.app.worker.batch_mover import BatchMover
 from cogworker.app.worker.event_loop import event_loop_for
 from cogworker.app.worker.fetcher import Fetcher
-from cogworker.app.worker.handoff import HandOff, Taken
+from cogworker.app.worker.handoff import HandOff
 from cogworker.app.worker.heartbeat import Heartbeat
 from cogworker.app.worker.lease import Lease
 from cogworker.app.worker.limit_gate import LimitGate
@@ -56,6 +55,7 @@ from cogworker.app.worker.slots import FetchSlots
 from cogworker.app.worker.state import WorkerState
 from cogworker.app.worker.stopping import StopControl
 from cogworker.app.worker.watchdog import Watchdog
+from cogworker.app.worker.work_queue import WorkQueue
 from cogworker.exceptions import JobCancelledError
 
 #: A blocking fetch returns within BLOCK_SECONDS, any other call within the socket timeout.
@@ -105,8 +105,8 @@ class Manager:
         # Made in start(): its connection is opened at once, so only once Redis answered.
         self.acker: Acker | None = None
         self.watchdog: Watchdog | None = None
-        self._work: queue.SimpleQueue[Taken | None] = queue.SimpleQueue()
         self._slots = FetchSlots(config.concurrency, config.prefetch)
+        self._work = WorkQueue(self._slots, self.state.stopping, self.logger, self.identity)
         self._threads: list[threading.Thread] = []
         self.event_loop = event_loop_for(config, self.state, self.logger)
         self.limit_gate = LimitGate(
@@ -147,19 +147,6 @@ class Manager:
             self._shortfalls,
             on_batch_event=self.batch_mover.wake,
         )
-
-    def _own_client(self) -> redis.Redis:
-        """A client with a connection of its own, for the fetcher's or acker's busy thread.
-
-        It skips the pool's checkout on every command, a cost these threads
-        would pay for every batch (bench/README.md); if Redis went away just
-        now, the pool will do.
-        """
-        try:
-            client = connect(self.target, connections="single")
-        except redis.RedisError:
-            return self.redis
-        return client
 
     @property
     def identity(self) -> str:
@@ -211,7 +198,7 @@ class Manager:
         reliable = self.config.fetch == "reliable"
         owner = self.identity if reliable else None
         self.acker = Acker(
-            self._settle_store(self._own_client()),
+            self._settle_store(dedicated(self.target, fallback=self.redis)),
             self.state,
             self.logger,
             owner,
@@ -220,10 +207,10 @@ class Manager:
         processor = self._processor(owner, self.acker)
         self.watchdog = Watchdog(processor, self.logger, self._stop.hard_timeout, self.clock)
         hand_off = HandOff(
-            self._work, self.event_loop, processor.on_loop, self.config.job_modules, self.clock
+            self._work.jobs, self.event_loop, processor.on_loop, self.config.job_modules, self.clock
         )
         fetcher = Fetcher(
-            FetchStore(self._own_client()),
+            FetchStore(dedicated(self.target, fallback=self.redis)),
             self.config,
             self.state,
             self.logger,
@@ -244,7 +231,7 @@ class Manager:
             # A job waiting there for a place holds its fetch slot until it starts.
             self.event_loop.start(self._spawn, self._slots.finished)
         for index in range(self.config.concurrency):
-            self._spawn(f"processor-{index}", lambda: self._process_loop(processor))
+            self._spawn(f"processor-{index}", lambda: self._work.serve(processor))
         self._spawn("fetcher", fetcher.run)
         self._spawn("acker", self.acker.run)
         self._spawn("heartbeat", self.heartbeat.run)
@@ -297,8 +284,7 @@ class Manager:
             if thread.name == "fetcher":
                 thread.join(FETCHER_STOP_TIMEOUT)
         processors = [t for t in self._threads if t.name.startswith("processor-")]
-        for _ in processors:
-            self._work.put(None)
+        self._work.release(len(processors))
         unfinished = self._stop.drain(
             processors, self.config.shutdown_timeout, self._running_on_loop, self.state.abandoned
         )
@@ -337,30 +323,6 @@ class Manager:
             return 0
         abandoned = sum(runner.startswith("loop:") for runner in self.state.abandoned())
         return self.event_loop.running() - abandoned
-
-    def _process_loop(self, processor: Processor) -> None:
-        while True:
-            taken = self._next_job()
-            if taken is None:
-                return
-            try:
-                if not self.state.stopping.is_set():
-                    processor.process(taken)
-                # else: left on the in-progress list for the shutdown requeue
-            except BaseException:
-                # Not the job's own error (that is settled): the job stays in
-                # progress, to be requeued at shutdown or recovered as an orphan.
-                self.logger.exception("processor error", extra={"identity": self.identity})
-            finally:
-                self._slots.finished()
-
-    def _next_job(self) -> Taken | None:
-        """The next fetched job (None: stop), telling the fetcher when the buffer ran dry."""
-        try:
-            return self._work.get_nowait()
-        except queue.Empty:
-            self._slots.starving()
-            return self._work.get()
 
     def _register(self) -> bool:
         """Register, waiting out a Redis that is away (see `admission.register`)."""
