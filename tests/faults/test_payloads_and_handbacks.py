@@ -125,5 +125,5 @@ def test_a_job_still_running_at_every_stop_ends_in_dead_with_its_hooks(
     assert inspect.lrange("deaths", 0, -1) == [f"JobHandedBackError {jid}".encode()]
     assert starts_of(oracle_file, jid) == budget + 1
     assert not inspect.exists(keys.handbacks("default", jid))
-    assert inspect.llen(keys.REPEAT_HANDBACKS) == 0
+    assert inspect.llen(keys.repeat_handbacks("default")) == 0
     oracle.assert_nothing_left_behind(inspect)
