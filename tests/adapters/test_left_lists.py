@@ -18,10 +18,11 @@ from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.jobs.settle import SettleStore
+from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.worker.reconciler import Reconciler
 from cogworker.app.worker.state import WorkerState
-from cogworker.domain import payload
+from cogworker.domain import layout, payload
 
 IDENTITY = "host:1:stopping"
 QUEUES = ("mail", "reports")
@@ -115,3 +116,16 @@ def test_a_repeat_hand_back_is_parked_on_its_queue_s_list(rc: redis.Redis) -> No
     assert rc.lrange(keys.queue("reports"), 0, -1) == [reports]
     (parked,) = left_lists(rc, keys.LEFT_LIST_NAMES)
     assert (parked.name, parked.queue, parked.entries) == ("repeat_handbacks", "mail", (mail,))
+
+
+def test_an_old_global_list_is_a_key_of_the_old_layout(rc: redis.Redis) -> None:
+    """A Redis with no layout number holding an entry on any of the global lists is refused
+    (`cogworker migrate` moves it), and nothing is written."""
+    for name in keys.LEFT_LIST_NAMES:
+        rc.flushdb()
+        rc.rpush(f"cogworker:{name}", _raw("j1", "mail"))
+
+        verdict = LayoutStore(rc).admit()
+
+        assert verdict == layout.Outdated(stored=0, current=layout.current())
+        assert not rc.exists(keys.LAYOUT)
