@@ -84,19 +84,21 @@ def test_a_job_of_no_batch_appends_nothing(rc: redis.Redis) -> None:
 
 def test_a_repeat_orphan_buried_and_a_hand_over_keep_their_batch(rc: redis.Redis) -> None:
     """Buried in dead, a member appends its death; a handed-over settlement names its batch."""
-    rc.rpush(keys.REPEAT_ORPHANS, _payload("m0"))
-    assert RecoverStore(rc).bury(keys.REPEAT_ORPHANS, "list", _payload("m0"), "{}", NOW, jid="m0")
+    parked = keys.repeat_orphans("work")
+    rc.rpush(parked, _payload("m0"))
+    assert RecoverStore(rc).bury(parked, "list", _payload("m0"), "{}", NOW, jid="m0", queue="work")
     assert rc.lrange(keys.batch_events("work"), 0, -1) == [b"b1 m0 dead"]
     rc.lpush(keys.in_progress(IDENTITY), _payload("m1"))
     handovers = HandoverStore(SettleStore(rc))
     assert handovers.hand_over(
         IDENTITY, Fetched(queue="work", raw=_payload("m1")), OutcomeRecord(kind="ack", jid="m1")
     )
-    (record,) = handovers.unsettled()
-    outcome = parse_handover_record(record)
+    (unsettled,) = handovers.unsettled()
+    assert (unsettled.key, len(unsettled.entries)) == (keys.unsettled("work"), 1)
+    outcome = parse_handover_record(unsettled.entries[0])
     assert outcome is not None
     assert (outcome.bid, outcome.queue) == (BID, "work")
-    assert handovers.settle_handed_over(record, outcome, NOW)
+    assert handovers.settle_handed_over(unsettled.key, unsettled.entries[0], outcome, NOW)
     assert rc.lrange(keys.batch_events("work"), 0, -1) == [b"b1 m0 dead", b"b1 m1 ack"]
 
 

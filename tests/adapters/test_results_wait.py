@@ -62,7 +62,7 @@ def test_a_retry_drops_an_earlier_record_and_keeps_the_index(rc: redis.Redis) ->
 def test_a_job_buried_by_the_reconciler_stores_its_death(rc: redis.Redis) -> None:
     """A repeat orphan filed in dead keeping its result: its record says dead, with the error
     it was filed with, and its index points at its queue."""
-    rc.rpush(keys.REPEAT_ORPHANS, JOB)
+    rc.rpush(keys.repeat_orphans("mail"), JOB)
     kept = domain_results.Kept(
         queue="mail",
         record=domain_results.ended_record("dead", "JobOrphanedError", "orphaned"),
@@ -70,7 +70,7 @@ def test_a_job_buried_by_the_reconciler_stores_its_death(rc: redis.Redis) -> Non
         index_ttl=30,
     )
     assert RecoverStore(rc).bury(
-        keys.REPEAT_ORPHANS, "list", JOB, "{}", 1e9, jid="j1", result=kept, queue="mail"
+        keys.repeat_orphans("mail"), "list", JOB, "{}", 1e9, jid="j1", result=kept, queue="mail"
     )
     assert results.wait(rc, "j1", 0) == domain_results.Stored(
         outcome="dead", error_class="JobOrphanedError", error_message="orphaned"

@@ -94,7 +94,8 @@ CALLS = {
     ),
     "requeue": Call(
         scripts.REQUEUE,
-        (LIST, keys.REPEAT_ORPHANS, keys.REPEAT_HANDBACKS, "o", "hb"),
+        (LIST, keys.repeat_orphans(""), "o", "hb", keys.repeat_orphans("default"),
+         keys.repeat_handbacks("default")),
         ("0", "3", keys.QUEUE_HEAD, keys.QUEUE_TAIL, "600", "10", SHA, "default", "j1", "1"),
         _on_list(LIST),
     ),
@@ -164,7 +165,9 @@ CALLS = {
         (ENTRY,),
         _on_list(LIST),
     ),
-    "handover": Call(scripts.HANDOVER, (LIST, keys.UNSETTLED), (ENTRY, "{}"), _on_list(LIST)),
+    "handover": Call(
+        scripts.HANDOVER, (LIST, keys.unsettled("default")), (ENTRY, "{}"), _on_list(LIST)
+    ),
     "release_lock": Call(scripts.RELEASE_LOCK, ("lk",), ("j1",), lambda rc: rc.set("lk", "j1")),
     "take_lock": Call(scripts.TAKE_LOCK, ("lk",), ("j1", "60000")),
     "move_key": Call(
@@ -180,7 +183,7 @@ CALLS = {
     "move_entry": Call(
         layout_split.MOVE_ENTRY,
         ("old", keys.retry("default")),
-        (ENTRY,),
+        (ENTRY, "zset"),
         lambda rc: rc.zadd("old", {ENTRY: 1}),
     ),
     "dashboard_remove": Call(

@@ -51,7 +51,8 @@ def test_a_handed_over_settlement_keeps_its_batch_place_and_result(rc: redis.Red
     handovers = HandoverStore(SettleStore(rc))
     record = results.success_record("7")
     assert handovers.hand_over(IDENTITY, _held(rc, "m1"), _outcome("m1", "ack", record))
-    (handed,) = handovers.unsettled()
+    (unsettled,) = handovers.unsettled()
+    (handed,) = unsettled.entries
     outcome = parse_handover_record(handed)
     assert outcome is not None
     assert (outcome.bid, outcome.limit_place, outcome.result) == (
@@ -59,7 +60,7 @@ def test_a_handed_over_settlement_keeps_its_batch_place_and_result(rc: redis.Red
         PLACE,
         _outcome("m1", "ack", record).result,
     )
-    assert handovers.settle_handed_over(handed, outcome, NOW)
+    assert handovers.settle_handed_over(unsettled.key, handed, outcome, NOW)
     assert rc.lrange(keys.batch_events("work"), 0, -1) == [b"b1 m1 ack"]
     assert rc.zcard(PLACE) == 0
     assert _result(rc, "m1") == [record.encode()]

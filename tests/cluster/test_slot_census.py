@@ -31,7 +31,11 @@ from cogworker.adapters.jobs.cancel import CancelStore, Waiting
 from cogworker.adapters.jobs.due import DueStore
 from cogworker.adapters.jobs.enqueue import EnqueueStore, UniquePush
 from cogworker.adapters.jobs.fetch import Fetched, FetchStore
-from cogworker.adapters.jobs.handover import HandoverStore
+from cogworker.adapters.jobs.handover import (
+    HandoverStore,
+    handover_record,
+    parse_handover_record,
+)
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.retention import Retention
@@ -58,13 +62,15 @@ LIMIT = key_limits.Concurrency(max=2)
 #: is the requeue of a process's one in-progress list (its verdict, "judge a process gone",
 #: keeps to the process's slot), until the lists are per queue.  Since layout step 8 the
 #: scheduled, retry and dead sets are in their queue's slot: "settle a retry" and "defer"
-#: span for the in-progress list (phase f), "bury" for the global parking list a repeat
-#: orphan is filed from (phase f).
+#: span for the in-progress list (phase f).  Since layout step 9 the hand-over and parking
+#: lists are in their queue's slot too: filing a hand-over or burying a repeat orphan keeps
+#: to it, while "hand over", "requeue at shutdown" and "recover a gone process" span for
+#: the in-progress list, one per process until the lists are per queue (phase f).
 SPANS_SLOTS_TODAY = frozenset({
     "fetch from one queue", "blocking fetch from one queue",
     "fetch from two queues", "pop from two queues", "blocking pop from two queues",
     "requeue a stray", "settle a tracked ack", "settle a retry", "ack a batch", "defer",
-    "hand over", "requeue at shutdown", "recover a gone process", "bury",
+    "hand over", "requeue at shutdown", "recover a gone process",
     "settle keeping a result",
 })  # fmt: skip
 
@@ -123,6 +129,29 @@ def _requeue_own(rc: redis.Redis) -> None:
 def _recover(rc: redis.Redis) -> None:
     _held(rc)
     RecoverStore(rc).recover(IDENTITY, max_orphanings=3)
+
+
+def _file_handed_over(rc: redis.Redis) -> None:
+    """A settlement handed over at a stop (as "hand over" left it), filed by a reconciler
+    from its queue's list."""
+    rc.sadd(keys.PARTS, "default")
+    handed = OutcomeRecord(kind="ack", jid=JID, queue="default")
+    rc.rpush(keys.unsettled("default"), handover_record(handed))
+    handovers = HandoverStore(SettleStore(rc))
+    (unsettled,) = handovers.unsettled()
+    (record,) = unsettled.entries
+    outcome = parse_handover_record(record)
+    assert outcome is not None
+    assert handovers.settle_handed_over(unsettled.key, record, outcome, NOW)
+
+
+def _bury_parked(rc: redis.Redis) -> None:
+    """A repeat orphan parked on its queue's list, filed in its queue's dead set."""
+    rc.sadd(keys.PARTS, "default")
+    rc.rpush(keys.repeat_orphans("default"), _raw())
+    recovers = RecoverStore(rc)
+    (parked,) = recovers.parked("repeat_orphans")
+    assert recovers.bury(*parked.holder, _raw(), "{}", NOW, jid=JID, queue=parked.queue)
 
 
 def _judge_gone(rc: redis.Redis) -> None:
@@ -331,7 +360,8 @@ OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
     "requeue at shutdown": _requeue_own,
     "recover a gone process": _recover,
     "judge a process gone": _judge_gone,
-    "bury": lambda rc: RecoverStore(rc).bury(keys.REPEAT_ORPHANS, "list", _raw(), "{}", NOW),
+    "file a hand-over": _file_handed_over,
+    "bury": _bury_parked,
     "move a due job": _move_due,
     "look for due jobs": lambda rc: DueStore(rc).due_sets(NOW),
     "file an unreadable scheduled entry in dead": _bury_unreadable,

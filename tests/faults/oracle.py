@@ -10,6 +10,7 @@ import redis
 from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.jobs.left_lists import left_lists
 from cogworker.domain import payload
 
 
@@ -75,6 +76,8 @@ def assert_nothing_left_behind(client: redis.Redis) -> None:
     )
     assert leftovers == [], f"keys left behind: {leftovers}"
     assert client.scard(keys.PROCESSES) == 0, "processes still registered"
-    assert client.llen(keys.UNSETTLED) == 0, "settlements never filed"
-    assert client.llen(keys.REPEAT_ORPHANS) == 0, "repeat orphans never buried"
-    assert client.llen(keys.REPEAT_HANDBACKS) == 0, "repeat hand-backs never buried"
+    left = {
+        f"{kept.name} of {kept.queue!r}": len(kept.entries)
+        for kept in left_lists(client, keys.LEFT_LIST_NAMES)
+    }
+    assert left == {}, f"settlements never filed or parked jobs never buried: {left}"

@@ -102,7 +102,7 @@ def test_members_ended_outside_a_run_keep_their_results_and_tell_their_batch(
     entries = inspect.lrange(keys.queue(QUEUE), 0, -1)
     (parked,) = [entry for entry in entries if json.loads(entry)["jid"] == orphan]
     inspect.lrem(keys.queue(QUEUE), 1, parked)
-    inspect.rpush(keys.REPEAT_ORPHANS, parked)
+    inspect.rpush(keys.repeat_orphans(QUEUE), parked)
     wait_until(lambda: time.time() > enqueued + EXPIRES_IN, 5)
     worker = start_worker(APP, queues=[QUEUE])
     assert _ended(client, cancelled).outcome == "cancelled"

@@ -25,18 +25,18 @@ APP = "tests.faults.jobs_lua:lua_config"
 UNDECODABLE_NAME = os.fsdecode(b"report-\xff.csv")
 
 
-def _push_held(inspect: redis.Redis, *args: object) -> str:
+def _push_held(inspect: redis.Redis, *args: object, queue: str = "default") -> str:
     """Push a Held job as another client (or an older cogworker) would have: as is."""
     jid = secrets.token_hex(12)
     entry = {
         "class": "tests.faults.jobs_lua.Held",
         "args": list(args),
         "jid": jid,
-        "queue": "default",
+        "queue": queue,
         "retry": True,
         "created_at": time.time(),
     }
-    EnqueueStore(inspect).push("default", [json.dumps(entry)])
+    EnqueueStore(inspect).push(queue, [json.dumps(entry)])
     return jid
 
 
@@ -102,28 +102,43 @@ def test_a_surrogate_payload_killed_mid_run_is_recovered_and_runs_again(
 def test_a_job_still_running_at_every_stop_ends_in_dead_with_its_hooks(
     start_worker: StartWorker, inspect: redis.Redis, oracle_file: Path
 ) -> None:
-    """A hung job handed back at more stops than max_handbacks: dead, JobHandedBackError,
-    the death hooks run, and it never runs again; a job behind it does run."""
+    """Hung jobs of two queues handed back at more stops than max_handbacks: each parked on
+    its own queue's list, then dead in its queue's dead set, JobHandedBackError, the death
+    hooks run, and never run again; a job behind them does run."""
     app = "tests.faults.jobs_lua:handback_config"
     budget = jobs_lua.handback_config.max_handbacks
-    jid = _push_held(inspect, "hung")
+    queues = ("default", "mail")
+    hung = {queue: _push_held(inspect, "hung", queue=queue) for queue in queues}
     for stop in range(budget + 1):
-        worker = start_worker(app)
+        worker = start_worker(app, queues=queues, concurrency=2)
         runs = stop + 1
-        wait_until(lambda: starts_of(oracle_file, jid) == runs, 30, message=worker.log_tail)  # noqa: B023  # used before the loop moves on
+        wait_until(
+            lambda: all(starts_of(oracle_file, jid) == runs for jid in hung.values()),  # noqa: B023  # used before the loop moves on
+            30,
+            message=worker.log_tail,
+        )
         stop_all(worker)
+    for queue, jid in hung.items():  # parked by the last stop, for the next reconciler
+        (parked,) = inspect.lrange(keys.repeat_handbacks(queue), 0, -1)
+        assert json.loads(parked)["jid"] == jid
     behind = _push_held(inspect, "behind")
-    worker = start_worker(app)
-    wait_until(lambda: inspect.zcard(keys.dead("default")) == 1, 40, message=worker.log_tail)
+    worker = start_worker(app, queues=queues, concurrency=2)
+
+    def buried() -> bool:
+        return all(inspect.zcard(keys.dead(queue)) == 1 for queue in queues)
+
+    wait_until(buried, 40, message=worker.log_tail)
     wait_until(lambda: starts_of(oracle_file, behind) == 1, 30, message=worker.log_tail)
     _finish(inspect, oracle_file, behind)
     stop_all(worker)
-    entry = payload.decode(inspect.zrange(keys.dead("default"), 0, -1)[0]).unwrap()
-    assert entry.jid == jid
-    assert entry.error_class == "cogworker.exceptions.JobHandedBackError"
-    assert entry.error_message == f"still running at more than {budget} worker stops"
-    assert inspect.lrange("deaths", 0, -1) == [f"JobHandedBackError {jid}".encode()]
-    assert starts_of(oracle_file, jid) == budget + 1
-    assert not inspect.exists(keys.handbacks("default", jid))
-    assert inspect.llen(keys.REPEAT_HANDBACKS) == 0
+    for queue, jid in hung.items():
+        entry = payload.decode(inspect.zrange(keys.dead(queue), 0, -1)[0]).unwrap()
+        assert entry.jid == jid
+        assert entry.error_class == "cogworker.exceptions.JobHandedBackError"
+        assert entry.error_message == f"still running at more than {budget} worker stops"
+        assert starts_of(oracle_file, jid) == budget + 1
+        assert not inspect.exists(keys.handbacks(queue, jid))
+        assert inspect.llen(keys.repeat_handbacks(queue)) == 0
+    deaths = set(inspect.lrange("deaths", 0, -1))
+    assert deaths == {f"JobHandedBackError {jid}".encode() for jid in hung.values()}
     oracle.assert_nothing_left_behind(inspect)

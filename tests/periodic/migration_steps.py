@@ -1,5 +1,5 @@
-"""A migration's writes one by one, and what layout step 6's rewrites and step 8's splits make
-of a Redis's keys as values (tests/periodic/test_migrate*.py)."""
+"""A migration's writes one by one, and what layout step 6's rewrites and steps 8 and 9's
+splits make of a Redis's keys as values (tests/periodic/test_migrate*.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from tests.periodic.old_layout import KeyValue
 
 def migration_writes(store: LayoutStore) -> Iterator[Callable[[], object]]:
     """Every write of a migration from layout 0, in the order `cogworker migrate` makes them
-    (a key's move, an entry's rewrite, an entry's move to its queue's set, a step noted as
+    (a key's move, an entry's rewrite, an entry's move to its queue's set or list, a step noted as
     applied), each decided once the writes before it are made: a rewrite reads the keys the
     renames before it left, a split the entries the rewrites left."""
     for each in layout.plan(0, store.found()):
@@ -63,19 +63,24 @@ def relocked(contents: dict[str, KeyValue]) -> dict[str, KeyValue]:
     return out
 
 
-def split_sets(contents: dict[str, KeyValue]) -> dict[str, KeyValue]:
-    """`contents` (a Redis after the rewrites of a migration) as step 8's splits leave it:
-    each entry of the old scheduled, retry and dead sets in its queue's set with its score
-    (the part of the empty queue name's for one naming none), each such queue a part."""
+def split_entries(contents: dict[str, KeyValue]) -> dict[str, KeyValue]:
+    """`contents` (a Redis after the rewrites of a migration) as the splits leave it: each
+    entry of the old scheduled, retry and dead sets in its queue's set with its score (step
+    8), each entry of the old hand-over and parking lists at the end of its queue's list in
+    their order (step 9); the part of the empty queue name's for one naming none, each
+    other such queue a part."""
     out = dict(contents)
     queues: set[str] = set()
     for split in (split for step in layout.STEPS for split in step.splits):
-        _, members, _ = out.pop(split.old, ("zset", [], False))
-        for member, score in members:
+        _, entries, _ = out.pop(split.old, (split.kind, [], False))
+        for entry in entries:
+            member = entry[0] if split.kind == "zset" else entry
             queues.add(queue_named(member))
-            _, there, _ = out.get(split.target(member), ("zset", [], False))
-            out[split.target(member)] = ("zset", sorted([*there, (member, score)],
-                                                        key=_by_score), False)  # fmt: skip
+            _, there, _ = out.get(split.target(member), (split.kind, [], False))
+            moved = (
+                sorted([*there, entry], key=_by_score) if split.kind == "zset" else [*there, entry]
+            )
+            out[split.target(member)] = (split.kind, moved, False)
     if queues - {""}:
         _, registered, _ = out.get(keys.PARTS, ("set", [], False))
         parted = set(registered) | {queue.encode() for queue in queues - {""}}
@@ -84,9 +89,9 @@ def split_sets(contents: dict[str, KeyValue]) -> dict[str, KeyValue]:
 
 
 def split_rows(contents: dict[str, KeyValue]) -> set[tuple[str, str, int, str]]:
-    """A dry run's rows of the splits: each old set with entries in `contents`."""
+    """A dry run's rows of the splits: each old set or list with entries in `contents`."""
     splits = [split for step in layout.STEPS for split in step.splits]
-    return {(split.old, "zset", len(contents[split.old][1]), split.new) for split in splits
+    return {(split.old, split.kind, len(contents[split.old][1]), split.new) for split in splits
             if split.old in contents}  # fmt: skip
 
 

@@ -115,25 +115,51 @@ OLD_SETS = {name: f"cogworker:{name}" for name in ("schedule", "retry", "dead")}
 TIED = NOW + 100
 
 
-def _set_entry(jid: str, queue: str) -> bytes:
+def set_entry(jid: str, queue: str) -> bytes:
     return json.dumps({"class": "tests.app.jobs.Record", "args": [jid], "jid": jid,
                        "queue": queue, "retry": True}).encode()  # fmt: skip
 
 
 HAND_SET_ENTRIES: dict[str, dict[bytes, float]] = {
     "schedule": {
-        _set_entry("s-heavy-1", "heavy"): TIED,
-        _set_entry("s-heavy-2", "heavy"): TIED,
-        _set_entry("s-default", "default"): TIED,
-        _set_entry("s-odd", ODD_QUEUE): TIED,
+        set_entry("s-heavy-1", "heavy"): TIED,
+        set_entry("s-heavy-2", "heavy"): TIED,
+        set_entry("s-default", "default"): TIED,
+        set_entry("s-odd", ODD_QUEUE): TIED,
     },
-    "retry": {_set_entry("r-heavy", "heavy"): NOW + 30},
+    "retry": {set_entry("r-heavy", "heavy"): NOW + 30},
     "dead": {
         b"\xff\xfe not json": NOW - 10,
         json.dumps({"jid": "no-queue", "class": "x.Y"}).encode(): NOW - 10,
-        _set_entry("d-heavy", "heavy"): NOW - 20,
+        set_entry("d-heavy", "heavy"): NOW - 20,
     },
 }
+
+#: The lists of jobs left for a reconciler as that release kept them, for all queues at
+#: once: hand-overs, parked repeat orphans and repeat hand-backs.
+OLD_LISTS = {name: f"cogworker:{name}" for name in keys.LEFT_LIST_NAMES}
+
+
+def _handed(jid: str, queue: str) -> bytes:
+    return handover_record(OutcomeRecord(kind="ack", jid=jid, queue=queue)).encode()
+
+
+#: Entries of those lists written by hand, behind the lock-naming ones (`_write_old_locks`),
+#: in their order: entries of several queues interleaved (each queue's order must hold), an
+#: entry twice (moved twice, not once), one that isn't JSON and one naming no queue (both to
+#: the part of the empty queue name).
+HAND_LIST_ENTRIES: dict[str, list[bytes]] = {
+    "unsettled": [
+        _handed("u-heavy-1", "heavy"), _handed("u-default", "default"),
+        _handed("u-heavy-2", "heavy"), b"{damaged",
+    ],
+    "repeat_orphans": [
+        set_entry("o-heavy-1", "heavy"), set_entry("o-odd", ODD_QUEUE),
+        set_entry("o-heavy-2", "heavy"), set_entry("o-heavy-1", "heavy"),
+        json.dumps({"jid": "o-no-queue", "class": "x.Y"}).encode(),
+    ],
+    "repeat_handbacks": [b"\xff\xfe not json", set_entry("h-heavy", "heavy")],
+}  # fmt: skip
 
 #: A gone process's presence keys as that release named them (left to expire): its
 #: heartbeat hash, its threads' work, a signal nobody read and its memory history.
@@ -152,7 +178,8 @@ def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
     """Queued (several queues), scheduled, retrying, dead, unique and tracked jobs, counters
     in total and per day, a class's run history, jobs' own records (statuses, attempts,
     runs, orphanings and hand-backs), batch callback markers, a dead process's job in
-    progress and presence keys, and the periodic state under its layout-0 names."""
+    progress and presence keys, hand-overs and parked jobs (several queues), and the
+    periodic state under its layout-0 names."""
     client = cogworker.Client(cogworker.Config(redis_url=redis_url))
     try:
         client.enqueue(Record, "queued")
@@ -232,9 +259,13 @@ def _write_old_locks(rc: redis.Redis) -> None:
     handed = OutcomeRecord(kind="ack", jid="j-handed", class_name="tests.app.jobs.Record",
                            unique_lock=_old_lock("j-handed"), unique_action="release",
                            queue="default")  # fmt: skip
-    rc.rpush(keys.UNSETTLED, handover_record(handed))
-    rc.rpush(keys.REPEAT_ORPHANS, _payload("j-orphan", unique_lock=_old_lock("j-orphan")))
-    rc.rpush(keys.REPEAT_HANDBACKS, _payload("j-handback", unique_lock=_old_lock("j-handback")))
+    rc.rpush(OLD_LISTS["unsettled"], handover_record(handed))
+    rc.rpush(OLD_LISTS["repeat_orphans"], _payload("j-orphan", unique_lock=_old_lock("j-orphan")))
+    rc.rpush(
+        OLD_LISTS["repeat_handbacks"], _payload("j-handback", unique_lock=_old_lock("j-handback"))
+    )
+    for name, entries in HAND_LIST_ENTRIES.items():
+        rc.rpush(OLD_LISTS[name], *entries)
     callback = _payload("b1-success", unique_lock=OLD_UNIQUE + "jid:b1-success")
     rc.hset(OLD_BATCH, mapping={"created_at": NOW, "cb:success": callback})
     rc.expire(OLD_BATCH, 30 * 86_400)

@@ -24,6 +24,7 @@ from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.domain import layout
+from cogworker.domain.layout_splits import queue_named
 from cogworker.domain.records import to_json
 from tests.app.cli_runner import Cli
 from tests.app.helpers import CLIENT_KINDS, enqueue_with
@@ -33,8 +34,8 @@ from tests.periodic.migration_steps import (
     cut_short,
     relocked,
     rewrite_rows,
+    split_entries,
     split_rows,
-    split_sets,
 )
 from tests.periodic.old_layout import (
     DAY,
@@ -49,6 +50,7 @@ from tests.periodic.old_layout import (
     OLD_COUNTERS,
     OLD_DAYS,
     OLD_EPOCH,
+    OLD_LISTS,
     OLD_MARKERS,
     OLD_PROCESS_KEYS,
     OLD_QUEUE,
@@ -62,6 +64,7 @@ from tests.periodic.old_layout import (
     KeyValue,
     contents,
     renamed,
+    set_entry,
     write_old_layout,
 )
 from tests.support.processes import wait_until
@@ -116,7 +119,7 @@ def _migrated(before: dict[str, KeyValue]) -> dict[str, KeyValue]:
     """`before` as a migration must leave it: the keys moved, the number written."""
     moves = MOVES | QUEUE_MOVES | COUNTER_MOVES | HISTORY_MOVES | _record_moves(before)
     moves |= PROCESS_MOVES
-    return {**split_sets(relocked(renamed(before, moves))), keys.LAYOUT: MIGRATED}
+    return {**split_entries(relocked(renamed(before, moves))), keys.LAYOUT: MIGRATED}
 
 
 def _read_as_before(rc: redis.Redis) -> None:
@@ -250,6 +253,47 @@ def test_the_sets_step_moves_each_entry_to_its_queue_s_set_with_its_score(
         len(old[OLD_SETS[name]][1]) for name in ("schedule", "retry", "dead")
     )
     assert not rc.exists(*OLD_SETS.values())
+
+
+def test_the_lists_step_moves_each_entry_to_its_queue_s_list_in_order(
+    old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
+) -> None:
+    """Each hand-over and parked entry lands at the end of its queue's list, each queue's
+    in their order, one held twice twice; one that isn't JSON or names no queue on the
+    empty queue name's list, which a reconciler reads; the old lists are gone."""
+    assert cli.run("migrate").status == 0
+
+    for name, old_list in OLD_LISTS.items():
+        entries = old[old_list][1]
+        for queue in ("heavy", ODD_QUEUE):
+            mine = [entry for entry in entries if queue_named(entry) == queue]
+            assert rc.lrange(keys.left_list(name, queue), 0, -1) == mine
+        queues = parts.queues(rc.smembers(keys.PARTS))  # the migrated part with them
+        assert sum(rc.llen(keys.left_list(name, queue)) for queue in queues) == len(entries)
+    assert rc.lrange(keys.repeat_orphans("heavy"), 0, -1) == [
+        set_entry(jid, "heavy") for jid in ("o-heavy-1", "o-heavy-2", "o-heavy-1")
+    ]
+    assert rc.lrange(keys.unsettled(parts.MIGRATED), 0, -1) == [b"{damaged"]
+    assert len(rc.lrange(keys.repeat_orphans(parts.MIGRATED), 0, -1)) == 1
+    assert not rc.exists(*OLD_LISTS.values())
+
+
+def test_an_entry_left_on_an_old_list_after_the_migration_is_moved_by_a_run_again(
+    old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
+) -> None:
+    """An old release hands a settlement over on the global list after the migration: a
+    run again moves it behind those of its queue, and the old list is gone again."""
+    assert cli.run("migrate").status == 0
+    migrated = rc.lrange(keys.unsettled("heavy"), 0, -1)
+    late = [set_entry("late-1", "heavy"), set_entry("late-2", "heavy")]
+    rc.rpush(OLD_LISTS["unsettled"], *late)
+
+    again = cli.run("migrate")
+
+    assert again.status == 0, again
+    assert "moved 2" in again.stdout
+    assert rc.lrange(keys.unsettled("heavy"), 0, -1) == [*migrated, *late]
+    assert not rc.exists(OLD_LISTS["unsettled"])
 
 
 def _scores(rc: redis.Redis, key: str, jid: str) -> list[float]:

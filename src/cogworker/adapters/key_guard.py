@@ -32,18 +32,20 @@ LAYOUT_TYPE = {keys.LAYOUT: "string"}
 
 
 def expected_types(queues: tuple[str, ...]) -> dict[str, str]:
-    """The Redis type of every fixed key and of the given queues' lists and sets."""
+    """The Redis type of every fixed key and of the given queues' lists and sets (their
+    waiting jobs, their jobs left for a reconciler)."""
     expected = {
         keys.QUEUES: "set",
         keys.PROCESSES: "set",
-        keys.UNSETTLED: "list",
-        keys.REPEAT_ORPHANS: "list",
         keys.PERIODIC_SCHEDULE: "hash",
         **LAYOUT_TYPE,
     }
     expected.update({keys.queue(name): "list" for name in queues})
     expected.update(
         {keys.sorted_set(kind, name): "zset" for name in queues for kind in keys.SET_NAMES}
+    )
+    expected.update(
+        {keys.left_list(kind, name): "list" for name in queues for kind in keys.LEFT_LIST_NAMES}
     )
     return expected
 

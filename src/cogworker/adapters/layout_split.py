@@ -1,9 +1,10 @@
 """A layout step's splits on one Redis (`domain.layout_splits.Split`): the members of an
-old sorted set, each moved to its queue's set by one script (`lua/move_entry.lua`).
+old sorted set, or the entries of an old list, each moved to its queue's by one script
+(`lua/move_entry.lua`).
 
-Members are read from the set's start a page at a time: every one read is moved (or was
-moved meanwhile), so the next page starts at the set's start again, and the split ends
-when the set is gone.  Each move's queue is registered in `cogworker:parts` in the same
+Members are read from the set's (or list's) start a page at a time: every one read is
+moved (or was moved meanwhile), so the next page starts at the start again, and the split
+ends when the key is gone.  Each move's queue is registered in `cogworker:parts` in the same
 pipeline, before it (a merged read never misses a moved entry); a run cut short
 anywhere is finished by running it again.
 """
@@ -40,22 +41,23 @@ class EntryMove:
 
 
 def moves(client: redis.Redis, split: Split) -> list[EntryMove]:
-    """The first `PAGE` members of the split's old set (none if it isn't a sorted set)."""
-    if as_bytes(client.type(split.old)) != b"zset":
+    """The first `PAGE` entries of the split's old key (none if it isn't of its kind)."""
+    if as_bytes(client.type(split.old)).decode() != split.kind:
         return []
-    members = cast("list[bytes]", client.zrange(split.old, 0, PAGE - 1))
+    read = client.zrange if split.kind == "zset" else client.lrange
+    members = cast("list[bytes]", read(split.old, 0, PAGE - 1))
     return [EntryMove(split=split, member=as_bytes(member)) for member in members]
 
 
 def move_entry(client: redis.Redis, move: EntryMove) -> bool:
-    """Move one member (its queue registered first); True if this call did."""
+    """Move one entry (its queue registered first); True if this call did."""
     pipe = client.pipeline(transaction=False)
     _queue_moves(pipe, [move])
     return as_bytes(run_pipeline(client, pipe)[-1]) == b"moved"
 
 
 def split_all(client: redis.Redis, split: Split) -> int:
-    """Every member of the split's old set moved: how many this call did (a page's
+    """Every entry of the split's old key moved: how many this call did (a page's
     registrations and moves pipelined per round trip)."""
     done = 0
     while page := moves(client, split):
@@ -72,12 +74,13 @@ def _queue_moves(pipe: redis.client.Pipeline, page: list[EntryMove]) -> None:
         pipe.sadd(keys.PARTS, *queues)
     for move in page:
         target = move.split.target(move.member)
-        MOVE_ENTRY.queue(pipe, (move.split.old, target), (move.member,))
+        MOVE_ENTRY.queue(pipe, (move.split.old, target), (move.member, move.split.kind))
 
 
 def report(client: redis.Redis, split: Split) -> KeyReport:
-    """The split as a dry run shows it: its old set's type and members, where they go."""
+    """The split as a dry run shows it: its old key's type and entries, where they go."""
     kind = as_bytes(client.type(split.old)).decode()
-    entries = int(client.zcard(split.old)) if kind == "zset" else 0
+    count = client.zcard if split.kind == "zset" else client.llen
+    entries = int(count(split.old)) if kind == split.kind else 0
     return KeyReport(old=split.old, new=split.new, kind=kind if entries else "none",
                      entries=entries)  # fmt: skip

@@ -15,10 +15,6 @@ PROCESSES = PREFIX + "processes"
 #: next to each queue's flag (`queue_paused`), for listing them; the flag is the truth
 #: (`adapters/queue_pause.py`).  No fetch reads it.
 PAUSED = PREFIX + "paused"
-UNSETTLED = PREFIX + "unsettled"
-REPEAT_ORPHANS = PREFIX + "repeat_orphans"
-#: Jobs handed back unfinished at too many stops, waiting to be filed in dead.
-REPEAT_HANDBACKS = PREFIX + "repeat_handbacks"
 #: A queue's list is named this, the queue's name, then `QUEUE_TAIL`: the name is its hash
 #: tag, `{q:NAME}`, which every key the queue owns shares (layout step 2).
 QUEUE_HEAD = PREFIX + "{q:"
@@ -41,6 +37,33 @@ def sorted_set(name: str, queue: str) -> str:
     """A queue's share of the scheduled, retry or dead set (`name`, one of `SET_NAMES`), in
     the queue's slot (layout step 8; a reading merges the queues of `PARTS`)."""
     return f"{PREFIX}{{q:{queue}}}:{name}"
+
+
+#: The lists a process leaves a queue's jobs on for any reconciler to file, by the name each
+#: queue's is called (layout step 9: `cogworker:{q:NAME}:unsettled`, ...): settlements
+#: handed over at a stop, repeat orphans and repeat hand-backs parked for dead.
+LEFT_LIST_NAMES = ("unsettled", "repeat_orphans", "repeat_handbacks")
+
+
+def left_list(name: str, queue: str) -> str:
+    """A queue's list of jobs left for a reconciler (`name`, one of `LEFT_LIST_NAMES`), in
+    the queue's slot (layout step 9; a reconciler reads the queues of `PARTS`)."""
+    return f"{PREFIX}{{q:{queue}}}:{name}"
+
+
+def unsettled(queue: str) -> str:
+    """The settlements of a queue's jobs that stopping processes handed over."""
+    return left_list("unsettled", queue)
+
+
+def repeat_orphans(queue: str) -> str:
+    """A queue's jobs orphaned too many times, waiting to be filed in its dead set."""
+    return left_list("repeat_orphans", queue)
+
+
+def repeat_handbacks(queue: str) -> str:
+    """A queue's jobs handed back unfinished at too many stops, waiting likewise."""
+    return left_list("repeat_handbacks", queue)
 
 
 def schedule(queue: str) -> str:

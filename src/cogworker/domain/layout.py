@@ -17,7 +17,7 @@ import attrs
 
 from cogworker.domain.layout_moves import Rename, RenameMatching
 from cogworker.domain.layout_rewrites import LOCK_REWRITES, Rewrite
-from cogworker.domain.layout_splits import SET_SPLITS, Split
+from cogworker.domain.layout_splits import LIST_SPLITS, SET_SPLITS, Split
 
 #: The command that applies the missing steps, as refusals name it.
 MIGRATE = "cogworker migrate"
@@ -27,8 +27,8 @@ MIGRATE = "cogworker migrate"
 class Step:
     """One layout step: its number (the layout a Redis holds once it is applied), what it
     changes in words, the keys it renames, the families of keys it renames each, the
-    keys whose entries it rewrites, and the sorted sets whose entries it moves to their
-    queues' sets."""
+    keys whose entries it rewrites, and the sorted sets and lists whose entries it moves
+    to their queues' keys."""
 
     number: int
     summary: str
@@ -121,6 +121,12 @@ STEPS: tuple[Step, ...] = (
         summary="the scheduled, retry and dead sets per queue, each entry to its queue's",
         renames=(),
         splits=SET_SPLITS,
+    ),
+    Step(
+        number=9,
+        summary="the hand-over and parking lists per queue, each entry to its queue's",
+        renames=(),
+        splits=LIST_SPLITS,
     ),
 )
 

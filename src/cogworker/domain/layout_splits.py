@@ -1,6 +1,7 @@
-"""A layout step's splits (`domain.layout.Step.splits`): a sorted set kept for all queues
-at once, its entries moved one by one to the set of the queue each names (layout step 8:
-the scheduled, retry and dead sets).
+"""A layout step's splits (`domain.layout.Step.splits`): a sorted set or a list kept for
+all queues at once, its entries moved one by one to the one of the queue each names
+(layout step 8: the scheduled, retry and dead sets; layout step 9: the lists of jobs left
+for a reconciler, hand-overs and parked repeat orphans and hand-backs).
 
 Data and the one decision, where an entry goes; `adapters.layout_split` reads the
 entries and moves each with one script.
@@ -9,20 +10,26 @@ entries and moves each with one script.
 from __future__ import annotations
 
 import json
+from typing import Literal
 
 import attrs
 
 from cogworker.domain.layout_moves import WILDCARD
 from cogworker.domain.queues import name_problem
 
+#: The Redis types whose entries a `Split` moves: a sorted set's each with its score, a
+#: list's from its left end to the right end of its queue's (the order kept per queue).
+SplitKind = Literal["zset", "list"]
+
 
 @attrs.frozen(kw_only=True)
 class Split:
-    """The members of the sorted set `old`, each moved with its score to the set named
-    `new` with its `*` replaced by the queue the member names (`queue_named`)."""
+    """The entries of the key `old` of Redis type `kind`, each moved to the key named
+    `new` with its `*` replaced by the queue the entry names (`queue_named`)."""
 
     old: str
     new: str = attrs.field()
+    kind: SplitKind = "zset"
 
     @new.validator
     def _one_wildcard(self, attribute: attrs.Attribute[str], value: str) -> None:
@@ -44,6 +51,7 @@ def queue_named(member: bytes) -> str:
         record = json.loads(member)
     except (ValueError, RecursionError):
         return ""
+    # A hand-over's record (an outcome) names its queue as a job's payload does.
     queue = record.get("queue") if isinstance(record, dict) else None
     return queue if isinstance(queue, str) and name_problem(queue) is None else ""
 
@@ -52,4 +60,10 @@ def queue_named(member: bytes) -> str:
 SET_SPLITS: tuple[Split, ...] = tuple(
     Split(old=f"cogworker:{name}", new=f"cogworker:{{q:{WILDCARD}}}:{name}")
     for name in ("schedule", "retry", "dead")
+)
+
+#: Layout step 9's: the lists of jobs left for a reconciler per queue.
+LIST_SPLITS: tuple[Split, ...] = tuple(
+    Split(old=f"cogworker:{name}", new=f"cogworker:{{q:{WILDCARD}}}:{name}", kind="list")
+    for name in ("unsettled", "repeat_orphans", "repeat_handbacks")
 )

@@ -1,9 +1,9 @@
 """Hand-over: a stopping process gives the settlements it couldn't write to whichever
 process reconciles next, each moved off its in-progress list in the same step.
 
-A handed-over settlement is its `OutcomeRecord` as JSON on the unsettled
-list, through the one cattrs converter (`adapters.codec`: a cold path,
-written once per stop, read once).
+A handed-over settlement is its `OutcomeRecord` as JSON on its queue's unsettled list
+(`redis_keys.unsettled`, layout step 9), through the one cattrs converter
+(`adapters.codec`: a cold path, written once per stop, read once).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.batch_events import with_batch
 from cogworker.adapters.jobs.fetch import Fetched
+from cogworker.adapters.jobs.left_lists import LeftList, left_lists
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.settle import SettleStore
-from cogworker.adapters.replies import as_bytes
 
 
 def handover_record(outcome: OutcomeRecord) -> str:
@@ -49,19 +49,25 @@ class HandoverStore:
         return self.settles.client
 
     def hand_over(self, identity: str, job: Fetched, outcome: OutcomeRecord) -> bool:
-        """Move a job off `identity`'s in-progress list onto the unsettled list, with
-        the outcome still to write for it."""
-        moved = scripts.HANDOVER(
-            self.client,
-            (keys.in_progress(identity), keys.UNSETTLED),
-            (job.raw, handover_record(attrs.evolve(with_batch(outcome, job.raw), queue=job.queue))),
+        """Move a job off `identity`'s in-progress list onto its queue's unsettled list,
+        with the outcome still to write for it.  The queue is registered in `parts` before
+        (a reconciler reads the unsettled lists of the parts)."""
+        record = handover_record(attrs.evolve(with_batch(outcome, job.raw), queue=job.queue))
+        pipe = self.client.pipeline(transaction=False)
+        pipe.sadd(keys.PARTS, job.queue)
+        scripts.HANDOVER.queue(
+            pipe, (keys.in_progress(identity), keys.unsettled(job.queue)), (job.raw, record)
         )
-        return bool(moved)
+        return bool(scripts.run_pipeline(self.client, pipe)[-1])
 
-    def unsettled(self) -> list[bytes]:
-        """The settlements stopped processes handed over, oldest first."""
-        return [as_bytes(entry) for entry in self.client.lrange(keys.UNSETTLED, 0, -1)]
+    def unsettled(self) -> list[LeftList]:
+        """The queues' non-empty unsettled lists: settlements stopped processes handed
+        over, oldest first in each."""
+        return left_lists(self.client, ["unsettled"])
 
-    def settle_handed_over(self, record: bytes, outcome: OutcomeRecord, now: float) -> bool:
-        """Write an outcome a stopped process handed over; True if this call did."""
-        return self.settles.settle_from(keys.UNSETTLED, record, outcome.queue, True, outcome, now)
+    def settle_handed_over(
+        self, holder: str, record: bytes, outcome: OutcomeRecord, now: float
+    ) -> bool:
+        """Write an outcome a stopped process handed over, taken off the unsettled list
+        `holder`; True if this call did."""
+        return self.settles.settle_from(holder, record, outcome.queue, True, outcome, now)

@@ -16,8 +16,9 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.batch_events import entry_event_target
 from cogworker.adapters.jobs.fetch import FetchStore
+from cogworker.adapters.jobs.left_lists import LeftList, left_lists
 from cogworker.adapters.jobs.retention import ORPHANINGS_TTL, Retention
-from cogworker.adapters.replies import as_bytes
+from cogworker.adapters.parts import MIGRATED
 from cogworker.adapters.results import queue_indexes, result_args, result_key
 from cogworker.domain import payload
 from cogworker.domain.results import Kept
@@ -54,12 +55,18 @@ def _told_entries(entries: Iterable[bytes], running: Collection[bytes]) -> list[
     return told
 
 
-def _counters(told: Sequence[str]) -> list[str]:
-    """Per told entry (SHA1, queue, jid, running), its orphanings and hand-backs counters."""
+def _entry_keys(told: Sequence[str]) -> list[str]:
+    """Per told entry (SHA1, queue, jid, running), its orphanings and hand-backs counters
+    and its queue's two parking lists."""
     return [
         key
         for queue, jid in zip(told[1::4], told[2::4], strict=True)
-        for key in (keys.orphanings(queue, jid), keys.handbacks(queue, jid))
+        for key in (
+            keys.orphanings(queue, jid),
+            keys.handbacks(queue, jid),
+            keys.repeat_orphans(queue),
+            keys.repeat_handbacks(queue),
+        )
     ]
 
 
@@ -103,15 +110,14 @@ class RecoverStore:
         running: Collection[bytes] = (),
     ) -> tuple[int, int]:
         told = _told_entries(FetchStore(self.client).in_progress(identity), running)
+        queues = sorted(set(told[1::4]))  # per entry: SHA1, queue, ...
         pipe = self.client.pipeline(transaction=False)
+        # Parts first: a reconciler reads the parking lists of the parts.
+        if queues:
+            pipe.sadd(keys.PARTS, *queues)
         scripts.REQUEUE.queue(
             pipe,
-            (
-                keys.in_progress(identity),
-                keys.REPEAT_ORPHANS,
-                keys.REPEAT_HANDBACKS,
-                *_counters(told),
-            ),
+            (keys.in_progress(identity), keys.repeat_orphans(MIGRATED), *_entry_keys(told)),
             (
                 "1" if recovery else "0",
                 limits.max_orphanings,
@@ -122,16 +128,16 @@ class RecoverStore:
                 *told,
             ),
         )
-        # Registered after the jobs are back (see move_due.lua); per entry: SHA1, queue, ...
-        for queue in sorted(set(told[1::4])):
+        # Registered after the jobs are back (see move_due.lua).
+        for queue in queues:
             pipe.sadd(keys.QUEUES, queue)
-        requeued, parked = scripts.run_pipeline(self.client, pipe)[0]
+        requeued, parked = scripts.run_pipeline(self.client, pipe)[bool(queues)]
         return int(requeued), int(parked)
 
-    def parked(self, parked: str) -> list[bytes]:
-        """The entries of a parking list (repeat orphans or hand-backs) waiting to be
-        filed in dead."""
-        return [as_bytes(entry) for entry in self.client.lrange(parked, 0, -1)]
+    def parked(self, name: str) -> list[LeftList]:
+        """The queues' non-empty parking lists of `name` ("repeat_orphans" or
+        "repeat_handbacks"): jobs waiting to be filed in their queue's dead set."""
+        return left_lists(self.client, [name])
 
     def bury(
         self,

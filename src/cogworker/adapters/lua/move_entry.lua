@@ -1,20 +1,36 @@
--- move_entry: one member of a sorted set of an older layout moved, with its
--- score, to the set it goes to in the next (`cogworker migrate`, layout step
--- 8: the scheduled, retry and dead sets kept for all queues, to the set of
--- the queue each entry names, `domain/layout_splits.py`), so it is in one
--- set or the other at every moment, never both, never neither.  The older
--- layout ran on one node only: the two keys may be in different slots.
+-- move_entry: one entry of a sorted set or list of an older layout moved to
+-- the key it goes to in the next (`cogworker migrate`, layout step 8: the
+-- scheduled, retry and dead sets kept for all queues, to the set of the queue
+-- each entry names; layout step 9: likewise the hand-over and parking lists;
+-- `domain/layout_splits.py`), so it is in one key or the other at every
+-- moment, never both, never neither.  The older layout ran on one node only:
+-- the two keys may be in different slots.
 --
--- shape: KEYS 2, ARGV 1
--- KEYS[1] the old set   KEYS[2] the set the member goes to
--- ARGV[1] the member
+-- A sorted set's member keeps its score.  A list's entry is moved only from
+-- the old list's left end (the oldest) to the new list's right end, so the
+-- entries of one queue keep their order, and an entry the list holds twice
+-- is moved once per call.
 --
--- Returns "moved", or "absent": the member isn't in the old set (moved by a
--- run before, or never there); nothing is written then.
+-- shape: KEYS 2, ARGV 2
+-- KEYS[1] the old set or list   KEYS[2] the one the entry goes to
+-- ARGV[1] the entry   ARGV[2] the old key's type: "zset" or "list"
+--
+-- Returns "moved", or "absent": the entry isn't in the old set (or at the
+-- old list's left end): moved by a run before, or never there; nothing is
+-- written then.
 need_text(1)
+local kind = need_choice(2, "zset", "list")
 
-if redis.call("TYPE", KEYS[1]).ok ~= "zset" then
+if redis.call("TYPE", KEYS[1]).ok ~= kind then
   return "absent"
+end
+if kind == "list" then
+  if redis.call("LINDEX", KEYS[1], 0) ~= ARGV[1] then
+    return "absent"
+  end
+  redis.call("RPUSH", KEYS[2], ARGV[1])
+  redis.call("LPOP", KEYS[1])
+  return "moved"
 end
 local score = redis.call("ZSCORE", KEYS[1], ARGV[1])
 if not score then

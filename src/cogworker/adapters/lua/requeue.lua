@@ -10,27 +10,31 @@
 -- Two uses:
 -- * recovery (ARGV[1] = "1"): the process is gone (judge_gone.lua said so
 --   first, in the process's own slot).  Each job's orphanings counter goes
---   up; a job orphaned more than ARGV[2] times is parked on the
+--   up; a job orphaned more than ARGV[2] times is parked on its queue's
 --   repeat-orphans list instead, to be filed in dead.  Racing reconcilers are
 --   harmless: the first one empties the list, the others find it empty.
 -- * shutdown (ARGV[1] = "0"): the process's own unfinished jobs.  A job
 --   still running (handed back unfinished) counts a hand-back; one handed
---   back more than ARGV[6] times is parked on the repeat-hand-backs list, to
---   be filed in dead.  A job fetched but not started is not counted.
+--   back more than ARGV[6] times is parked on its queue's repeat-hand-backs
+--   list, to be filed in dead.  A job fetched but not started is not counted.
 --
--- The caller registers the queues it names after this script (see
--- move_due.lua).
+-- The caller registers the queues it names in `queues` after this script
+-- (see move_due.lua), and in `parts` before it (a reconciler reads the
+-- parking lists of the parts).
 --
 -- The one script still naming keys it isn't given (docs/redis-cluster.md,
 -- "The rule"): a process's list holds jobs of several queues until the
 -- lists are per queue, so each queue's list is named from ARGV.  Each told
--- entry's counters come in KEYS (the caller read its queue and jid).
+-- entry's counters and parking lists come in KEYS (the caller read its queue
+-- and jid).
 --
--- shape: KEYS 3 + 2n, ARGV 6 + 4n
--- KEYS[1] the in-progress list     KEYS[2] the repeat-orphans list
--- KEYS[3] the repeat-hand-backs list
--- KEYS[4..] per told entry, in ARGV's order: its orphanings counter, then its
---           hand-backs counter (in its queue's slot)
+-- shape: KEYS 2 + 4n, ARGV 6 + 4n
+-- KEYS[1] the in-progress list
+-- KEYS[2] where an entry it wasn't told about is parked: the repeat-orphans
+--         list of the empty queue name's part
+-- KEYS[3..] per told entry, in ARGV's order: its orphanings counter, its
+--           hand-backs counter, its queue's repeat-orphans list, its queue's
+--           repeat-hand-backs list (all in its queue's slot)
 -- ARGV[1] "1" recovery, "0" shutdown
 -- ARGV[2] most orphanings a job may have
 -- ARGV[3], ARGV[4] a queue's key: the text before its name, and after
@@ -47,8 +51,8 @@ need_name(4)
 need_int(5, 1, LONGEST_SECONDS)
 local most_handbacks = need_int(6, 0, MOST)
 need_groups(7, 4)
-if #KEYS ~= 3 + (#ARGV - 6) / 2 then
-  error({err = "ERR cogworker: " .. #KEYS .. " KEYS, expected two counters per told entry"})
+if #KEYS ~= 2 + (#ARGV - 6) then
+  error({err = "ERR cogworker: " .. #KEYS .. " KEYS, expected four keys per told entry"})
 end
 local told = {}
 for i = 7, #ARGV, 4 do
@@ -66,10 +70,11 @@ local function too_many(key, most)
   return count > most
 end
 
--- The counters of the entry told at ARGV[i]: its orphanings', its hand-backs'.
-local function counters(i)
-  local k = 3 + (i - 7) / 2
-  return KEYS[k + 1], KEYS[k + 2]
+-- The keys of the entry told at ARGV[i]: its orphanings counter, its
+-- hand-backs counter, its queue's repeat-orphans and repeat-hand-backs lists.
+local function entry_keys(i)
+  local k = 2 + (i - 7)
+  return KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4]
 end
 
 local requeued, parked = 0, 0
@@ -77,11 +82,11 @@ for _, raw in ipairs(redis.call("LRANGE", KEYS[1], 0, -1)) do
   local i = told[redis.sha1hex(raw)]
   local park_on = i == nil and KEYS[2] or nil
   if i and recovery then
-    local orphanings = counters(i)
-    park_on = too_many(orphanings, most_orphanings) and KEYS[2] or nil
+    local orphanings, _, repeat_orphans = entry_keys(i)
+    park_on = too_many(orphanings, most_orphanings) and repeat_orphans or nil
   elseif i and ARGV[i + 3] == "1" then
-    local _, handbacks = counters(i)
-    park_on = too_many(handbacks, most_handbacks) and KEYS[3] or nil
+    local _, handbacks, _, repeat_handbacks = entry_keys(i)
+    park_on = too_many(handbacks, most_handbacks) and repeat_handbacks or nil
   end
   if park_on then
     redis.call("RPUSH", park_on, raw)

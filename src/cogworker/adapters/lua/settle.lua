@@ -3,7 +3,7 @@
 -- nothing and writes nothing.
 --
 -- The list is this process's in-progress list (a run just ended), or the
--- unsettled list (a settlement a stopped process handed over).
+-- queue's unsettled list (a settlement a stopped process handed over).
 --
 -- shape: KEYS 21, ARGV 33
 -- uses: _tallies, _results

@@ -19,9 +19,9 @@ import attrs
 import redis
 from returns.pipeline import is_successful
 
-from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import user_hooks
 from cogworker.adapters.jobs.handover import HandoverStore, parse_handover_record
+from cogworker.adapters.jobs.left_lists import LeftList
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.jobs.settle import SettleOrder
@@ -114,25 +114,30 @@ class Reconciler:
             self.state.pending.forget(order)
 
     def file_unsettled(self) -> int:
-        """Write what stopped processes handed over; how many this call wrote."""
+        """Write what stopped processes handed over, on every queue's unsettled list; how
+        many this call wrote."""
         written = 0
-        for record in self.handovers.unsettled():
-            now = self.clock()
-            outcome = parse_handover_record(record)
-            if outcome is None:
-                error = payload.PayloadError(
-                    problem=payload.PayloadProblem.BAD_FIELD, detail="a damaged unsettled record"
-                )
-                self.recovers.bury_unreadable(
-                    (keys.UNSETTLED, "list"), record, error, jid=new_jid(), now=now
-                )
-                continue
-            if not self.handovers.settle_handed_over(record, outcome, now):
-                continue
-            written += 1
-            if outcome.kind == "dead":
-                self._notify_failed(outcome.payload)
+        for unsettled in self.handovers.unsettled():
+            for record in unsettled.entries:
+                written += self._file_handed_over(unsettled, record)
         return written
+
+    def _file_handed_over(self, unsettled: LeftList, record: bytes) -> bool:
+        now = self.clock()
+        outcome = parse_handover_record(record)
+        if outcome is None:
+            error = payload.PayloadError(
+                problem=payload.PayloadProblem.BAD_FIELD, detail="a damaged unsettled record"
+            )
+            self.recovers.bury_unreadable(
+                unsettled.holder, record, error, jid=new_jid(), now=now, queue=unsettled.queue
+            )
+            return False
+        if not self.handovers.settle_handed_over(unsettled.key, record, outcome, now):
+            return False
+        if outcome.kind == "dead":
+            self._notify_failed(outcome.payload)
+        return True
 
     def recover_orphans(self) -> int:
         """Requeue the in-progress jobs of every gone process; how many came back.
@@ -217,31 +222,36 @@ class Reconciler:
         handed_back = JobHandedBackError(
             f"still running at more than {self.config.max_handbacks} worker stops"
         )
-        return self._bury_parked(keys.REPEAT_ORPHANS, orphaned) + self._bury_parked(
-            keys.REPEAT_HANDBACKS, handed_back
+        return self._bury_parked("repeat_orphans", orphaned) + self._bury_parked(
+            "repeat_handbacks", handed_back
         )
 
-    def _bury_parked(self, parked: str, error: Exception) -> int:
-        buried = 0
-        for entry in self.recovers.parked(parked):
-            now = self.clock()
-            decoded = payload.decode(entry)
-            if not is_successful(decoded):
-                buried += self.recovers.bury_unreadable(
-                    (parked, "list"), entry, decoded.failure(), jid=new_jid(), now=now
-                )
-                continue
-            job = _with_error(decoded.unwrap(), error, now)
-            filed, kept = payload.encode(job), results.buried(job)
-            if self.recovers.bury(
-                parked, "list", entry, filed, now, jid=job.jid, result=kept, queue=job.queue
-            ):
-                buried += 1
-                self.logger.error("moved to dead: %s", error, extra={"jid": job.jid})
-                self._release_locks(job)
-                # The hooks get the entry as stored in dead, error and all.
-                notify(self._notice(job, error), self.config.death_handlers, self.logger)
-        return buried
+    def _bury_parked(self, name: str, error: Exception) -> int:
+        """File the entries of every queue's parking list `name` in that queue's dead set."""
+        return sum(
+            self._bury_one(parked, entry, error)
+            for parked in self.recovers.parked(name)
+            for entry in parked.entries
+        )
+
+    def _bury_one(self, parked: LeftList, entry: bytes, error: Exception) -> bool:
+        now = self.clock()
+        decoded = payload.decode(entry)
+        if not is_successful(decoded):
+            return self.recovers.bury_unreadable(
+                parked.holder, entry, decoded.failure(), jid=new_jid(), now=now, queue=parked.queue
+            )
+        job = _with_error(decoded.unwrap(), error, now)
+        filed, kept = payload.encode(job), results.buried(job)
+        if not self.recovers.bury(
+            *parked.holder, entry, filed, now, jid=job.jid, result=kept, queue=parked.queue
+        ):
+            return False
+        self.logger.error("moved to dead: %s", error, extra={"jid": job.jid})
+        self._release_locks(job)
+        # The hooks get the entry as stored in dead, error and all.
+        notify(self._notice(job, error), self.config.death_handlers, self.logger)
+        return True
 
     def _release_locks(self, job: JobRecord) -> None:
         """A job that ended outside a settlement lets go of its locks (owner-checked)."""
