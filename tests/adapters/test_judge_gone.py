@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-
 import pytest
 import redis
 from hypothesis import HealthCheck, given, settings
@@ -11,15 +9,11 @@ from hypothesis import strategies as st
 
 import cogworker
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.jobs.handover import HandoverStore
-from cogworker.adapters.jobs.recover import RecoverStore
-from cogworker.adapters.jobs.run import RunStore
-from cogworker.adapters.jobs.settle import SettleStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.worker.reconciler import Reconciler
-from cogworker.app.worker.state import WorkerState
 from cogworker.exceptions import ConfigError
 from tests.support.processes import wait_until
+from tests.support.reconcilers import reconciler
 
 #: Far from every age drawn below: a look's own duration never crosses it.
 THRESHOLD = 10.0
@@ -130,15 +124,8 @@ def test_a_beat_tells_a_verdict_from_an_expired_hash(rc: redis.Redis) -> None:
 
 
 def _reconciler(rc: redis.Redis) -> Reconciler:
-    config = cogworker.Config(heartbeat_interval=0.1, orphan_threshold=0.4, max_orphanings=3)
-    return Reconciler(
-        HandoverStore(SettleStore(rc)),
-        RecoverStore(rc),
-        RunStore(rc),
-        ProcessRegistry(rc),
-        config,
-        WorkerState(identity="reconciling"),
-        logging.getLogger("test"),
+    return reconciler(
+        rc, cogworker.Config(heartbeat_interval=0.1, orphan_threshold=0.4, max_orphanings=3)
     )
 
 

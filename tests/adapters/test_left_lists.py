@@ -5,7 +5,6 @@ list, in that queue's slot, reading the lists of every part and of the empty que
 from __future__ import annotations
 
 import json
-import logging
 
 import redis
 
@@ -16,13 +15,11 @@ from cogworker.adapters.jobs.handover import HandoverStore
 from cogworker.adapters.jobs.left_lists import left_lists
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.recover import RecoverStore
-from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.jobs.settle import SettleStore
 from cogworker.adapters.layout_store import LayoutStore
-from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.worker.reconciler import Reconciler
-from cogworker.app.worker.state import WorkerState
 from cogworker.domain import layout, payload
+from tests.support.reconcilers import reconciler
 
 IDENTITY = "host:1:stopping"
 QUEUES = ("mail", "reports")
@@ -34,16 +31,7 @@ def _raw(jid: str, queue: str) -> bytes:
 
 
 def _reconciler(rc: redis.Redis) -> Reconciler:
-    config = cogworker.Config(max_orphanings=MAX_ORPHANINGS)
-    return Reconciler(
-        HandoverStore(SettleStore(rc)),
-        RecoverStore(rc),
-        RunStore(rc),
-        ProcessRegistry(rc),
-        config,
-        WorkerState(identity="reconciling"),
-        logging.getLogger("test"),
-    )
+    return reconciler(rc, cogworker.Config(max_orphanings=MAX_ORPHANINGS))
 
 
 def test_hand_overs_go_on_their_queue_s_list_and_are_filed_from_there(rc: redis.Redis) -> None:
