@@ -51,14 +51,14 @@ def test_hand_overs_go_on_their_queue_s_list_and_are_filed_from_there(rc: redis.
     rc.rpush(keys.unsettled("mail"), b"{damaged")
 
     reconciler = _reconciler(rc)
-    assert reconciler.file_unsettled() == 2
+    assert reconciler.left.file_unsettled() == 2
 
     for queue in QUEUES:
         assert rc.get(keys.stat(queue, "processed")) == b"1"
         assert not rc.exists(keys.unsettled(queue))
     (buried,) = rc.zrange(keys.dead("mail"), 0, -1)
     assert json.loads(buried)["raw"] == "{damaged"
-    assert reconciler.file_unsettled() == 0
+    assert reconciler.left.file_unsettled() == 0
 
 
 def test_repeat_orphans_are_parked_on_their_queue_s_list_and_buried_in_its_dead_set(
@@ -79,7 +79,7 @@ def test_repeat_orphans_are_parked_on_their_queue_s_list_and_buried_in_its_dead_
     assert rc.lrange(keys.repeat_orphans(""), 0, -1) == [b"\xff not a job"]
     assert set(rc.smembers(keys.PARTS)) == {queue.encode() for queue in QUEUES}
 
-    assert _reconciler(rc).bury_repeat_orphans() == 3
+    assert _reconciler(rc).left.bury_repeat_orphans() == 3
 
     for queue in QUEUES:
         (dead,) = rc.zrange(keys.dead(queue), 0, -1)

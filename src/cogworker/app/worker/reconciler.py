@@ -17,30 +17,17 @@ from collections.abc import Callable
 
 import attrs
 import redis
-from returns.pipeline import is_successful
 
-from cogworker.adapters import user_hooks
-from cogworker.adapters.jobs.handover import HandoverStore, parse_handover_record
-from cogworker.adapters.jobs.left_lists import LeftList
+from cogworker.adapters.jobs.handover import HandoverStore
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.jobs.settle import SettleOrder
 from cogworker.adapters.liveness import presence_ttl
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
-from cogworker.app.death import DeathNotice, notify
-from cogworker.app.job_loading import load_job_class
-from cogworker.app.job_record import new_jid
 from cogworker.app.worker.backoff import Backoff, repeat
+from cogworker.app.worker.left_jobs import LeftJobs
 from cogworker.app.worker.state import WorkerState
-from cogworker.domain import locks, payload, results
-from cogworker.domain.job import JobRecord
-from cogworker.exceptions import (
-    JobFailedError,
-    JobHandedBackError,
-    JobOrphanedError,
-    UnknownJobClassError,
-)
 
 #: Every this many passes, also scan for in-progress lists of unregistered processes.
 SCAN_EVERY = 20
@@ -59,7 +46,15 @@ class Reconciler:
     logger: logging.Logger
     clock: Callable[[], float] = time.time
     finished: threading.Event = attrs.field(factory=threading.Event)
+    #: Filing what stopped and gone processes left on the queues' lists.
+    left: LeftJobs = attrs.field(init=False)
     _passes: int = 0
+
+    @left.default
+    def _left_jobs(self) -> LeftJobs:
+        return LeftJobs(
+            self.handovers, self.recovers, self.config, self.state, self.logger, self.clock
+        )
 
     @property
     def interval(self) -> float:
@@ -85,10 +80,10 @@ class Reconciler:
         """One pass: pending writes, handed-over ones, then (when safe to judge) orphans."""
         self.settle_pending()
         self.release_deferred()
-        self.file_unsettled()
+        self.left.file_unsettled()
         if self._may_judge_others():
             self.recover_orphans()
-            self.bury_repeat_orphans()
+            self.left.bury_repeat_orphans()
 
     def settle_pending(self) -> None:
         """Write the acks and failure outcomes that failed earlier; stop at the first error."""
@@ -112,32 +107,6 @@ class Reconciler:
         for order in self.state.pending.snapshot():
             self.handovers.hand_over(self.state.identity, order.fetched, order.outcome)
             self.state.pending.forget(order)
-
-    def file_unsettled(self) -> int:
-        """Write what stopped processes handed over, on every queue's unsettled list; how
-        many this call wrote."""
-        written = 0
-        for unsettled in self.handovers.unsettled():
-            for record in unsettled.entries:
-                written += self._file_handed_over(unsettled, record)
-        return written
-
-    def _file_handed_over(self, unsettled: LeftList, record: bytes) -> bool:
-        now = self.clock()
-        outcome = parse_handover_record(record)
-        if outcome is None:
-            error = payload.PayloadError(
-                problem=payload.PayloadProblem.BAD_FIELD, detail="a damaged unsettled record"
-            )
-            self.recovers.bury_unreadable(
-                unsettled.holder, record, error, jid=new_jid(), now=now, queue=unsettled.queue
-            )
-            return False
-        if not self.handovers.settle_handed_over(unsettled.key, record, outcome, now):
-            return False
-        if outcome.kind == "dead":
-            self._notify_failed(outcome.payload)
-        return True
 
     def recover_orphans(self) -> int:
         """Requeue the in-progress jobs of every gone process; how many came back.
@@ -207,7 +176,7 @@ class Reconciler:
         """At shutdown: this process's unfinished jobs back on their queues; how many.
 
         Those still running are handed back unfinished: each counts toward
-        `max_handbacks`, past which it is parked for `bury_repeat_orphans`.
+        `max_handbacks`, past which it is parked for `LeftJobs.bury_repeat_orphans`.
         """
         return self.recovers.requeue_own(
             self.state.identity,
@@ -215,71 +184,13 @@ class Reconciler:
             max_handbacks=self.config.max_handbacks,
         )
 
-    def bury_repeat_orphans(self) -> int:
-        """File parked repeat orphans (JobOrphanedError) and repeat hand-backs
-        (JobHandedBackError) in dead; how many this call did."""
-        orphaned = JobOrphanedError(f"orphaned more than {self.config.max_orphanings} times")
-        handed_back = JobHandedBackError(
-            f"still running at more than {self.config.max_handbacks} worker stops"
-        )
-        return self._bury_parked("repeat_orphans", orphaned) + self._bury_parked(
-            "repeat_handbacks", handed_back
-        )
-
-    def _bury_parked(self, name: str, error: Exception) -> int:
-        """File the entries of every queue's parking list `name` in that queue's dead set."""
-        return sum(
-            self._bury_one(parked, entry, error)
-            for parked in self.recovers.parked(name)
-            for entry in parked.entries
-        )
-
-    def _bury_one(self, parked: LeftList, entry: bytes, error: Exception) -> bool:
-        now = self.clock()
-        decoded = payload.decode(entry)
-        if not is_successful(decoded):
-            return self.recovers.bury_unreadable(
-                parked.holder, entry, decoded.failure(), jid=new_jid(), now=now, queue=parked.queue
-            )
-        job = _with_error(decoded.unwrap(), error, now)
-        filed, kept = payload.encode(job), results.buried(job)
-        if not self.recovers.bury(
-            *parked.holder, entry, filed, now, jid=job.jid, result=kept, queue=parked.queue
-        ):
-            return False
-        self.logger.error("moved to dead: %s", error, extra={"jid": job.jid})
-        self._release_locks(job)
-        # The hooks get the entry as stored in dead, error and all.
-        notify(self._notice(job, error), self.config.death_handlers, self.logger)
-        return True
-
-    def _release_locks(self, job: JobRecord) -> None:
-        """A job that ended outside a settlement lets go of its locks (owner-checked)."""
-        for lock in locks.locks_released_for_good(job):
-            self.state.defer_release(lock, job.jid)  # done by the next pass
-
     def _settle(self, order: SettleOrder) -> None:
         outcome = order.outcome
         owner = self.state.identity if self.config.fetch == "reliable" else None
         filed = self.handovers.settles.settle(owner, order, self.clock())
         self.logger.info("an outcome written late: %s", outcome.kind, extra={"jid": outcome.jid})
         if filed and outcome.kind == "dead":
-            self._notify_failed(outcome.payload)
-
-    def _notify_failed(self, filed: str) -> None:
-        """Death hooks for a failure filed from its stored record (a JobFailedError)."""
-        decoded = payload.decode(filed)
-        if is_successful(decoded):
-            job = decoded.unwrap()
-            error = JobFailedError(job.error_message or "")
-            notify(self._notice(job, error), self.config.death_handlers, self.logger)
-
-    def _notice(self, job: JobRecord, error: Exception) -> DeathNotice:
-        try:
-            job_class: type | None = load_job_class(job.class_name, self.config.job_modules)
-        except UnknownJobClassError:
-            job_class = None
-        return DeathNotice(entry=payload.to_dict(job), exception=error, job_class=job_class)
+            self.left.notify_failed(outcome.payload)
 
     def write_last(self, unfinished: int) -> None:
         """At shutdown, once every other thread is done: late outcomes, hand-overs, this
@@ -322,10 +233,3 @@ class Reconciler:
     def _may_judge_others(self) -> bool:
         since = self.state.healthy_since
         return since is not None and time.time() - since >= self.config.orphan_threshold
-
-
-def _with_error(job: JobRecord, error: Exception, now: float) -> JobRecord:
-    record = user_hooks.error_record(error)
-    return attrs.evolve(
-        job, error_class=record.class_name, error_message=record.message, failed_at=now
-    )
