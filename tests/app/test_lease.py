@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 
@@ -13,7 +14,7 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.worker.heartbeat import Heartbeat
-from cogworker.app.worker.lease import Lease, may_start
+from cogworker.app.worker.lease import Lease, may_start, may_start_on_loop
 from cogworker.app.worker.state import WorkerState
 
 IDENTITY = "host:1:lease"
@@ -63,6 +64,29 @@ def test_a_start_waits_for_the_lease() -> None:
     assert answers == [True]
     state.let_go_of_all()
     assert not may_start(state, JOB, logging.getLogger("t"))
+
+
+def test_a_start_on_the_event_loop_waits_for_the_lease_on_a_thread() -> None:
+    """On the loop: without the lease the start waits while the loop goes on running
+    other work; a beat landing lets it go on; a job the process let go of doesn't start,
+    and with the lease held that is answered at once."""
+    clock = Clock()
+    state = WorkerState(identity=IDENTITY, lease=Lease(10.0, clock))
+    state.hold(JOB.raw)
+    logger = logging.getLogger("t")
+
+    async def wait_then_beat() -> tuple[bool, int]:
+        waiting = asyncio.ensure_future(may_start_on_loop(state, JOB, logger))
+        turns = 0
+        while turns < 20 and not waiting.done():
+            await asyncio.sleep(0.01)  # the loop turns while the start waits
+            turns += 1
+        state.lease.renew(clock.now)
+        return await asyncio.wait_for(waiting, 10.0), turns
+
+    assert asyncio.run(wait_then_beat()) == (True, 20)
+    state.let_go_of_all()
+    assert not asyncio.run(may_start_on_loop(state, JOB, logger))
 
 
 def _heartbeat(rc: redis.Redis, on_gone: list[str], fail: bool = False) -> Heartbeat:

@@ -6,11 +6,12 @@ import os
 import signal
 from pathlib import Path
 
+import pytest
 import redis
 
 import cogworker
 from cogworker.adapters import redis_keys as keys
-from tests.faults import jobs, jobs_liveness, oracle
+from tests.faults import jobs, jobs_async, jobs_liveness, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.faults.liveness_support import APP, THRESHOLD, identity_of
 from tests.support.processes import wait_until
@@ -80,20 +81,45 @@ def test_a_frozen_process_is_still_judged_gone(
     oracle.assert_nothing_left_behind(inspect)
 
 
+#: A worker with one place for a job and two more fetched ahead, by where its jobs run:
+#: its options, the job it runs until a gate file appears, and the quick buffered job.
+WOKEN_AFTER_RECOVERY = {
+    "threads": (["--prefetch", "2"], jobs.DoneAtGate, jobs.Count, [[1], [2]]),
+    "event loop": (
+        ["--async-concurrency", "1", "--prefetch", "2"],
+        jobs_async.AwaitsAGate,
+        jobs_async.AsyncSleep,
+        [[0], [0]],
+    ),
+}
+#: How long Redis holds writes back (its beat's too) while the woken process resumes.
+WRITES_HELD_MS = 3000
+
+
+@pytest.mark.parametrize("runs_on", sorted(WOKEN_AFTER_RECOVERY))
 def test_a_process_woken_after_its_recovery_runs_none_of_its_old_jobs(
-    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+    runs_on: str,
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    tmp_path: Path,
 ) -> None:
-    """SIGSTOP to a one-thread process running a job with two more fetched into its buffer;
-    a second process recovers all three and runs them.  Woken, the first beats before it
-    starts anything, learns it was declared gone and lets go of what it held: the two
+    """SIGSTOP to a process running a job in its one place (a thread, or the event loop)
+    with two more fetched into its buffer; a second process recovers all three and runs
+    them.  The first is woken with its job's gate open and Redis holding writes back, so
+    its place frees before any beat of its can land: it waits for that beat before it
+    starts anything, learns it was declared gone and lets go of what it held.  The two
     buffered jobs run once (elsewhere), the running one twice (a recovery's rerun), and
     nothing is lost or left behind."""
-    frozen = start_worker(APP, concurrency=1, extra_args=["--prefetch", "2"])
+    options, gated_job, quick_job, quick_args = WOKEN_AFTER_RECOVERY[runs_on]
+    gate = tmp_path / "gate"
+    frozen = start_worker(APP, concurrency=1, extra_args=options)
     identity = identity_of(inspect, frozen.pid)
-    running = client.enqueue(jobs.Sleep, 3 * THRESHOLD)
+    running = client.enqueue(gated_job, str(gate))
     assert running is not None
     wait_until(lambda: starts_of(oracle_file, running) == 1, 20, message=frozen.log_tail)
-    buffered = [jid for jid in client.enqueue_many(jobs.Count, [[1], [2]]) if jid]
+    buffered = [jid for jid in client.enqueue_many(quick_job, quick_args) if jid]
     assert len(buffered) == 2
     wait_until(lambda: inspect.llen(keys.in_progress(identity)) == 3, 20, message=frozen.log_tail)
     os.kill(frozen.pid, signal.SIGSTOP)
@@ -103,9 +129,11 @@ def test_a_process_woken_after_its_recovery_runs_none_of_its_old_jobs(
             lambda: set(buffered) <= oracle.finished(oracle_file), 30, message=watcher.log_tail
         )
         wait_until(lambda: starts_of(oracle_file, running) == 2, 30, message=watcher.log_tail)
+        inspect.execute_command("CLIENT", "PAUSE", WRITES_HELD_MS, "WRITE")
+        gate.touch()
     finally:
         os.kill(frozen.pid, signal.SIGCONT)
-    wait_until(lambda: "declared gone" in frozen.log_text(), 20, message=frozen.log_tail)
+    wait_until(lambda: "declared gone" in frozen.log_text(), 30, message=frozen.log_tail)
     wait_until(lambda: oracle.runs(oracle_file)[1][running] == 2, 30, message=frozen.log_tail)
     stop_all(frozen, watcher)
     assert [starts_of(oracle_file, jid) for jid in buffered] == [1, 1]

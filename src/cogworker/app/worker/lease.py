@@ -12,6 +12,7 @@ run (docs/reliability.md).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import threading
@@ -65,6 +66,14 @@ def may_start(state: WorkerState, fetched: Fetched, logger: logging.Logger) -> b
         if state.stopping.is_set():
             return False
     return still_held(state, fetched, logger)
+
+
+async def may_start_on_loop(state: WorkerState, fetched: Fetched, logger: logging.Logger) -> bool:
+    """`may_start` for a job on the event loop: with the lease held it answers at once;
+    run out (the process was paused), the wait for a beat is on a thread, not the loop's."""
+    if state.lease.held():
+        return still_held(state, fetched, logger)
+    return await asyncio.to_thread(may_start, state, fetched, logger)
 
 
 def still_held(state: WorkerState, fetched: Fetched, logger: logging.Logger) -> bool:

@@ -109,7 +109,9 @@ class Processor:
             run_logs.expired(self.logger, job, fetched.queue)
 
     async def _start_on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> None:
-        """Run a job whose start writes first (see `on_loop`)."""
+        """Run a job whose start writes first (see `on_loop`), under the lease."""
+        if not await lease.may_start_on_loop(self.state, fetched, self.logger):
+            return
         try:
             # A unique lock's release or take is a Redis write: on a thread, not on the loop.
             if not await asyncio.to_thread(self.starts.may_start, job, fetched):
@@ -175,7 +177,7 @@ class Processor:
         return notice
 
     async def _run_on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> None:
-        if not lease.still_held(self.state, fetched, self.logger):
+        if not await lease.may_start_on_loop(self.state, fetched, self.logger):
             return
         runner = f"loop:{job.jid}"
         self._started(runner, job, fetched, job_class)
