@@ -4,7 +4,7 @@ A job in C code (a big regex, `sum(range(...))`, json on a huge document)
 can hold the GIL past `orphan_threshold`; the heartbeat thread can't run
 then, and another process would judge this one gone and run its jobs again.
 The pulse has a GIL of its own: a fresh interpreter running
-`pulse_beater.py`, which imports the standard library only (a fork of the
+`pulse_beater.py`, which imports a few standard modules only (a fork of the
 worker would share its pages at first, but keep copies of every page the
 worker writes afterwards).  While the worker is alive and not stopped (a
 frozen, SIGSTOPped worker must still be judged gone), it looks every half
@@ -16,8 +16,8 @@ or dies.
 
 from __future__ import annotations
 
-import json
 import logging
+import marshal
 import os
 import subprocess
 import sys
@@ -77,7 +77,9 @@ def start(
         return None
     try:
         assert process.stdin is not None
-        process.stdin.write(json.dumps(settings).encode() + b"\n")
+        # the beater reads marshal, not json: json would load re and enum there
+        encoded = marshal.dumps(settings)
+        process.stdin.write(b"%d\n" % len(encoded) + encoded)
         process.stdin.flush()
     except OSError as error:  # it died at once: reap it
         process.wait()
