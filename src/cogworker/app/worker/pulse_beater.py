@@ -153,8 +153,12 @@ def buffered(sock: Any) -> Stream:
 def tcp_socket(where: tuple[str, int], timeout: float) -> _socket.socket:
     """A socket connected to the first of `where`'s addresses that answers (as
     `socket.create_connection` tries them)."""
-    problem: OSError = OSError(f"no address for {where[0]}")
-    for family, kind, proto, _, address in _socket.getaddrinfo(*where, 0, _socket.SOCK_STREAM):
+    host, port = where
+    # A str host is encoded with the idna codec, which loads re, stringprep and
+    # unicodedata (a third of this process's own memory); an ASCII name needs none.
+    name = host.encode() if host.isascii() else host
+    problem: OSError = OSError(f"no address for {host}")
+    for family, kind, proto, _, address in _socket.getaddrinfo(name, port, 0, _socket.SOCK_STREAM):
         sock = _socket.socket(family, kind, proto)
         sock.settimeout(timeout)
         try:
