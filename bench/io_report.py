@@ -35,8 +35,8 @@ def print_table(data: dict) -> None:
         "I/O-bound jobs (median of repetitions, (min–max))",
         [
             "N", "reps", "drain jobs/s", "steady jobs/s", "worker CPU µs/job",
-            "PSS MiB per process", "RSS MiB per process (procs in all)", "Redis cmds/job", "enqueue/s from 100 tasks",
-            "client CPU µs/enqueue", "problems",
+            "PSS MiB per process", "RSS MiB per process (procs in all)", "Redis cmds/job",
+            "enqueue/s from 100 tasks", "client CPU µs/enqueue", "problems",
         ],
     )  # fmt: skip
     for (lib, var), reps in data.items():
@@ -66,7 +66,8 @@ def print_targets(data: dict) -> None:
             continue
         print(f"- cogworker:{var}")
         drain, cpu = median(reps, "drain.drain_rate"), median(reps, "drain.worker_cpu_us_per_job")
-        pss, rss = median(reps, "drain.pss_per_process_mib"), median(reps, "drain.rss_per_process_mib")
+        pss = median(reps, "drain.pss_per_process_mib")
+        rss = median(reps, "drain.rss_per_process_mib")
         enqueue = median(reps, "enqueue_tasks_rate")
         print(ratio_line("drain", drain, of("drain.drain_rate"), max, "≥ 1.5× the fastest"))
         print(ratio_line("CPU/job", cpu, of("drain.worker_cpu_us_per_job"), min, "≤ 1×"))
