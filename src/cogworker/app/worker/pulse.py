@@ -55,17 +55,7 @@ def start(
 ) -> Pulse | None:
     """Start the pulse for this process (`identity`) on `target`; None, said in the log,
     if it can't be."""
-    settings = connection_settings(target)
-    settings |= {
-        "pid": os.getpid(),
-        "interval": config.heartbeat_interval / 2,
-        "json": config.log_format == "json",
-        "eval": pulse_eval(
-            identity,
-            ttl=presence_ttl(config.orphan_threshold),
-            stale_after=late_after(config),
-        ),
-    }
+    message = settings_message(config, target, identity)
     try:
         process = subprocess.Popen(
             [sys.executable, "-I", "-S", str(BEATER)],
@@ -77,15 +67,31 @@ def start(
         return None
     try:
         assert process.stdin is not None
-        # the beater reads marshal, not json: json would load re and enum there
-        encoded = marshal.dumps(settings)
-        process.stdin.write(b"%d\n" % len(encoded) + encoded)
+        process.stdin.write(message)
         process.stdin.flush()
     except OSError as error:  # it died at once: reap it
         process.wait()
         _not_started(logger, error)
         return None
     return Pulse(process)
+
+
+def settings_message(config: Config, target: RedisTarget, identity: str) -> bytes:
+    """What the beater reads on its stdin: a line with the size, then its settings
+    marshalled (it reads no json: that would load re and enum there)."""
+    settings = connection_settings(target)
+    settings |= {
+        "pid": os.getpid(),
+        "interval": config.heartbeat_interval / 2,
+        "json": config.log_format == "json",
+        "eval": pulse_eval(
+            identity,
+            ttl=presence_ttl(config.orphan_threshold),
+            stale_after=late_after(config),
+        ),
+    }
+    encoded = marshal.dumps(settings)
+    return b"%d\n" % len(encoded) + encoded
 
 
 def late_after(config: Config) -> float:
