@@ -7,7 +7,11 @@ Starts a private redis-server on a free port, enqueues N no-op jobs with the
 bulk API, drains them with ONE `cogworker work` process and samples its RSS
 (as the heartbeat reads it) and the processed counter every 0.25 s.  Prints
 the RSS at each tenth of the run and the least-squares slope of RSS against jobs
-done after the first tenth (warm-up: caches, allocator arenas, connections).
+done after the first tenth (warm-up: caches, allocator arenas, connections),
+then what the worker's whole process tree (the worker and its pulse) holds
+at the end of the drain: RSS and PSS, each process's and their sum (PSS is
+the figure compared with other libraries: docs/benchmarks.md, "How a
+worker's memory is compared").
 `--track` turns status tracking on, so every job also writes a status and
 its own history.
 """
@@ -41,8 +45,42 @@ class Noop(cogworker.Job, queue=QUEUE):
         """Nothing."""
 
 
-def sample(url: str, total: int, command: list[str]) -> list[tuple[int, int]]:
-    """(jobs processed, RSS KiB) every SAMPLE_EVERY s, from the worker's start to the last job."""
+def smaps_kib(pid: int) -> dict[str, int]:
+    """The KiB figures of /proc/PID/smaps_rollup (Rss, Pss, Private_Dirty...)."""
+    with open(f"/proc/{pid}/smaps_rollup") as rollup:
+        fields = (line.split() for line in rollup if line.rstrip().endswith(" kB"))
+        return {field[0].rstrip(":"): int(field[1]) for field in fields}
+
+
+def process_tree(pid: int) -> list[int]:
+    """`pid` and its descendants."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as listing:
+            children = [int(child) for child in listing.read().split()]
+    except OSError:
+        return [pid]
+    return [pid, *(descendant for child in children for descendant in process_tree(child))]
+
+
+def tree_memory(pid: int) -> list[tuple[str, int, int]]:
+    """(command, RSS KiB, PSS KiB) of each process of `pid`'s tree."""
+    rows = []
+    for member in process_tree(pid):
+        try:
+            with open(f"/proc/{member}/cmdline", "rb") as cmdline:
+                command = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            figures = smaps_kib(member)
+        except OSError:
+            continue  # gone in between
+        rows.append((command, figures["Rss"], figures["Pss"]))
+    return rows
+
+
+def sample(
+    url: str, total: int, command: list[str]
+) -> tuple[list[tuple[int, int]], list[tuple[str, int, int]]]:
+    """(jobs processed, RSS KiB) every SAMPLE_EVERY s, from the worker's start to the last job;
+    and the worker's tree's memory after the last job."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     worker = subprocess.Popen([*command, "--redis-url", url, "--log-level", "WARNING"], env=env)
     client = redis.Redis.from_url(url)
@@ -57,10 +95,11 @@ def sample(url: str, total: int, command: list[str]) -> list[tuple[int, int]]:
             if rss is not None:
                 samples.append((processed, rss))
             time.sleep(SAMPLE_EVERY)
+        tree = tree_memory(worker.pid)
     finally:
         worker.send_signal(signal.SIGTERM)
         worker.wait(60)
-    return samples
+    return samples, tree
 
 
 def slope_kib_per_10k(points: list[tuple[int, int]]) -> float:
@@ -75,8 +114,10 @@ def slope_kib_per_10k(points: list[tuple[int, int]]) -> float:
     return covariance / spread * 10_000
 
 
-def report(samples: list[tuple[int, int]], total: int, took: float) -> None:
-    """Print the RSS at each tenth of the run and the slope after warm-up."""
+def report(
+    samples: list[tuple[int, int]], tree: list[tuple[str, int, int]], total: int, took: float
+) -> None:
+    """Print the RSS at each tenth of the run, the slope after warm-up and the tree's memory."""
     print(f"{total:,} jobs drained by one worker process in {took:.1f} s")
     print("| jobs done | RSS MiB |\n|---|---|")
     for tenth in range(1, 11):
@@ -86,6 +127,12 @@ def report(samples: list[tuple[int, int]], total: int, took: float) -> None:
     peak = max(kib for _, kib in samples)
     print(f"peak RSS {peak / 1024:.1f} MiB; slope after the first tenth: ", end="")
     print(f"{slope_kib_per_10k(after_warm_up):+.1f} KiB per 10,000 jobs")
+    print("\nthe worker's process tree after the last job:\n")
+    print("| process | RSS MiB | PSS MiB |\n|---|---|---|")
+    for command, rss, pss in tree:
+        print(f"| `{command[:60]}` | {rss / 1024:.1f} | {pss / 1024:.1f} |")
+    rss_sum, pss_sum = sum(row[1] for row in tree), sum(row[2] for row in tree)
+    print(f"| **the tree** | {rss_sum / 1024:.1f} | **{pss_sum / 1024:.1f}** |")
 
 
 def main() -> None:
@@ -110,10 +157,10 @@ def main() -> None:
                 f"{args.concurrency},{args.prefetch},{int(args.track)}"
             )
             started = time.monotonic()
-            samples = sample(url, args.jobs, command)
+            samples, tree = sample(url, args.jobs, command)
         finally:
             server.terminate()
-    report(samples, args.jobs, time.monotonic() - started)
+    report(samples, tree, args.jobs, time.monotonic() - started)
 
 
 def _config_from_environment() -> cogworker.Config:

@@ -22,12 +22,9 @@ documented modules: `cogworker.testing` (inline and fake modes),
 `cogworker.adapters`, `cogworker.app`) is private and changes without notice.
 """
 
-from cogworker import testing
-from cogworker.app.async_client import AsyncClient
-from cogworker.app.cancelling import CancelResult
-from cogworker.app.client import Client
+from typing import TYPE_CHECKING
+
 from cogworker.app.config import Config
-from cogworker.app.default_clients import configure, status
 from cogworker.app.job import Job, JobOptions
 from cogworker.app.middleware import AsyncCallNext, CallNext, RunContext
 from cogworker.app.periodic import Periodic
@@ -62,8 +59,47 @@ from cogworker.exceptions import (
     WrongKeyTypeError,
 )
 
+if TYPE_CHECKING:
+    from cogworker import testing
+    from cogworker.app.async_client import AsyncClient
+    from cogworker.app.cancelling import CancelResult
+    from cogworker.app.client import Client
+    from cogworker.app.default_clients import configure, status
+
 #: From the installed distribution's metadata (pyproject.toml's `version`).
 __version__ = VERSION
+
+#: Exported names whose modules load at first use (`cogworker.AsyncClient`, `from
+#: cogworker import Client`): the clients and the testing modes, with their redis-py
+#: clients, pushing and batch code, are a worker process's heaviest imports that it never
+#: runs (a worker's memory, issue #19).
+_LOADED_AT_FIRST_USE = {
+    "AsyncClient": "cogworker.app.async_client",
+    "CancelResult": "cogworker.app.cancelling",
+    "Client": "cogworker.app.client",
+    "configure": "cogworker.app.default_clients",
+    "status": "cogworker.app.default_clients",
+    "testing": "cogworker.testing",
+}
+
+
+def __getattr__(name: str) -> object:
+    """An export of `_LOADED_AT_FIRST_USE`, its module imported now."""
+    module_name = _LOADED_AT_FIRST_USE.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(module_name)
+    value = module if name == "testing" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, the ones loaded at first use too."""
+    return sorted({*globals(), *_LOADED_AT_FIRST_USE})
+
 
 __all__ = [
     "DISCARD",

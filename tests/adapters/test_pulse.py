@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
+from pathlib import Path
 
 import redis
 
@@ -68,3 +71,45 @@ def test_the_pulse_script_leaves_a_recent_beat_to_the_heartbeat(rc: redis.Redis)
     stamp = pulse_eval("p1", ttl=90, stale_after=60)
     assert rc.execute_command("EVAL", *stamp) == -1
     assert rc.hget(keys.process("p1"), "beat") == recent.encode()
+
+
+#: Runs the beater as `pulse.start` does (`python -I -S`), then lists the modules it loaded.
+RUN_AND_LIST = """
+import sys
+beater, listing = sys.argv[1], sys.argv[2]
+with open(beater) as source:
+    exec(compile(source.read(), beater, "exec"), {"__name__": "__main__"})
+with open(listing, "w") as out:
+    out.write("\\n".join(sorted(sys.modules)))
+"""
+#: What the pulse must not load: each brings enum or re, or big tables (the idna codec's
+#: stringprep and unicodedata), a third of the pulse's own memory (issue #19).
+NOT_IN_THE_PULSE = (
+    "enum", "re", "typing", "json", "socket", "signal", "encodings.idna", "unicodedata",
+)  # fmt: skip
+
+
+def test_the_pulse_beats_without_loading_enum_re_or_the_idna_codec(
+    rc: redis.Redis, redis_url: str, tmp_path: Path
+) -> None:
+    """The beater, on a TCP URL whose host is a name (the idna codec's way in), stamps the
+    beat, ends when its stdin closes, and none of those modules was loaded."""
+    rc.hset(keys.process("p1"), "beat", "0")
+    url = redis_url.replace("127.0.0.1", "localhost")
+    config = cogworker.Config(redis_url=url, heartbeat_interval=0.1, orphan_threshold=1.0)
+    listing = tmp_path / "modules.txt"
+    beater = subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", RUN_AND_LIST, str(pulse.BEATER), str(listing)],
+        stdin=subprocess.PIPE,
+    )
+    assert beater.stdin is not None
+    beater.stdin.write(pulse.settings_message(config, config.redis_target(), "p1"))
+    beater.stdin.flush()
+    try:
+        wait_until(lambda: float(rc.hget(keys.process("p1"), "beat") or 0) > 0, 20)
+    finally:
+        beater.stdin.close()
+        assert beater.wait(20) == 0
+    loaded = listing.read_text().split("\n")
+    assert "select" in loaded  # the list is the beater's
+    assert [name for name in NOT_IN_THE_PULSE if name in loaded] == []

@@ -14,7 +14,9 @@ from tests.support.processes import wait_until
 
 #: Each is imported where it is used: the dashboard (`cogworker serve`) and its server and
 #: templates; cron parsing and time zones (no periodic job declared); the converter of the
-#: cold reads and hand-overs; TOML (no --config); the supervisor (no --processes).
+#: cold reads and hand-overs; TOML (no --config); the supervisor (no --processes); the
+#: clients and the testing modes (`cogworker.Client`, `AsyncClient`, `testing`... load at
+#: first use).
 #: (ctypes, loaded only to interrupt a sync job, is not listed: redis-py 8 loads the
 #: OpenTelemetry SDK when it is installed, as in this test environment, and that loads it.)
 NOT_IN_A_WORKER = (
@@ -28,6 +30,11 @@ NOT_IN_A_WORKER = (
     "cogworker.adapters.codec",
     "tomllib",
     "cogworker.app.supervisor",
+    "cogworker.app.client",
+    "cogworker.app.async_client",
+    "cogworker.app.default_clients",
+    "cogworker.app.testing",
+    "cogworker.testing",
 )
 
 

@@ -61,3 +61,23 @@ def test_the_guide_lists_exactly_the_public_modules() -> None:
     listed = re.findall(r"^\| `([\w.]+)` \|", section, flags=re.MULTILINE)
 
     assert sorted(listed) == sorted(PUBLIC_MODULES)
+
+
+def test_the_exports_loaded_at_first_use_are_their_modules_own() -> None:
+    """`cogworker.Client`, `AsyncClient`, `testing`... (imported at first use, so that a worker
+    never loads them) are their modules' very objects, and listed by dir(); a name cogworker
+    doesn't have is an AttributeError."""
+    import cogworker
+    from cogworker import testing
+    from cogworker.app import async_client, cancelling, client, default_clients
+
+    assert cogworker.Client is client.Client
+    assert cogworker.AsyncClient is async_client.AsyncClient
+    assert cogworker.CancelResult is cancelling.CancelResult
+    assert cogworker.configure is default_clients.configure
+    assert cogworker.status is default_clients.status
+    assert cogworker.testing is testing
+    assert testing.inline is not None
+    assert {"Client", "AsyncClient", "testing", "configure"} <= set(dir(cogworker))
+    with pytest.raises(AttributeError, match="no_such_name"):
+        _ = cogworker.no_such_name

@@ -4,7 +4,7 @@ A job in C code (a big regex, `sum(range(...))`, json on a huge document)
 can hold the GIL past `orphan_threshold`; the heartbeat thread can't run
 then, and another process would judge this one gone and run its jobs again.
 The pulse has a GIL of its own: a fresh interpreter running
-`pulse_beater.py`, which imports the standard library only (a fork of the
+`pulse_beater.py`, which imports a few standard modules only (a fork of the
 worker would share its pages at first, but keep copies of every page the
 worker writes afterwards).  While the worker is alive and not stopped (a
 frozen, SIGSTOPped worker must still be judged gone), it looks every half
@@ -16,8 +16,8 @@ or dies.
 
 from __future__ import annotations
 
-import json
 import logging
+import marshal
 import os
 import subprocess
 import sys
@@ -55,17 +55,7 @@ def start(
 ) -> Pulse | None:
     """Start the pulse for this process (`identity`) on `target`; None, said in the log,
     if it can't be."""
-    settings = connection_settings(target)
-    settings |= {
-        "pid": os.getpid(),
-        "interval": config.heartbeat_interval / 2,
-        "json": config.log_format == "json",
-        "eval": pulse_eval(
-            identity,
-            ttl=presence_ttl(config.orphan_threshold),
-            stale_after=late_after(config),
-        ),
-    }
+    message = settings_message(config, target, identity)
     try:
         process = subprocess.Popen(
             [sys.executable, "-I", "-S", str(BEATER)],
@@ -77,13 +67,31 @@ def start(
         return None
     try:
         assert process.stdin is not None
-        process.stdin.write(json.dumps(settings).encode() + b"\n")
+        process.stdin.write(message)
         process.stdin.flush()
     except OSError as error:  # it died at once: reap it
         process.wait()
         _not_started(logger, error)
         return None
     return Pulse(process)
+
+
+def settings_message(config: Config, target: RedisTarget, identity: str) -> bytes:
+    """What the beater reads on its stdin: a line with the size, then its settings
+    marshalled (it reads no json: that would load re and enum there)."""
+    settings = connection_settings(target)
+    settings |= {
+        "pid": os.getpid(),
+        "interval": config.heartbeat_interval / 2,
+        "json": config.log_format == "json",
+        "eval": pulse_eval(
+            identity,
+            ttl=presence_ttl(config.orphan_threshold),
+            stale_after=late_after(config),
+        ),
+    }
+    encoded = marshal.dumps(settings)
+    return b"%d\n" % len(encoded) + encoded
 
 
 def late_after(config: Config) -> float:

@@ -1,41 +1,84 @@
 """The pulse process itself: run as a script by a fresh interpreter (`python -I -S FILE`).
 
-It imports the standard library only (no cogworker, no redis-py: a small
-process, started at once) and speaks RESP over a socket of its own.  Its
-settings arrive as one JSON line on stdin; stdin then stays open, and its
-end (the worker closed it, or died) ends the pulse.  Every `interval`
-seconds, while its worker (`pid`, its parent) lives and is not stopped, it
-runs the pulse script (`lua/pulse.lua`) with EVAL.  Terminal and
-service-manager signals are ignored: the worker decides when to stop.
+It imports no cogworker and no redis-py, and of the standard library only
+what the interpreter has loaded at start-up plus `os`, `select` and
+`_socket` (a small process, started at once): `socket`, `signal`, `json`
+and `typing` would bring `enum` and `re` with them, about 1 MiB of this
+process's own 3.5 (issue #19).  It speaks RESP over a socket of its own.
+Its settings arrive on stdin as one `marshal`led dict after a line giving
+its size (the worker runs the same interpreter, so the format matches);
+stdin then stays open, and its end (the worker closed it, or died) ends
+the pulse.
+Every `interval` seconds, while its worker (`pid`, its parent) lives and
+is not stopped, it runs the pulse script (`lua/pulse.lua`) with EVAL.
+Terminal and service-manager signals are ignored: the worker decides when
+to stop.
 """
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # loaded at start-up; `signal` would add enum
+import _socket
 import io
-import json
+import marshal
 import os
 import select
-import signal
-import socket
 import sys
 import time
-from typing import Any
 
-#: A connection: the socket's reading and writing buffers.
-Stream = io.BufferedRWPair
+TYPE_CHECKING = False  # what mypy reads as typing's (typing would load re and enum)
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
 
-IGNORED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGTSTP)
+    #: A connection: the socket's reading and writing buffers.
+    Stream: TypeAlias = "io.BufferedRWPair[SocketIO, SocketIO]"
+
+IGNORED_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP, _signal.SIGTSTP)
 
 
 class ReplyError(Exception):
     """Redis answered with an error."""
 
 
+class SocketIO(io.RawIOBase):
+    """A connected socket as a raw stream (as `socket.makefile` makes, without `socket`)."""
+
+    def __init__(self, sock: Any) -> None:
+        super().__init__()
+        self.sock = sock
+
+    def readable(self) -> bool:
+        return True
+
+    def writable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        received: int = self.sock.recv_into(buffer)
+        return received
+
+    def write(self, data: Any) -> int:
+        self.sock.sendall(data)
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.sock.close()
+        super().close()
+
+
+def read_settings() -> dict[str, Any]:
+    """The settings the worker wrote: a line with the size, then the marshalled dict."""
+    size = int(sys.stdin.buffer.readline())
+    settings: dict[str, Any] = marshal.loads(sys.stdin.buffer.read(size))
+    return settings
+
+
 def main() -> None:
     """Read the settings, then beat until stdin ends or the worker is gone."""
     for signum in IGNORED_SIGNALS:
-        signal.signal(signum, signal.SIG_IGN)
-    settings = json.loads(sys.stdin.buffer.readline())
+        _signal.signal(signum, _signal.SIG_IGN)
+    settings = read_settings()
     worker, interval = settings["pid"], settings["interval"]
     stream: Stream | None = None
     failing = False
@@ -75,10 +118,14 @@ def connect(settings: dict[str, Any]) -> Stream:
     """A connection to Redis (behind Sentinel: to the primary now), authenticated and on
     the right database."""
     if settings["path"]:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         sock.settimeout(settings["timeout"])
-        sock.connect(settings["path"])
-        stream = sock.makefile("rwb")
+        try:
+            sock.connect(settings["path"])
+        except OSError:
+            sock.close()
+            raise
+        stream = buffered(sock)
     else:
         where = settings["host"], settings["port"]
         if settings["sentinels"] is not None:
@@ -92,10 +139,38 @@ def connect(settings: dict[str, Any]) -> Stream:
 
 def open_tcp(settings: dict[str, Any], where: tuple[str, int]) -> Stream:
     """A TCP connection to `where`, under TLS if the settings say so."""
-    sock = socket.create_connection(where, settings["timeout"])
+    sock: Any = tcp_socket(where, settings["timeout"])
     if settings["tls"] is not None:
         sock = wrap_tls(sock, settings["tls"], where[0])
-    return sock.makefile("rwb")
+    return buffered(sock)
+
+
+def buffered(sock: Any) -> Stream:
+    """`sock`'s reading and writing buffers (one raw stream under both, as `makefile`)."""
+    raw = SocketIO(sock)
+    return io.BufferedRWPair(raw, raw)
+
+
+def tcp_socket(where: tuple[str, int], timeout: float) -> _socket.socket:
+    """A socket connected to the first of `where`'s addresses that answers (as
+    `socket.create_connection` tries them)."""
+    host, port = where
+    # A str host is encoded with the idna codec, which loads re, stringprep and
+    # unicodedata (1.2 MiB, a third of this process's own memory); an ASCII name
+    # needs no codec.
+    name = host.encode() if host.isascii() else host
+    problem: OSError = OSError(f"no address for {host}")
+    for family, kind, proto, _, address in _socket.getaddrinfo(name, port, 0, _socket.SOCK_STREAM):
+        sock = _socket.socket(family, kind, proto)
+        sock.settimeout(timeout)
+        try:
+            sock.connect(address)
+        except OSError as error:
+            sock.close()
+            problem = error
+            continue
+        return sock
+    raise problem
 
 
 def authenticate(stream: Stream, username: str | None, password: str | None) -> None:
@@ -128,8 +203,10 @@ def primary(settings: dict[str, Any]) -> tuple[str, int]:
     raise ValueError(f"no sentinel names the primary: {'; '.join(problems)}")
 
 
-def wrap_tls(sock: socket.socket, tls: dict[str, Any], host: str) -> socket.socket:
-    """`sock` under TLS, verified as the worker's own connections are."""
+def wrap_tls(sock: _socket.socket, tls: dict[str, Any], host: str) -> Any:
+    """`sock` under TLS, verified as the worker's own connections are (`ssl` and `socket`
+    loaded only then)."""
+    import socket
     import ssl
 
     context = ssl.create_default_context(cafile=tls["ca_file"])
@@ -138,7 +215,10 @@ def wrap_tls(sock: socket.socket, tls: dict[str, Any], host: str) -> socket.sock
         context.verify_mode = ssl.CERT_NONE
     if tls["cert_file"]:
         context.load_cert_chain(tls["cert_file"], tls["key_file"])
-    return context.wrap_socket(sock, server_hostname=host)
+    timeout = sock.gettimeout()
+    plain = socket.socket(fileno=sock.detach())
+    plain.settimeout(timeout)  # a socket made from a descriptor starts without it
+    return context.wrap_socket(plain, server_hostname=host)
 
 
 def command(stream: Stream, *words: object) -> object:
@@ -177,6 +257,8 @@ def say(settings: dict[str, Any], level: str, message: str) -> None:
     """Write a log line, in the worker's format, to stderr (the worker's, as it was at start)."""
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     if settings["json"]:
+        import json  # only for a warning: json brings re and enum
+
         line = json.dumps({"ts": stamp, "level": level, "msg": message})
     else:
         line = f"{stamp} {level} {message}"
