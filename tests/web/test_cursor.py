@@ -12,8 +12,11 @@ from cogworker.app.web.cursor import Cursor
 from cogworker.app.web.params import parse_cursor
 
 scores = st.floats(allow_nan=False)
-parts = st.text(st.characters(min_codepoint=32), max_size=30)
-keys = st.text(st.characters(min_codepoint=32), min_size=1, max_size=30)
+#: What a name read from Redis can hold: decoded with "backslashreplace" (`adapters.parts`),
+#: it never holds a lone surrogate, which no URL can carry.
+readable = st.characters(min_codepoint=32, blacklist_categories=("Cs",))
+parts = st.text(readable, max_size=30)
+keys = st.text(readable, min_size=1, max_size=30)
 
 
 @given(score=scores, key=keys, tie=st.none() | st.integers(0, 10**9), part=parts)
