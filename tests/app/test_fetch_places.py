@@ -157,3 +157,24 @@ def test_a_job_dropped_unrun_lets_go_of_the_place_its_fetch_took(rc: redis.Redis
     RunStart(RunStore(rc), CONFIG, state, gate.logger, gate=gate).let_go_unrun(fetched)
     assert rc.zcard(fetched.place.holders) == 0
     assert state.places.place_of(job.jid) == ""
+
+
+def test_a_place_is_taken_in_the_slot_of_the_queue_the_plan_fetched_it_from(
+    rc: redis.Redis,
+) -> None:
+    """A plain job on the first queue, a limited one on the second (the plan's second round
+    trip): the limited one's place is taken under its own queue's name, numbered within its
+    own call's reply; the plain one has none."""
+    gate, _ = _gate(rc)
+    _met(rc, gate, ThreeAtOnce)
+    _push(rc, build_job(Count, [1], time.time()))
+    limited = attrs.evolve(build_job(ThreeAtOnce, ["k", 0], time.time()), queue="other")
+    _push(rc, limited)
+
+    plain, taken = FetchStore(rc).fetch(IDENTITY, ["default", "other"], 5, gate.fetch_terms()).jobs
+
+    holders = keys.limit("other", "concurrency", ThreeAtOnce.class_path(), "k")
+    assert (plain.queue, plain.place) == ("default", None)
+    assert (taken.queue, taken.place) == ("other", FetchedPlace(limited.jid, holders))
+    assert rc.zscore(holders, limited.jid) is not None
+    assert rc.lrange(keys.in_progress("other", IDENTITY), 0, -1) == [taken.raw]
