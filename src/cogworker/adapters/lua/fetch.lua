@@ -43,10 +43,8 @@ for i = 2, #ARGV, 5 do
   any_term = true
 end
 local FLAG = ":paused"
-for i = 3, #KEYS, 2 do
-  if string.sub(KEYS[i], -#FLAG) ~= FLAG then
-    error({err = "ERR cogworker: KEYS[" .. i .. "] must be a pause flag, ending in " .. FLAG})
-  end
+if string.sub(KEYS[3], -#FLAG) ~= FLAG then
+  error({err = "ERR cogworker: KEYS[3] must be a pause flag, ending in " .. FLAG})
 end
 -- A claim's key as limits take it (key_limits.LONGEST_KEY; longer: the worker's take decides).
 local LONGEST_KEY = 200
@@ -97,20 +95,17 @@ end
 local wanted = tonumber(ARGV[1]) * 2 + 2
 local paused = {}
 local taken = {paused, looked}
-for i = 2, #KEYS, 2 do
-  local position = i / 2
-  if redis.call("EXISTS", KEYS[i + 1]) == 1 then
-    paused[#paused + 1] = position
-  else
-    while #taken < wanted do
-      local job = redis.call("LMOVE", KEYS[i], KEYS[1], "RIGHT", "LEFT")
-      if not job then break end
-      taken[#taken + 1] = position
-      taken[#taken + 1] = job
-      if any_term then
-        look_at(job, #taken / 2 - 1, KEYS[i + 1])
-      end
-    end
+if redis.call("EXISTS", KEYS[3]) == 1 then
+  paused[1] = 1
+  return taken
+end
+while #taken < wanted do
+  local job = redis.call("LMOVE", KEYS[2], KEYS[1], "RIGHT", "LEFT")
+  if not job then break end
+  taken[#taken + 1] = 1
+  taken[#taken + 1] = job
+  if any_term then
+    look_at(job, #taken / 2 - 1, KEYS[3])
   end
 end
 return taken

@@ -14,24 +14,16 @@ if #KEYS ~= 2 then
   error({err = "ERR cogworker: " .. #KEYS .. " KEYS, expected 2 (one queue per call)"})
 end
 
-local wanted = tonumber(ARGV[1])
-local paused = {}
-local taken = {paused}
-for i = 1, #KEYS, 2 do
-  local position = (i + 1) / 2
-  if redis.call("EXISTS", KEYS[i + 1]) == 1 then
-    paused[#paused + 1] = position
-  else
-    local left = wanted - (#taken - 1) / 2
-    if left > 0 then
-      local jobs = redis.call("RPOP", KEYS[i], left)
-      if jobs then
-        for _, job in ipairs(jobs) do
-          taken[#taken + 1] = position
-          taken[#taken + 1] = job
-        end
-      end
-    end
+local taken = {{}}
+if redis.call("EXISTS", KEYS[2]) == 1 then
+  taken[1][1] = 1
+  return taken
+end
+local jobs = tonumber(ARGV[1]) > 0 and redis.call("RPOP", KEYS[1], ARGV[1])
+if jobs then
+  for _, job in ipairs(jobs) do
+    taken[#taken + 1] = 1
+    taken[#taken + 1] = job
   end
 end
 return taken
