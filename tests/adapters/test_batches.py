@@ -50,7 +50,7 @@ def _batch(rc: redis.Redis, members: int) -> BatchStore:
 
 def _settle(rc: redis.Redis, jid: str, kind: str) -> bool:
     raw = _payload(jid)
-    rc.lpush(keys.in_progress(IDENTITY), raw)
+    rc.lpush(keys.in_progress("work", IDENTITY), raw)
     outcome = OutcomeRecord(kind=kind, jid=jid, class_name="app.Work", payload="{}")  # type: ignore[arg-type]
     order = SettleOrder(fetched=Fetched(queue="work", raw=raw), outcome=outcome)
     return SettleStore(rc).settle_many(IDENTITY, [order], NOW) == [True]
@@ -75,7 +75,7 @@ def test_final_outcomes_append_events_and_retries_do_not(rc: redis.Redis) -> Non
 def test_a_job_of_no_batch_appends_nothing(rc: redis.Redis) -> None:
     """Plain jobs keep their plain path: nothing appended anywhere."""
     raw = b'{"class":"app.Work","args":[],"jid":"p1","queue":"work"}'
-    rc.lpush(keys.in_progress(IDENTITY), raw)
+    rc.lpush(keys.in_progress("work", IDENTITY), raw)
     plain = OutcomeRecord(kind="ack", jid="p1", class_name="app.Work", history_per_job=False)
     order = SettleOrder(fetched=Fetched(queue="work", raw=raw), outcome=plain)
     assert SettleStore(rc).settle_many(IDENTITY, [order], NOW) == [True]
@@ -88,7 +88,7 @@ def test_a_repeat_orphan_buried_and_a_hand_over_keep_their_batch(rc: redis.Redis
     rc.rpush(parked, _payload("m0"))
     assert RecoverStore(rc).bury(parked, "list", _payload("m0"), "{}", NOW, jid="m0", queue="work")
     assert rc.lrange(keys.batch_events("work"), 0, -1) == [b"b1 m0 dead"]
-    rc.lpush(keys.in_progress(IDENTITY), _payload("m1"))
+    rc.lpush(keys.in_progress("work", IDENTITY), _payload("m1"))
     handovers = HandoverStore(SettleStore(rc))
     assert handovers.hand_over(
         IDENTITY, Fetched(queue="work", raw=_payload("m1")), OutcomeRecord(kind="ack", jid="m1")

@@ -30,7 +30,7 @@ def _settle(rc: redis.Redis, runs: list[RunRecord]) -> None:
     orders = []
     for run in runs:
         raw = f'{{"jid":"{run.jid}","class":"{CLASS}","queue":"{run.queue}"}}'.encode()
-        rc.lpush(keys.in_progress(IDENTITY), raw)
+        rc.lpush(keys.in_progress(run.queue, IDENTITY), raw)
         outcome = OutcomeRecord(kind="ack", jid=run.jid, class_name=CLASS,
                                 history=to_json(run), history_per_job=False)  # fmt: skip
         orders.append(SettleOrder(fetched=Fetched(queue=run.queue, raw=raw), outcome=outcome))

@@ -25,7 +25,7 @@ def _held(
     """A job of CLASS from `queue` on IDENTITY's in-progress list, run for `micros`, with
     `kind` as its outcome (an ack plain, so that it goes through ack_many)."""
     raw = f'{{"jid":"{jid}","class":"{CLASS}","queue":"{queue}"}}'.encode()
-    rc.lpush(keys.in_progress(IDENTITY), raw)
+    rc.lpush(keys.in_progress(queue, IDENTITY), raw)
     sample = RunSample(queue=queue, micros=micros, failed=kind != "ack")
     outcome = OutcomeRecord(
         kind=kind,

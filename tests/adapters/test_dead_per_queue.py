@@ -19,7 +19,7 @@ NOW = 1_800_000_000.0
 
 def _die(store: SettleStore, rc: redis.Redis, queue: str, jid: str, at: float) -> None:
     raw = json.dumps({"class": "app.Send", "args": [], "jid": jid, "queue": queue}).encode()
-    rc.lpush(keys.in_progress(IDENTITY), raw)
+    rc.lpush(keys.in_progress(queue, IDENTITY), raw)
     outcome = OutcomeRecord(kind="dead", jid=jid, score=at, payload=raw.decode(), attempt="{}")
     assert store.settle(
         IDENTITY, SettleOrder(fetched=Fetched(queue=queue, raw=raw), outcome=outcome), at

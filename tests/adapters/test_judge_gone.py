@@ -69,7 +69,7 @@ def test_the_verdict_takes_two_looks_a_threshold_apart(rc: redis.Redis) -> None:
     """A process stops beating: looks answer alive, then suspect (its beat a threshold
     old), and only a threshold after the mark, gone."""
     registry, threshold = ProcessRegistry(rc), 0.4
-    registry.beat("dying", {}, {}, 60, 0.0)
+    registry.beat("dying", {}, {}, 60, 0.0, fetched_from=["default"])
     seen: list[str] = []
 
     def judged(wanted: str) -> bool:
@@ -137,12 +137,12 @@ def test_a_crash_between_the_verdict_and_the_requeue_is_finished_later(
     orphaning, then unregisters it; a pass after that finds nothing to do.  The verdict
     is said by the one that gave it, the requeue by the one that did it: once each."""
     registry = ProcessRegistry(rc)
-    registry.beat("crashed", {}, {}, 60, 0.0)
-    rc.lpush(keys.in_progress("crashed"), JOB)
+    registry.beat("crashed", {}, {}, 60, 0.0, fetched_from=["default"])
+    rc.lpush(keys.in_progress("default", "crashed"), JOB)
     threshold = _reconciler(rc).config.orphan_threshold
     wait_until(lambda: registry.judge_gone("crashed", threshold, 60) == "gone", 10.0)
     assert rc.sismember(keys.PROCESSES, "crashed")
-    assert rc.llen(keys.in_progress("crashed")) == 1
+    assert rc.llen(keys.in_progress("default", "crashed")) == 1
 
     reconciler = _reconciler(rc)
     assert reconciler.recover_orphans() == 1
@@ -159,10 +159,10 @@ def test_recovery_judges_then_requeues_then_unregisters(rc: redis.Redis) -> None
     """A registered process that stopped beating: its jobs come back only after the
     verdict (a pass that marks it requeues nothing), then it leaves the registry."""
     registry, reconciler = ProcessRegistry(rc), _reconciler(rc)
-    registry.beat("dying", {}, {}, 60, 0.0)
-    rc.lpush(keys.in_progress("dying"), JOB)
+    registry.beat("dying", {}, {}, 60, 0.0, fetched_from=["default"])
+    rc.lpush(keys.in_progress("default", "dying"), JOB)
     wait_until(lambda: rc.exists(keys.suspect("dying")) or reconciler.recover_orphans(), 10.0)
-    assert rc.llen(keys.in_progress("dying")) == 1  # marked, not yet judged
+    assert rc.llen(keys.in_progress("default", "dying")) == 1  # marked, not yet judged
     assert wait_until(reconciler.recover_orphans, 10.0) == 1
     assert rc.lrange(keys.queue("default"), 0, -1) == [JOB]
     assert not rc.sismember(keys.PROCESSES, "dying")

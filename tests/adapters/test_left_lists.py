@@ -40,10 +40,10 @@ def test_hand_overs_go_on_their_queue_s_list_and_are_filed_from_there(rc: redis.
     and a damaged record is filed in its list's queue's dead set."""
     handovers = HandoverStore(SettleStore(rc))
     for queue in QUEUES:
-        rc.lpush(keys.in_progress(IDENTITY), _raw(f"{queue}-1", queue))
+        rc.lpush(keys.in_progress(queue, IDENTITY), _raw(f"{queue}-1", queue))
         fetched = Fetched(queue=queue, raw=_raw(f"{queue}-1", queue))
         assert handovers.hand_over(IDENTITY, fetched, OutcomeRecord(kind="ack", jid=f"{queue}-1"))
-    assert rc.llen(keys.in_progress(IDENTITY)) == 0
+    assert not any(rc.llen(keys.in_progress(queue, IDENTITY)) for queue in QUEUES)
     for queue in QUEUES:
         (record,) = rc.lrange(keys.unsettled(queue), 0, -1)
         assert json.loads(record)["queue"] == queue
@@ -64,15 +64,20 @@ def test_hand_overs_go_on_their_queue_s_list_and_are_filed_from_there(rc: redis.
 def test_repeat_orphans_are_parked_on_their_queue_s_list_and_buried_in_its_dead_set(
     rc: redis.Redis,
 ) -> None:
-    """A gone process's list holding jobs of two queues orphaned too often and an entry
-    that isn't a job: each job parked on its own queue's list, the unreadable one on the
-    empty queue name's; a reconciler buries each in the dead set of the list's queue."""
+    """A gone process's lists of two queues holding jobs orphaned too often, and the empty
+    queue name's (a migrated entry naming no queue) one that isn't a job: each parked on
+    its list's queue's list; a reconciler buries each in the dead set of that queue; the
+    process's set of queues is empty after."""
     for queue in QUEUES:
-        rc.lpush(keys.in_progress(IDENTITY), _raw(f"{queue}-1", queue))
+        rc.lpush(keys.in_progress(queue, IDENTITY), _raw(f"{queue}-1", queue))
         rc.set(keys.orphanings(queue, f"{queue}-1"), MAX_ORPHANINGS)
-    rc.lpush(keys.in_progress(IDENTITY), b"\xff not a job")
+    rc.lpush(keys.in_progress("", IDENTITY), b"\xff not a job")
+    rc.sadd(keys.process_queues(IDENTITY), *QUEUES, "")
 
-    assert RecoverStore(rc).recover(IDENTITY, max_orphanings=MAX_ORPHANINGS) == (0, 3)
+    recovered = RecoverStore(rc).recover_all(IDENTITY, max_orphanings=MAX_ORPHANINGS, forget=True)
+
+    assert recovered == (0, 3)
+    assert not rc.exists(keys.process_queues(IDENTITY))
 
     for queue in QUEUES:
         assert rc.lrange(keys.repeat_orphans(queue), 0, -1) == [_raw(f"{queue}-1", queue)]
@@ -94,10 +99,13 @@ def test_a_repeat_hand_back_is_parked_on_its_queue_s_list(rc: redis.Redis) -> No
     """At a stop, a job still running past its hand-back budget is parked on its own
     queue's repeat-hand-backs list; another queue's job, within its budget, goes back."""
     mail, reports = _raw("mail-1", "mail"), _raw("reports-1", "reports")
-    rc.lpush(keys.in_progress(IDENTITY), mail, reports)
+    rc.lpush(keys.in_progress("mail", IDENTITY), mail)
+    rc.lpush(keys.in_progress("reports", IDENTITY), reports)
     rc.set(keys.handbacks("mail", "mail-1"), 2)
 
-    requeued = RecoverStore(rc).requeue_own(IDENTITY, running=[mail, reports], max_handbacks=2)
+    requeued = RecoverStore(rc).requeue_own(
+        IDENTITY, ["mail", "reports"], running=[mail, reports], max_handbacks=2
+    )
 
     assert requeued == 1
     assert rc.lrange(keys.repeat_handbacks("mail"), 0, -1) == [mail]

@@ -84,7 +84,7 @@ def test_a_settlement_lets_go_of_its_runs_place_in_its_script(rc: redis.Redis) -
     orders = []
     for jid in ("a", "b"):
         raw = json.dumps({"class": "app.Fetch", "jid": jid, "queue": "default"}).encode()
-        rc.lpush(keys.in_progress(IDENTITY), raw)
+        rc.lpush(keys.in_progress("default", IDENTITY), raw)
         kind = "ack" if jid == "a" else "retry"
         outcome = OutcomeRecord(
             kind=kind, jid=jid, class_name="app.Fetch", score=time.time(), payload="{}",

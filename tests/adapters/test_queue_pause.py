@@ -82,8 +82,8 @@ def test_a_resume_raced_by_a_pause_leaves_the_queue_paused_and_listed(
 
 
 def test_fetch_skips_a_paused_queue_and_says_so(rc: redis.Redis) -> None:
-    """Two queues, the first paused: the script takes from the second only, and its one reply
-    names the paused one, whose jobs stay (reliable and basic fetch)."""
+    """Two queues, the first paused: the fetch plan takes from the second only, and its
+    turn names the paused one, whose jobs stay (reliable and basic fetch)."""
     _push(rc, "high", "h1", "h2")
     _push(rc, "low", "l1", "l2", "l3")
     queue_pause.pause(rc, ["high"])
@@ -111,5 +111,5 @@ def test_a_blocking_wait_says_whether_its_queue_was_paused_after_it(rc: redis.Re
     turn = store.fetch_blocking(IDENTITY, "default", 1)
     assert (len(turn.jobs), turn.paused) == (1, {"default"})
     _push(rc, "default", "j2")
-    turn = store.pop_basic(["other", "default"], 1)
+    turn = store.pop_blocking("default", 1)
     assert ([job.queue for job in turn.jobs], turn.paused) == (["default"], {"default"})

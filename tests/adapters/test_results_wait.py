@@ -23,7 +23,7 @@ JOB = b'{"class":"a.B","args":[],"jid":"j1","queue":"mail"}'
 
 def _settle(rc: redis.Redis, kept: domain_results.Kept) -> bool:
     """Settle j1 (held by IDENTITY) as an ack keeping `kept`."""
-    rc.lpush(keys.in_progress(IDENTITY), JOB)
+    rc.lpush(keys.in_progress("mail", IDENTITY), JOB)
     outcome = OutcomeRecord(kind="ack", jid="j1", class_name="a.B", result=kept)
     order = SettleOrder(fetched=Fetched(queue="mail", raw=JOB), outcome=outcome)
     return SettleStore(rc).settle_many(IDENTITY, [order], 1_800_000_000.0) == [True]

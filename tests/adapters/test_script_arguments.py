@@ -45,7 +45,7 @@ def _on_list(name: str) -> Callable[[redis.Redis], object]:
     return lambda rc: rc.lpush(name, ENTRY)
 
 
-LIST = keys.in_progress("p1")
+LIST = keys.in_progress("default", "p1")
 
 
 def _batch_with_member(rc: redis.Redis) -> object:
@@ -94,9 +94,9 @@ CALLS = {
     ),
     "requeue": Call(
         scripts.REQUEUE,
-        (LIST, keys.repeat_orphans(""), "o", "hb", keys.repeat_orphans("default"),
-         keys.repeat_handbacks("default")),
-        ("0", "3", keys.QUEUE_HEAD, keys.QUEUE_TAIL, "600", "10", SHA, "default", "j1", "1"),
+        (LIST, keys.queue("default"), keys.repeat_orphans("default"),
+         keys.repeat_handbacks("default"), "o", "hb"),
+        ("0", "3", "600", "10", SHA, "j1", "1"),
         _on_list(LIST),
     ),
     "judge_gone": Call(

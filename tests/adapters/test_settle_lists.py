@@ -21,7 +21,7 @@ KEPT = Retention(attempts_kept=3, history_per_job=2, history_per_class=4, histor
 def _retry(rc: redis.Redis, store: SettleStore, n: int) -> bool:
     """Settle the `n`th failure of job j1 (class app.Fail) as a retry."""
     raw = f'{{"class": "app.Fail", "args": [], "jid": "j1", "n": {n}}}'.encode()
-    rc.lpush(keys.in_progress(IDENTITY), raw)
+    rc.lpush(keys.in_progress("work", IDENTITY), raw)
     outcome = OutcomeRecord(
         kind="retry",
         jid="j1",

@@ -22,7 +22,7 @@ NOW = 1_800_000_000.0
 def _held(rc: redis.Redis, jid: str, queue: str = "default") -> SettleOrder:
     """A job of `queue` on IDENTITY's in-progress list, with a plain ack as its outcome."""
     raw = f'{{"jid":"{jid}","class":"app.Plain","queue":"{queue}"}}'.encode()
-    rc.lpush(keys.in_progress(IDENTITY), raw)
+    rc.lpush(keys.in_progress(queue, IDENTITY), raw)
     outcome = OutcomeRecord(
         kind="ack",
         jid=jid,
@@ -37,12 +37,12 @@ def test_a_batch_writes_each_owned_ack_once_and_reports_which(rc: redis.Redis) -
     """Acks still on the list are written; one another process took is reported False."""
     store = SettleStore(rc, Retention(history_per_class=2))
     batch = [_held(rc, f"j{n}") for n in range(4)]
-    rc.lrem(keys.in_progress(IDENTITY), 1, batch[1].fetched.raw)  # recovered by another
+    rc.lrem(keys.in_progress("default", IDENTITY), 1, batch[1].fetched.raw)  # recovered by another
     rc.set(keys.orphanings("default", "j0"), 2)
 
     assert store.settle_many(IDENTITY, batch, NOW) == [True, False, True, True]
 
-    assert rc.llen(keys.in_progress(IDENTITY)) == 0
+    assert rc.llen(keys.in_progress("default", IDENTITY)) == 0
     assert rc.get(keys.stat("default", "processed")) == b"3"
     today = keys.stat("default", "processed", day_of(NOW))
     assert rc.get(today) == b"3"
@@ -62,7 +62,7 @@ def test_acks_of_several_queues_are_counted_each_on_its_own_queue(rc: redis.Redi
     batch = [_held(rc, f"j{n}", queue) for n, queue in enumerate(["mail", "a{b}", "mail", "a{b}"])]
     failed = _held(rc, "j4", "reports")
     failed = attrs.evolve(failed, outcome=OutcomeRecord(kind="discard", jid="j4"))
-    rc.lrem(keys.in_progress(IDENTITY), 1, batch[3].fetched.raw)  # recovered by another
+    rc.lrem(keys.in_progress("a{b}", IDENTITY), 1, batch[3].fetched.raw)  # recovered by another
 
     assert store.settle_many(IDENTITY, [*batch, failed], NOW) == [True, True, True, False, True]
 
@@ -103,7 +103,11 @@ def test_a_batch_of_several_queues_is_one_round_trip(redis_url: str, rc: redis.R
 
     assert CountingConnection.sent == 1
     assert tracking.totals(rc) == {"processed": 5, "failed": 1}
-    assert rc.llen(keys.in_progress(IDENTITY)) == 0
+    assert not [
+        rc.llen(keys.in_progress(q, IDENTITY))
+        for q in "abc"
+        if rc.llen(keys.in_progress(q, IDENTITY))
+    ]
 
 
 def test_a_repeated_batch_writes_nothing(rc: redis.Redis) -> None:
@@ -123,7 +127,7 @@ def test_plain_and_other_outcomes_mixed_keep_their_order(rc: redis.Redis) -> Non
     tracked = SettleOrder(
         fetched=tracked.fetched, outcome=OutcomeRecord(kind="ack", jid="j1", status="complete")
     )
-    rc.lrem(keys.in_progress(IDENTITY), 1, dead.fetched.raw)
+    rc.lrem(keys.in_progress("default", IDENTITY), 1, dead.fetched.raw)
     dead = SettleOrder(
         fetched=dead.fetched, outcome=OutcomeRecord(kind="dead", jid="j2", score=NOW, payload="{}")
     )
@@ -143,7 +147,7 @@ def test_basic_fetch_acks_have_no_list_to_check(rc: redis.Redis) -> None:
     """Without an identity (basic fetch) every ack is written and counted."""
     store = SettleStore(rc)
     batch = [_held(rc, f"j{n}") for n in range(2)]
-    rc.delete(keys.in_progress(IDENTITY))
+    rc.delete(keys.in_progress("default", IDENTITY))
     assert store.settle_many(None, batch, NOW) == [True, True]
     assert rc.get(keys.stat("default", "processed")) == b"2"
 

@@ -26,7 +26,7 @@ def _held(rc: redis.Redis, jid: str, bid: str = "b1") -> Fetched:
     IDENTITY."""
     job = {"class": "app.Work", "args": [], "jid": jid, "queue": "work"}
     raw = json.dumps({**job, "bid": bid} if bid else job).encode()
-    rc.lpush(keys.in_progress(IDENTITY), raw)
+    rc.lpush(keys.in_progress("work", IDENTITY), raw)
     if bid:
         rc.zadd(PLACE, {jid: NOW + 60})
     return Fetched(queue="work", raw=raw)
@@ -90,5 +90,5 @@ def test_one_call_settles_plain_acks_members_and_retries_each_its_own_way(
         [],
     )
     assert rc.zcard(PLACE) == 0
-    assert rc.llen(keys.in_progress(IDENTITY)) == 0
+    assert rc.llen(keys.in_progress("work", IDENTITY)) == 0
     assert rc.zcard(keys.retry("work")) == rc.zcard(keys.dead("work")) == 1

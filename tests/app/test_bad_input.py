@@ -114,7 +114,7 @@ def test_unparseable_payload_goes_to_dead_keeping_its_text(
     assert rc.llen(keys.queue("default")) == 0
     # The next job's ack is written by the acker a moment after the job ran.
     wait_until(
-        lambda: rc.llen(f"cogworker:inprogress:{identity}") == 0,
+        lambda: rc.llen(f"cogworker:{{q:default}}:inprogress:{identity}") == 0,
         10.0,
         message=lambda: f"the in-progress list never emptied; log:\n{worker.log_tail()}",
     )

@@ -17,7 +17,7 @@ from tests.support.processes import wait_until
 
 def in_progress_keys(rc: redis.Redis) -> list[bytes]:
     """Every in-progress list in Redis."""
-    return list(rc.scan_iter(match="cogworker:inprogress:*"))
+    return list(rc.scan_iter(match="cogworker:{q:*}:inprogress:*"))
 
 
 def test_basic_fetch_runs_jobs_without_an_in_progress_list(

@@ -33,7 +33,7 @@ def test_ten_thousand_jobs_run_exactly_once_on_two_processes(
     )
     # Let every ack land: the in-progress lists empty once each job is settled.
     wait_until(
-        lambda: all(rc.llen(f"cogworker:inprogress:{name}") == 0 for name in names),
+        lambda: all(rc.llen(f"cogworker:{{q:default}}:inprogress:{name}") == 0 for name in names),
         10.0,
         message="in-progress lists never emptied",
     )

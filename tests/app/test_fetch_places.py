@@ -51,7 +51,7 @@ def _met(rc: redis.Redis, gate: LimitGate, job_class: type[cogworker.Job]) -> No
     [fetched] = FetchStore(rc).fetch(IDENTITY, ["default"], 1).jobs
     gate.admit(first, fetched)
     gate.let_go(first.jid)
-    rc.delete(keys.in_progress(IDENTITY))
+    rc.delete(keys.in_progress("default", IDENTITY))
 
 
 def _redis_ms(rc: redis.Redis) -> int:
@@ -78,7 +78,7 @@ def test_a_fetch_takes_the_places_of_the_classes_the_gate_met(rc: redis.Redis) -
     runs_out = rc.zscore(holders, job.jid)
     assert runs_out is not None
     assert before + THRESHOLD * 1000 <= runs_out <= _redis_ms(rc) + THRESHOLD * 1000
-    assert rc.lrange(keys.in_progress(IDENTITY), 0, -1) == [fetched.raw]
+    assert rc.lrange(keys.in_progress("default", IDENTITY), 0, -1) == [fetched.raw]
 
     state.places.hold(job.jid, holders)  # as the fetcher does with each place taken
     assert gate.admit(job, fetched) is True
@@ -106,7 +106,7 @@ def test_a_job_its_fetch_found_full_waits_in_the_schedule_uncounted(rc: redis.Re
     state.hold(fetched.raw)
     before = time.time()
     assert gate.admit(job, fetched) is False
-    assert rc.llen(keys.in_progress(IDENTITY)) == 0
+    assert rc.llen(keys.in_progress("default", IDENTITY)) == 0
     [(raw, due)] = rc.zrange(keys.schedule("default"), 0, -1, withscores=True)
     assert json.loads(raw)["jid"] == job.jid
     assert json.loads(raw)["limit"]["waits"] == 1
@@ -157,3 +157,24 @@ def test_a_job_dropped_unrun_lets_go_of_the_place_its_fetch_took(rc: redis.Redis
     RunStart(RunStore(rc), CONFIG, state, gate.logger, gate=gate).let_go_unrun(fetched)
     assert rc.zcard(fetched.place.holders) == 0
     assert state.places.place_of(job.jid) == ""
+
+
+def test_a_place_is_taken_in_the_slot_of_the_queue_the_plan_fetched_it_from(
+    rc: redis.Redis,
+) -> None:
+    """A plain job on the first queue, a limited one on the second (the plan's second round
+    trip): the limited one's place is taken under its own queue's name, numbered within its
+    own call's reply; the plain one has none."""
+    gate, _ = _gate(rc)
+    _met(rc, gate, ThreeAtOnce)
+    _push(rc, build_job(Count, [1], time.time()))
+    limited = attrs.evolve(build_job(ThreeAtOnce, ["k", 0], time.time()), queue="other")
+    _push(rc, limited)
+
+    plain, taken = FetchStore(rc).fetch(IDENTITY, ["default", "other"], 5, gate.fetch_terms()).jobs
+
+    holders = keys.limit("other", "concurrency", ThreeAtOnce.class_path(), "k")
+    assert (plain.queue, plain.place) == ("default", None)
+    assert (taken.queue, taken.place) == ("other", FetchedPlace(limited.jid, holders))
+    assert rc.zscore(holders, limited.jid) is not None
+    assert rc.lrange(keys.in_progress("other", IDENTITY), 0, -1) == [taken.raw]

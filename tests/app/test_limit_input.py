@@ -80,7 +80,7 @@ def _gate(rc: redis.Redis, fetch: str = "reliable") -> tuple[LimitGate, WorkerSt
 def _fetched(rc: redis.Redis, job: JobRecord) -> Fetched:
     """`job` on IDENTITY's in-progress list, as a fetch leaves it."""
     raw = payload.encode(job).encode()
-    rc.lpush(keys.in_progress(IDENTITY), raw)
+    rc.lpush(keys.in_progress(job.queue, IDENTITY), raw)
     return Fetched(queue=job.queue, raw=raw)
 
 
@@ -98,7 +98,7 @@ def test_a_job_whose_key_is_full_waits_in_the_schedule_its_refusal_counted(
         state.hold(fetched.raw)
         before = time.time()
         assert gate.admit(job, fetched) is False
-        assert rc.llen(keys.in_progress(IDENTITY)) == 0
+        assert rc.llen(keys.in_progress("default", IDENTITY)) == 0
         [(raw, due)] = rc.zrange(keys.schedule("default"), 0, -1, withscores=True)
         assert json.loads(raw)["limit"]["waits"] == waits
         assert due >= before + 0.05 * 2 ** (waits - 1)

@@ -58,7 +58,7 @@ def test_a_worker_blocked_on_a_paused_queue_takes_nothing_until_resumed(
 
     assert [runs(rc, jid) for jid in jids] == [0] * 5
     assert [job["jid"] for job in reversed(queue_payloads(rc, "default"))] == jids
-    assert rc.llen(keys.in_progress(identity)) == 0
+    assert rc.llen(keys.in_progress("default", identity)) == 0
     assert client.paused_queues() == {"default"}
 
     assert client.resume("default") is True
@@ -156,6 +156,6 @@ def test_a_worker_whose_only_queue_is_paused_with_jobs_waiting_does_not_spin(
     spins = {name: after.get(name, 0) - before.get(name, 0) for name in SPIN_COMMANDS}
     assert spins == dict.fromkeys(SPIN_COMMANDS, 0)
     assert [job["jid"] for job in reversed(queue_payloads(rc, "default"))] == jids
-    assert rc.llen(keys.in_progress(identity)) == 0
+    assert rc.llen(keys.in_progress("default", identity)) == 0
     client.resume("default")
     wait_until_all_ran_once(rc, jids, worker)

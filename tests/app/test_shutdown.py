@@ -46,7 +46,7 @@ def test_sigterm_lets_short_jobs_finish_and_requeues_long_ones_once(
     assert rc.zcard("cogworker:{q:default}:retry") == 0
     assert not rc.exists(keys.process(identity))
     assert not rc.sismember("cogworker:processes", identity)
-    assert not rc.exists(f"cogworker:inprogress:{identity}")
+    assert not rc.exists(f"cogworker:{{q:default}}:inprogress:{identity}")
     assert int(rc.get("cogworker:{q:default}:stat:processed") or 0) == 1, logs(worker)
 
 
@@ -93,7 +93,7 @@ def test_jobs_enqueued_while_an_idle_worker_stops_are_never_stranded(
 
         stranded = {
             key.decode(): rc.lrange(key, 0, -1)
-            for key in rc.scan_iter(match="cogworker:inprogress:*")
+            for key in rc.scan_iter(match="cogworker:{q:*}:inprogress:*")
         }
         assert stranded == {}, (
             f"jobs left on the list of {identity}, gone: {stranded}; log:\n{worker.log_tail(8)}"

@@ -79,7 +79,7 @@ def test_quiet_resume_and_stop_through_the_signal_key(
     assert worker.wait_for_exit(15.0) == 0
     assert not rc.exists(keys.process(identity))
     assert not rc.sismember("cogworker:processes", identity)
-    assert not rc.exists(f"cogworker:inprogress:{identity}")
+    assert not rc.exists(f"cogworker:{{q:default}}:inprogress:{identity}")
     assert runs(rc, jid) == 1
 
 

@@ -99,7 +99,7 @@ def assert_clean_exit(rc: redis.Redis, supervisor: CogworkerProcess, pids: list[
     assert supervisor.terminate(15.0) == 0, supervisor.log_tail()
     assert all(parent_of(pid) is None for pid in pids)
     assert identities(rc) == []
-    assert list(rc.scan_iter(match="cogworker:inprogress:*")) == []
+    assert list(rc.scan_iter(match="cogworker:{q:*}:inprogress:*")) == []
 
 
 def quiet_every_child(rc: redis.Redis, supervisor: CogworkerProcess, found: dict[str, int]) -> None:
@@ -193,7 +193,7 @@ def test_sigterm_to_the_supervisor_drains_every_child_and_loses_no_job(
     assert [job["jid"] for job in queue_payloads(rc, "default")] == [long]
     assert all(parent_of(pid) is None for pid in found.values())
     assert identities(rc) == []
-    assert list(rc.scan_iter(match="cogworker:inprogress:*")) == []
+    assert list(rc.scan_iter(match="cogworker:{q:*}:inprogress:*")) == []
     assert "restarting" not in supervisor.log_text()
 
 
@@ -253,7 +253,7 @@ def test_a_child_hung_at_stop_is_killed_and_its_job_is_kept_for_recovery(
         15.0,
         message=lambda: f"the job never started; log:\n{supervisor.log_tail()}",
     )
-    [holder] = [i for i in found if rc.llen(f"cogworker:inprogress:{i}") == 1]
+    [holder] = [i for i in found if rc.llen(f"cogworker:{{q:default}}:inprogress:{i}") == 1]
     os.kill(found[holder], signal.SIGSTOP)
 
     supervisor.send_signal(signal.SIGTERM)
@@ -264,7 +264,7 @@ def test_a_child_hung_at_stop_is_killed_and_its_job_is_kept_for_recovery(
     assert f"worker process {found[holder]} exited (signal SIGKILL)" in text
     assert all(parent_of(pid) is None for pid in found.values())
     assert identities(rc) == [holder]  # the dead child's presence expires; it never unregistered
-    [held] = rc.lrange(f"cogworker:inprogress:{holder}", 0, -1)
+    [held] = rc.lrange(f"cogworker:{{q:default}}:inprogress:{holder}", 0, -1)
     assert json.loads(held)["jid"] == jid
 
 
@@ -337,7 +337,7 @@ def test_max_memory_recycles_children_gracefully_without_losing_jobs(
     assert {jid.decode() for jid in rc.smembers("count:jids")} == set(pushed)
     assert int(rc.get("count:total") or 0) == len(pushed)
     assert supervisor.terminate(15.0) == 0
-    assert list(rc.scan_iter(match="cogworker:inprogress:*")) == []
+    assert list(rc.scan_iter(match="cogworker:{q:*}:inprogress:*")) == []
 
 
 @pytest.mark.parametrize(

@@ -58,21 +58,10 @@ JID = "census-jid"
 LIMIT = key_limits.Concurrency(max=2)
 
 #: What still touches keys of several slots, by operation (docs/redis-cluster.md,
-#: "Every script and its one slot", says what each becomes).  "recover a gone process"
-#: is the requeue of a process's one in-progress list (its verdict, "judge a process gone",
-#: keeps to the process's slot), until the lists are per queue.  Since layout step 8 the
-#: scheduled, retry and dead sets are in their queue's slot: "settle a retry" and "defer"
-#: span for the in-progress list (phase f).  Since layout step 9 the hand-over and parking
-#: lists are in their queue's slot too: filing a hand-over or burying a repeat orphan keeps
-#: to it, while "hand over", "requeue at shutdown" and "recover a gone process" span for
-#: the in-progress list, one per process until the lists are per queue (phase f).
-SPANS_SLOTS_TODAY = frozenset({
-    "fetch from one queue", "blocking fetch from one queue",
-    "fetch from two queues", "pop from two queues", "blocking pop from two queues",
-    "requeue a stray", "settle a tracked ack", "settle a retry", "ack a batch", "defer",
-    "hand over", "requeue at shutdown", "recover a gone process",
-    "settle keeping a result",
-})  # fmt: skip
+#: "Every script and its one slot", says what each becomes).  Empty since layout step 10:
+#: the in-progress lists are per (process, queue), in their queue's slot, and a fetch over
+#: several queues is a script per queue (the fetch plan).
+SPANS_SLOTS_TODAY: frozenset[str] = frozenset()
 
 
 def _raw(queue: str = "default", jid: str = JID) -> bytes:
@@ -81,8 +70,9 @@ def _raw(queue: str = "default", jid: str = JID) -> bytes:
 
 
 def _held(rc: redis.Redis, queue: str = "default") -> Fetched:
-    """A job on IDENTITY's in-progress list, as a fetch left it."""
-    rc.lpush(keys.in_progress(IDENTITY), _raw(queue))
+    """A job on IDENTITY's in-progress list of `queue`, as a fetch left it."""
+    rc.sadd(keys.process_queues(IDENTITY), queue)
+    rc.lpush(keys.in_progress(queue, IDENTITY), _raw(queue))
     return Fetched(queue=queue, raw=_raw(queue))
 
 
@@ -102,8 +92,15 @@ def _ack_batch(rc: redis.Redis) -> None:
 
 
 def _fetch_two(rc: redis.Redis) -> None:
+    """The first queue short: the other's length, then its fetch (the fetch plan)."""
     rc.lpush(keys.queue("default"), _raw())
     FetchStore(rc).fetch(IDENTITY, ["critical", "default"], 2)
+
+
+def _pop_two(rc: redis.Redis) -> None:
+    """The first queue short: the other's length, then its pop (the fetch plan)."""
+    rc.lpush(keys.queue("default"), _raw())
+    FetchStore(rc).pop(["critical", "default"], 2)
 
 
 def _fetch_one(rc: redis.Redis) -> None:
@@ -123,12 +120,13 @@ def _take_and_release(rc: redis.Redis) -> None:
 
 def _requeue_own(rc: redis.Redis) -> None:
     _held(rc)
-    RecoverStore(rc).requeue_own(IDENTITY, max_handbacks=3)
+    RecoverStore(rc).requeue_own(IDENTITY, ["critical"], max_handbacks=3)
 
 
 def _recover(rc: redis.Redis) -> None:
     _held(rc)
-    RecoverStore(rc).recover(IDENTITY, max_orphanings=3)
+    _held(rc, "critical")
+    RecoverStore(rc).recover_all(IDENTITY, max_orphanings=3, forget=True)
 
 
 def _file_handed_over(rc: redis.Redis) -> None:
@@ -340,10 +338,8 @@ OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
     "fetch from one queue": _fetch_one,
     "fetch from two queues": _fetch_two,
     "blocking fetch from one queue": _fetch_blocking,
-    "pop from two queues": lambda rc: FetchStore(rc).pop(["critical", "default"], 2),
-    "blocking pop from two queues": lambda rc: FetchStore(rc).pop_basic(
-        ["critical", "default"], 0.01
-    ),
+    "pop from two queues": _pop_two,
+    "blocking pop from one queue": lambda rc: FetchStore(rc).pop_blocking("default", 0.01),
     "requeue a stray": lambda rc: FetchStore(rc).requeue_one(IDENTITY, _held(rc)),
     "settle a tracked ack": lambda rc: _settle(
         rc, OutcomeRecord(kind="ack", jid=JID, class_name="app.Send", status="complete")

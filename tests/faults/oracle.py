@@ -71,7 +71,15 @@ def assert_nothing_left_behind(client: redis.Redis) -> None:
     """After every worker has stopped: no process, in-progress, handover or orphan key remains."""
     leftovers = sorted(
         key.decode()
-        for pattern in ("process:*", "workers:*", "memory:*", "inprogress:*", "{q:*}:orphanings:*")
+        for pattern in (
+            "process:*",
+            "workers:*",
+            "memory:*",
+            "inprogress:*",
+            "{q:*}:inprogress:*",
+            "{p:*}:queues",
+            "{q:*}:orphanings:*",
+        )
         for key in client.scan_iter(match=keys.PREFIX + pattern)
     )
     assert leftovers == [], f"keys left behind: {leftovers}"

@@ -30,7 +30,7 @@ SINGLE = "tests.faults.jobs_exits:single_config"
 def in_progress_of_the_worker(inspect: redis.Redis) -> int:
     """How many jobs the one registered worker holds in progress."""
     [identity] = inspect.smembers(keys.PROCESSES)
-    return int(inspect.llen(keys.in_progress(identity.decode())))
+    return int(inspect.llen(keys.in_progress("default", identity.decode())))
 
 
 def dead_entry(inspect: redis.Redis, jid: str, worker: CogworkerProcess) -> dict[str, object]:

@@ -121,7 +121,11 @@ def test_a_process_woken_after_its_recovery_runs_none_of_its_old_jobs(
     wait_until(lambda: starts_of(oracle_file, running) == 1, 20, message=frozen.log_tail)
     buffered = [jid for jid in client.enqueue_many(quick_job, quick_args) if jid]
     assert len(buffered) == 2
-    wait_until(lambda: inspect.llen(keys.in_progress(identity)) == 3, 20, message=frozen.log_tail)
+    wait_until(
+        lambda: inspect.llen(keys.in_progress("default", identity)) == 3,
+        20,
+        message=frozen.log_tail,
+    )
     os.kill(frozen.pid, signal.SIGSTOP)
     watcher = start_worker(APP)
     try:

@@ -42,7 +42,7 @@ def _one_running_four_waiting(
     # They leave the queue for the worker's in-progress list, though its one thread is busy.
     wait_until(
         lambda: (
-            inspect.llen(keys.in_progress(identity)) == 5
+            inspect.llen(keys.in_progress("default", identity)) == 5
             and not inspect.llen(keys.queue("default"))
         ),
         20,

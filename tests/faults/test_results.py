@@ -88,7 +88,7 @@ def test_a_result_is_there_exactly_when_the_ack_is(
     wait_until(lambda: int(inspect.get(keys.stat("default", "processed")) or 0) >= 100, 30)
     worker.kill()
     worker.wait_for_exit(10)
-    held = [entry for key in inspect.scan_iter(match=keys.IN_PROGRESS_PREFIX + "*")
+    held = [entry for key in inspect.scan_iter(match=keys.in_progress("*", "*"))
             for entry in inspect.lrange(key, 0, -1)]  # fmt: skip
     waiting = {
         json.loads(entry)["jid"] for entry in [*inspect.lrange(keys.queue("default"), 0, -1), *held]

@@ -1,5 +1,5 @@
-"""A migration's writes one by one, and what layout step 6's rewrites and steps 8 and 9's
-splits make of a Redis's keys as values (tests/periodic/test_migrate*.py)."""
+"""A migration's writes one by one, and what layout step 6's rewrites and steps 8, 9 and
+10's splits make of a Redis's keys as values (tests/periodic/test_migrate*.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.layout_store import LayoutStore
 from cogworker.domain import layout, relock
 from cogworker.domain.layout_rewrites import Rewrite
-from cogworker.domain.layout_splits import queue_named
+from cogworker.domain.layout_splits import Split, queue_named
 from tests.periodic.old_layout import KeyValue
 
 
@@ -71,11 +71,15 @@ def split_entries(contents: dict[str, KeyValue]) -> dict[str, KeyValue]:
     other such queue a part."""
     out = dict(contents)
     queues: set[str] = set()
-    for split in (split for step in layout.STEPS for split in step.splits):
+    for split in _splits(contents):
         _, entries, _ = out.pop(split.old, (split.kind, [], False))
         for entry in entries:
             member = entry[0] if split.kind == "zset" else entry
             queues.add(queue_named(member))
+            if split.owner is not None:
+                _, owned, _ = out.get(split.owner, ("set", [], False))
+                named = {*owned, queue_named(member).encode()}
+                out[split.owner] = ("set", sorted(named), False)
             _, there, _ = out.get(split.target(member), (split.kind, [], False))
             moved = (
                 sorted([*there, entry], key=_by_score) if split.kind == "zset" else [*there, entry]
@@ -90,9 +94,14 @@ def split_entries(contents: dict[str, KeyValue]) -> dict[str, KeyValue]:
 
 def split_rows(contents: dict[str, KeyValue]) -> set[tuple[str, str, int, str]]:
     """A dry run's rows of the splits: each old set or list with entries in `contents`."""
-    splits = [split for step in layout.STEPS for split in step.splits]
-    return {(split.old, split.kind, len(contents[split.old][1]), split.new) for split in splits
-            if split.old in contents}  # fmt: skip
+    return {(split.old, split.kind, len(contents[split.old][1]), split.new)
+            for split in _splits(contents) if split.old in contents}  # fmt: skip
+
+
+def _splits(contents: dict[str, KeyValue]) -> list[Split]:
+    """Every split a migration from layout 0 makes of `contents`: the steps' splits, and a
+    split per member of their families (layout step 10: each process's in-progress list)."""
+    return [split for each in layout.plan(0, frozenset(contents)) for split in each.splits]
 
 
 def rewrite_rows(contents: dict[str, KeyValue]) -> set[tuple[str, str, int, str]]:

@@ -47,8 +47,10 @@ OLD_MARKERS = {
     ("cb", CALLBACK_JID): "{cogworker:queue:cb}:batch_callback:" + CALLBACK_JID,
     (ODD_QUEUE, CALLBACK_JID): f"cogworker:queue:{ODD_QUEUE}:batch_callback:{CALLBACK_JID}",
 }
-#: A process that died with a job in progress.
+#: A process that died with jobs in progress, and its in-progress list as that release
+#: named it: one list for every queue.
 GONE = "host:1:gone"
+OLD_IN_PROGRESS = "cogworker:inprogress:" + GONE
 NOW = 1_800_000_000.0
 #: The UTC day of NOW, and the counters that release kept for all queues at once: in total,
 #: and for that day (with a TTL), by name.
@@ -161,6 +163,16 @@ HAND_LIST_ENTRIES: dict[str, list[bytes]] = {
     "repeat_handbacks": [b"\xff\xfe not json", set_entry("h-heavy", "heavy")],
 }  # fmt: skip
 
+#: Entries of the gone process's in-progress list written by hand, behind the lock-naming
+#: one (`_write_old_locks`), newest first (as fetched onto its left end): jobs of several
+#: queues interleaved (each queue's order must hold), one that isn't JSON and one naming
+#: no queue (both to the empty queue name's list).
+HAND_IN_PROGRESS: list[bytes] = [
+    set_entry("ip-heavy-2", "heavy"), set_entry("ip-odd", ODD_QUEUE),
+    set_entry("ip-default", "default"), b"\xff\xfe not json",
+    set_entry("ip-heavy-1", "heavy"), json.dumps({"jid": "ip-no-queue"}).encode(),
+]  # fmt: skip
+
 #: A gone process's presence keys as that release named them (left to expire): its
 #: heartbeat hash, its threads' work, a signal nobody read and its memory history.
 OLD_PROCESS_KEYS = {
@@ -199,7 +211,7 @@ def write_old_layout(rc: redis.Redis, redis_url: str) -> None:
         rc.set(key, count, ex=3600 if key.endswith(DAY) else None)
     rc.rpush(OLD_CLASS_HISTORY, *map(to_json, OLD_RUNS))
     rc.expire(OLD_CLASS_HISTORY, 86_400)
-    rc.lpush(keys.in_progress(GONE), _payload("j-running"))
+    rc.lpush(OLD_IN_PROGRESS, _payload("j-running"))
     _write_old_records(rc)
     _write_process_keys(rc)
     for name, jobs in HAND_QUEUES.items():
@@ -253,9 +265,8 @@ def _write_old_locks(rc: redis.Redis) -> None:
     rc.set(LEFTOVER_LOCK, "long-gone", px=3_600_000)
     for key in (keys.queue("default"), OLD_SETS["schedule"]):
         _old_names_in(rc, key)
-    rc.lpush(
-        keys.in_progress(GONE), _payload("j-periodic", running_lock=HELD_LOCKS["j-periodic"][0])
-    )
+    rc.lpush(OLD_IN_PROGRESS, _payload("j-periodic", running_lock=HELD_LOCKS["j-periodic"][0]))
+    rc.rpush(OLD_IN_PROGRESS, *HAND_IN_PROGRESS)
     handed = OutcomeRecord(kind="ack", jid="j-handed", class_name="tests.app.jobs.Record",
                            unique_lock=_old_lock("j-handed"), unique_action="release",
                            queue="default")  # fmt: skip
@@ -332,7 +343,7 @@ def _settle(rc: redis.Redis, kind: OutcomeKind, jid: str) -> None:
     retrying one holds a caller's jid lock, a dead one named its lock (released)."""
     locks = {"unique_lock": OLD_UNIQUE + "jid:" + jid}
     raw = _payload(jid, **locks)
-    rc.lpush(keys.in_progress(GONE), raw)
+    rc.lpush(keys.in_progress("default", GONE), raw)  # where this code settles it from
     attempt = attrs.evolve(DONE_ATTEMPT, outcome=ATTEMPT_OUTCOMES[kind])
     outcome = OutcomeRecord(
         kind=kind, jid=jid, class_name="tests.app.jobs.Record",

@@ -19,6 +19,7 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
+from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.adapters.layout_store import LayoutStore
@@ -50,6 +51,7 @@ from tests.periodic.old_layout import (
     OLD_COUNTERS,
     OLD_DAYS,
     OLD_EPOCH,
+    OLD_IN_PROGRESS,
     OLD_LISTS,
     OLD_MARKERS,
     OLD_PROCESS_KEYS,
@@ -196,7 +198,7 @@ def test_a_migrated_job_s_records_read_behind_those_it_writes_after(
     assert cli.run("migrate").status == 0
     again = attrs.evolve(DONE_ATTEMPT, attempt=2, failed_at=NOW)
     raw = b'{"jid": "j-done"}'
-    rc.lpush(keys.in_progress("host:1:now"), raw)
+    rc.lpush(keys.in_progress("default", "host:1:now"), raw)
     outcome = OutcomeRecord(kind="retry", jid="j-done", score=NOW + 60, payload="{}",
                             attempt=to_json(again))  # fmt: skip
     order = SettleOrder(fetched=Fetched(queue="default", raw=raw), outcome=outcome)
@@ -278,6 +280,34 @@ def test_the_lists_step_moves_each_entry_to_its_queue_s_list_in_order(
     assert not rc.exists(*OLD_LISTS.values())
 
 
+def test_the_in_progress_step_splits_a_gone_process_s_list_by_queue_in_order(
+    old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
+) -> None:
+    """Each entry of a process's old in-progress list lands on that process's list of the
+    queue it names, each queue's in their order, one not JSON or naming no queue on the
+    empty queue name's; its set names those queues; the old list is gone.  Its recovery
+    then puts each queue's jobs back on that queue, oldest at the front, and parks the
+    unreadable ones for dead."""
+    entries = old[OLD_IN_PROGRESS][1]
+    assert cli.run("migrate").status == 0
+
+    for queue in ("default", "heavy", ODD_QUEUE, parts.MIGRATED):
+        mine = [_jid(entry) for entry in entries if queue_named(entry) == queue]
+        assert [_jid(entry) for entry in rc.lrange(keys.in_progress(queue, GONE), 0, -1)] == mine
+    named = {b"default", b"heavy", ODD_QUEUE.encode(), b""}
+    assert rc.smembers(keys.process_queues(GONE)) == named
+    assert not rc.exists(OLD_IN_PROGRESS)
+
+    recovered = RecoverStore(rc).recover_all(GONE, max_orphanings=10, forget=True)
+
+    assert recovered == (len(entries) - 2, 2)
+    heavy = [set_entry(jid, "heavy") for jid in ("ip-heavy-2", "ip-heavy-1")]
+    assert rc.lrange(keys.queue("heavy"), -2, -1) == heavy  # the oldest taken at the front
+    parked = rc.lrange(keys.repeat_orphans(parts.MIGRATED), -2, -1)  # behind step 9's
+    assert parked == [entry for entry in entries if queue_named(entry) == parts.MIGRATED]
+    assert not rc.exists(keys.process_queues(GONE))
+
+
 def test_an_entry_left_on_an_old_list_after_the_migration_is_moved_by_a_run_again(
     old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
 ) -> None:
@@ -294,6 +324,14 @@ def test_an_entry_left_on_an_old_list_after_the_migration_is_moved_by_a_run_agai
     assert "moved 2" in again.stdout
     assert rc.lrange(keys.unsettled("heavy"), 0, -1) == [*migrated, *late]
     assert not rc.exists(OLD_LISTS["unsettled"])
+
+
+def _jid(entry: bytes) -> str | bytes:
+    """An entry's jid (step 6 rewrote the lock a record names), or the entry not JSON."""
+    try:
+        return str(json.loads(entry)["jid"])
+    except ValueError:
+        return entry
 
 
 def _scores(rc: redis.Redis, key: str, jid: str) -> list[float]:

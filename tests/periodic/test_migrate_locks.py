@@ -16,6 +16,7 @@ from tests.periodic.old_layout import (
     HELD_LOCKS,
     LEFTOVER_LOCK,
     OLD_BATCH,
+    OLD_IN_PROGRESS,
     OLD_LISTS,
     OLD_RUNNING,
     OLD_SCHEDULE,
@@ -58,7 +59,7 @@ def test_the_data_set_names_locks_the_old_way_in_every_place_a_job_waits(
         assert rc.pttl(old) > 0
     assert _naming_old_locks(rc) == {
         "cogworker:queue:default", *OLD_SETS.values(),
-        keys.in_progress("host:1:gone"), *OLD_LISTS.values(), OLD_BATCH, OLD_SCHEDULE,
+        OLD_IN_PROGRESS, *OLD_LISTS.values(), OLD_BATCH, OLD_SCHEDULE,
     }  # fmt: skip
 
 

@@ -43,7 +43,7 @@ DONE_KEY = "policy:done"
 #: Where the outage job says it is about to fail.
 OUTAGE_STARTED_KEY = "policy:outage:started"
 DEAD_KEY = "cogworker:{q:default}:dead"
-IN_PROGRESS_PATTERN = "cogworker:inprogress:*"
+IN_PROGRESS_PATTERN = "cogworker:{q:*}:inprogress:*"
 
 #: What `ApplicationJob.retry_in` answers, by the job's first argument.
 YEAR_AND_MORE = 2 * 365 * 86_400

@@ -130,7 +130,7 @@ def idle(topology: SentinelTopology) -> bool:
     if not settled(topology):
         return False
     with primary_of(topology) as primary:
-        held = primary.scan_iter(match=keys.in_progress("*"))
+        held = primary.scan_iter(match=keys.in_progress("*", "*"))
         return sum(int(primary.llen(key)) for key in held) == 0
 
 
@@ -138,7 +138,8 @@ def held(topology: SentinelTopology) -> str:
     """What the primary's in-progress lists hold, for a failure's message."""
     with primary_of(topology) as primary:
         lists = {
-            key: primary.lrange(key, 0, 5) for key in primary.scan_iter(match=keys.in_progress("*"))
+            key: primary.lrange(key, 0, 5)
+            for key in primary.scan_iter(match=keys.in_progress("*", "*"))
         }
     return f"in-progress lists: {lists}\n"
 

@@ -36,7 +36,7 @@ def settle_runs(
     for index, duration in enumerate(micros):
         jid = f"metrics{next(_JIDS)}"
         raw = json.dumps({"jid": jid, "class": class_name, "queue": queue}).encode()
-        rc.lpush(keys.in_progress(IDENTITY), raw)
+        rc.lpush(keys.in_progress(queue, IDENTITY), raw)
         fails = index < failed
         run = RunRecord(jid=jid, class_name=class_name, queue=queue,
                         started_at=at - duration / 1e6, ended_at=at,

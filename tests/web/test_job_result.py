@@ -57,7 +57,7 @@ def test_the_job_page_of_a_limited_batch_member_keeping_its_result(
     waiting = web.get("/job", params={"jid": jid})
     assert waiting.status_code == 200
     assert batch.bid in waiting.text
-    entry = raw.lmove(keys.queue("web"), keys.in_progress(IDENTITY), "RIGHT", "LEFT")
+    entry = raw.lmove(keys.queue("web"), keys.in_progress("web", IDENTITY), "RIGHT", "LEFT")
     assert entry is not None
     place = keys.limit("web", "concurrency", KeptLimitedMember.class_path(), "")
     raw.zadd(place, {jid: 1e12})

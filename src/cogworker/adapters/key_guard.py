@@ -57,7 +57,7 @@ def process_types(identities: tuple[str, ...]) -> dict[str, str]:
         expected[keys.process(identity)] = "hash"
         expected[keys.workers(identity)] = "hash"
         expected[keys.memory_history(identity)] = "zset"
-        expected[keys.in_progress(identity)] = "list"
+        expected[keys.process_queues(identity)] = "set"
     return expected
 
 

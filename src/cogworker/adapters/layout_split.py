@@ -1,6 +1,7 @@
 """A layout step's splits on one Redis (`domain.layout_splits.Split`): the members of an
 old sorted set, or the entries of an old list, each moved to its queue's by one script
-(`lua/move_entry.lua`).
+(`lua/move_entry.lua`), after its queue is added to the split's owner set if it has one
+(a process's set of the queues of its in-progress lists, layout step 10).
 
 Members are read from the set's (or list's) start a page at a time: every one read is
 moved (or was moved meanwhile), so the next page starts at the start again, and the split
@@ -73,6 +74,8 @@ def _queue_moves(pipe: redis.client.Pipeline, page: list[EntryMove]) -> None:
     if queues:  # the part of the empty queue name is read without it
         pipe.sadd(keys.PARTS, *queues)
     for move in page:
+        if move.split.owner is not None:  # its process's set names the list's queue first
+            pipe.sadd(move.split.owner, move.queue)
         target = move.split.target(move.member)
         MOVE_ENTRY.queue(pipe, (move.split.old, target), (move.member, move.split.kind))
 

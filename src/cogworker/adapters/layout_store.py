@@ -21,7 +21,7 @@ from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
 from cogworker.domain import layout, layout_moves
 from cogworker.domain.layout import Fresh, Ready, Step, Verdict
-from cogworker.domain.layout_moves import Rename, RenameMatching
+from cogworker.domain.layout_moves import Rename
 
 MOVE_KEY = LuaScript("move_key")
 RAISE_LAYOUT = LuaScript("raise_layout")
@@ -169,7 +169,7 @@ def layout_number(raw: bytes | str | None) -> int | None:
     return int(text)
 
 
-def scan_pattern(family: RenameMatching) -> str:
+def scan_pattern(family: layout.Family) -> str:
     """A SCAN MATCH pattern for the family's old keys: its `*`s wildcards, the rest literal."""
     return glob(family.old)
 

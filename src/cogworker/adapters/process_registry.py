@@ -75,6 +75,7 @@ class ProcessRegistry:
         held_locks: Sequence[tuple[str, str]] = (),
         lock_ttl: float = 60.0,
         queues: Sequence[str] = (),
+        fetched_from: Sequence[str] = (),
     ) -> BeatReply:
         """Record one heartbeat (and its RSS, if `fields` has `rss_kb`): the waiting
         signals, and whether the process's hash was there (see `BeatReply`).
@@ -91,7 +92,11 @@ class ProcessRegistry:
         it serves), in the same round trip: a push that crashed between its
         script and its registration leaves a job on an unregistered queue, and
         the next beat of a process serving it registers it (docs/redis-cluster.md,
-        "Registries").
+        "Registries").  `fetched_from`: the queues it fetches into in-progress lists
+        from (reliable fetch), added to its set of them after the beat: a process
+        fetches only once a beat has landed (`lease.py`), so none of its lists holds a
+        job while the set lacks its queue for longer than a beat (a recovery removing
+        them from a process that was declared gone but lives on, say).
         """
         pipe = self.client.pipeline(transaction=False)
         scripts.BEAT.queue(
@@ -118,6 +123,8 @@ class ProcessRegistry:
             scripts.RENEW_LOCK.queue(pipe, (lock,), (jid, int(lock_ttl * 1000)))
         if queues:
             pipe.sadd(keys.QUEUES, *queues)
+        if fetched_from:
+            pipe.sadd(keys.process_queues(identity), *fetched_from)
         (found, suspected, signals), registered_anew = scripts.run_pipeline(self.client, pipe)[:2]
         return BeatReply(
             signals=[as_bytes(signal).decode() for signal in signals],
@@ -185,16 +192,23 @@ class ProcessRegistry:
         }
         return beats, seconds + micros / 1_000_000
 
-    def holders(self) -> set[str]:
-        """Every identity with an in-progress list, registered or not (a full key scan)."""
-        prefix = keys.IN_PROGRESS_PREFIX
-        return {
-            as_bytes(key).decode()[len(prefix) :]
-            for key in self.client.scan_iter(match=prefix + "*", count=1000)
-        }
+    def holders(self) -> dict[str, set[str]]:
+        """Every identity with an in-progress list, registered or not, and the queues of
+        its lists (a full key scan)."""
+        found: dict[str, set[str]] = {}
+        for key in self.client.scan_iter(match=keys.in_progress("*", "*"), count=1000):
+            queue, identity = keys.in_progress_owner(as_bytes(key).decode())
+            found.setdefault(identity, set()).add(queue)
+        return found
+
+    def fetched_from(self, identity: str) -> set[str]:
+        """The queues `identity` has in-progress lists on (its set of them)."""
+        members = self.client.smembers(keys.process_queues(identity))
+        return {as_bytes(member).decode() for member in members}
 
     def remove(self, identity: str) -> None:
-        """A clean exit: the process's presence keys go (its in-progress list is empty by now).
+        """A clean exit: the process's presence keys go (its in-progress lists are empty by
+        now, and go with the set naming their queues).
 
         Unregistered first, then a DEL per key, in one round trip but not one
         transaction: on Redis Cluster the keys live in different slots.  A
@@ -202,6 +216,7 @@ class ProcessRegistry:
         going; a stop cut short leaves keys that expire (their TTL) or that
         recovery deletes.
         """
+        lists = [keys.in_progress(queue, identity) for queue in self.fetched_from(identity)]
         pipe = self.client.pipeline(transaction=False)
         pipe.srem(keys.PROCESSES, identity)
         for key in (
@@ -210,7 +225,8 @@ class ProcessRegistry:
             keys.memory_history(identity),
             keys.signal(identity),
             keys.suspect(identity),
-            keys.in_progress(identity),
+            *lists,
+            keys.process_queues(identity),
         ):
             pipe.delete(key)
         pipe.execute()

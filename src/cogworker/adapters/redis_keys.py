@@ -19,7 +19,9 @@ PAUSED = PREFIX + "paused"
 #: tag, `{q:NAME}`, which every key the queue owns shares (layout step 2).
 QUEUE_HEAD = PREFIX + "{q:"
 QUEUE_TAIL = "}:queue"
-IN_PROGRESS_PREFIX = PREFIX + "inprogress:"
+#: A process's in-progress lists: one per queue, `cogworker:{q:Q}:inprogress:P`, in the
+#: queue's slot (layout step 10; before it one per process, `cogworker:inprogress:P`).
+IN_PROGRESS_TAIL = "}:inprogress:"
 
 #: How many layout steps this Redis has had applied (`domain.layout`; missing: none).
 LAYOUT = PREFIX + "layout"
@@ -138,9 +140,22 @@ def suspect(identity: str) -> str:
     return _owned_by_process(identity) + "suspect"
 
 
-def in_progress(identity: str) -> str:
-    """The jobs a process has taken and not yet settled (reliable fetch)."""
-    return IN_PROGRESS_PREFIX + identity
+def in_progress(queue: str, identity: str) -> str:
+    """The jobs of `queue` a process has taken and not yet settled (reliable fetch)."""
+    return QUEUE_HEAD + queue + IN_PROGRESS_TAIL + identity
+
+
+def in_progress_owner(key: str) -> tuple[str, str]:
+    """The queue and the process of an in-progress list (a name `in_progress` gave): the
+    process is what follows the last `IN_PROGRESS_TAIL` (an identity never holds it)."""
+    queue, _, identity = key[len(QUEUE_HEAD) :].rpartition(IN_PROGRESS_TAIL)
+    return queue, identity
+
+
+def process_queues(identity: str) -> str:
+    """The queues a process has in-progress lists on: added before its first fetch from
+    each, kept until recovery or its clean exit has emptied them."""
+    return _owned_by_process(identity) + "queues"
 
 
 def signal(identity: str) -> str:

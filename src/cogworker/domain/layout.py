@@ -17,7 +17,13 @@ import attrs
 
 from cogworker.domain.layout_moves import Rename, RenameMatching
 from cogworker.domain.layout_rewrites import LOCK_REWRITES, Rewrite
-from cogworker.domain.layout_splits import LIST_SPLITS, SET_SPLITS, Split
+from cogworker.domain.layout_splits import (
+    IN_PROGRESS_SPLITS,
+    LIST_SPLITS,
+    SET_SPLITS,
+    Split,
+    SplitMatching,
+)
 
 #: The command that applies the missing steps, as refusals name it.
 MIGRATE = "cogworker migrate"
@@ -36,6 +42,11 @@ class Step:
     families: tuple[RenameMatching, ...] = ()
     rewrites: tuple[Rewrite, ...] = ()
     splits: tuple[Split, ...] = ()
+    split_families: tuple[SplitMatching, ...] = ()
+
+
+#: A family of keys a step moves away from, found by a scan: renamed or split each.
+Family = RenameMatching | SplitMatching
 
 
 #: Every step, in the order they apply; a step's number is its place (1, 2, ...).
@@ -128,6 +139,12 @@ STEPS: tuple[Step, ...] = (
         renames=(),
         splits=LIST_SPLITS,
     ),
+    Step(
+        number=10,
+        summary="each process's in-progress list per queue, each entry to its queue's",
+        renames=(),
+        split_families=IN_PROGRESS_SPLITS,
+    ),
 )
 
 
@@ -171,6 +188,12 @@ def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -
             if family.matches(name)
         )
         splits = tuple(s for s in step.splits if pending_step or s.old in found)
+        splits += tuple(
+            family.split(name)
+            for family in step.split_families
+            for name in sorted(found)
+            if family.matches(name)
+        )
         if pending_step or renames or splits:
             rewrites = step.rewrites if pending_step else ()
             planned.append(Planned(step=step, renames=renames, rewrites=rewrites, splits=splits))
@@ -183,9 +206,10 @@ def old_names(steps: tuple[Step, ...]) -> tuple[str, ...]:
     return renamed + tuple(split.old for step in steps for split in step.splits)
 
 
-def old_families(steps: tuple[Step, ...]) -> tuple[RenameMatching, ...]:
+def old_families(steps: tuple[Step, ...]) -> tuple[Family, ...]:
     """The families of keys `steps` move away from: a member found means the same."""
-    return tuple(family for step in steps for family in step.families)
+    renamed: tuple[Family, ...] = tuple(family for step in steps for family in step.families)
+    return renamed + tuple(family for step in steps for family in step.split_families)
 
 
 def is_old(name: str, steps: tuple[Step, ...] = STEPS) -> bool:

@@ -82,9 +82,11 @@ class CancelStore:
 
     def holder(self, jid: str) -> str | None:
         """The process holding `jid` (fetched, running or about to), if one does."""
-        for identity in ProcessRegistry(self.client).identities():
-            if self._in_list(keys.in_progress(identity), jid) is not None:
-                return identity
+        registry = ProcessRegistry(self.client)
+        for identity in registry.identities():
+            for queue in sorted(registry.fetched_from(identity)):
+                if self._in_list(keys.in_progress(queue, identity), jid) is not None:
+                    return identity
         return None
 
     def signal(self, identity: str, jid: str) -> None:

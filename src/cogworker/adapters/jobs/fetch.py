@@ -1,5 +1,12 @@
-"""Fetch: jobs taken off their queues, into a process's in-progress list (reliable
-fetch) or outright (basic fetch: lost if the process dies before they end).
+"""Fetch: jobs taken off their queues, into a process's in-progress list of each queue
+(reliable fetch) or outright (basic fetch: lost if the process dies before they end).
+
+A fetch script works on one queue (every key in its slot).  A fetch over
+several queues is a plan (docs/redis-cluster.md, "Fetch: several queues"):
+the first queue of the order for the whole batch; when that falls short,
+one round trip of each other queue's length (and pause flag), then one of
+the fetch calls, each asking a queue for at most what its length showed, in
+order, never more than the batch in all.
 
 The reliable fetch also takes the concurrency places (`domain.key_limits`)
 of the jobs it moves whose class the caller names (`PlaceTerm`), in the
@@ -8,7 +15,7 @@ same script: a limited job costs no round trip of its own as it starts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -47,7 +54,7 @@ def _turn(
 ) -> Turn:
     """A fetch script's reply as a Turn: the paused queues' positions (`flagged`), queue
     position, payload, ... (`pairs`), and the places it looked at (`looked`: job number,
-    jid, holders, ...; see fetch.lua)."""
+    jid, holders, ...; see fetch.lua).  A script looks at one queue: `queues` is it."""
     paused = frozenset(queues[int(i) - 1] for i in flagged) if flagged else _RUNNING
     places = {
         int(looked[i]): FetchedPlace(_text(looked[i + 1]), _text(looked[i + 2]))
@@ -80,9 +87,63 @@ class Turn:
     paused: frozenset[str]
 
 
-def _queue_keys(queues: Sequence[str]) -> list[str]:
-    """Each queue's list, then its pause flag: the pairs the fetch scripts take."""
-    return [key for name in queues for key in (keys.queue(name), keys.queue_paused(name))]
+def _queue_keys(name: str) -> tuple[str, str]:
+    """A queue's list, then its pause flag: the keys the fetch scripts take after the list."""
+    return keys.queue(name), keys.queue_paused(name)
+
+
+#: Sends one queue's fetch script on a pipeline, asking for so many jobs.
+QueueCall = Callable[[redis.client.Pipeline, str, int], None]
+#: Reads one queue's fetch script reply as a Turn.
+ReplyReader = Callable[[str, list[Any]], Turn]
+
+
+def _planned(
+    client: redis.Redis, order: Sequence[str], count: int, call: QueueCall, read: ReplyReader
+) -> Turn:
+    """The fetch plan over the queues in `order`, for at most `count` jobs in all.
+
+    The first queue is asked for all of them (under load that fills the batch: one
+    round trip, as before the lists were per queue).  Short of it, one pipelined round
+    trip of each other queue's LLEN and pause flag, then one of a fetch per non-empty
+    running queue, in order, each asking at most its length until the batch is planned:
+    a queue that emptied meanwhile gives fewer, none gives more.  A job pushed onto an
+    earlier queue after its LLEN waits for the next fetch.
+    """
+    first = _run_calls(client, [(order[0], count)], call, read)
+    rest = order[1:]
+    if len(first.jobs) >= count or not rest:
+        return first
+    pipe = client.pipeline(transaction=False)
+    for name in rest:
+        pipe.llen(keys.queue(name))
+        pipe.exists(keys.queue_paused(name))
+    replies = pipe.execute()
+    paused = set(first.paused) | {n for n, flag in zip(rest, replies[1::2], strict=True) if flag}
+    asks, left = [], count - len(first.jobs)
+    for name, length in zip(rest, replies[::2], strict=True):
+        if left and length and name not in paused:
+            asks.append((name, min(int(length), left)))
+            left -= asks[-1][1]
+    then = _run_calls(client, asks, call, read)
+    return Turn(jobs=[*first.jobs, *then.jobs], paused=frozenset(paused | then.paused))
+
+
+def _run_calls(
+    client: redis.Redis, asks: Sequence[tuple[str, int]], call: QueueCall, read: ReplyReader
+) -> Turn:
+    """The fetch scripts of `asks` (queue, how many) in one round trip, as one Turn."""
+    if not asks:
+        return Turn(jobs=[], paused=_RUNNING)
+    pipe = client.pipeline(transaction=False)
+    for name, wanted in asks:
+        call(pipe, name, wanted)
+    turns = [
+        read(name, reply)
+        for (name, _), reply in zip(asks, scripts.run_pipeline(client, pipe), strict=True)
+    ]
+    jobs = [job for turn in turns for job in turn.jobs]
+    return Turn(jobs=jobs, paused=frozenset(name for turn in turns for name in turn.paused))
 
 
 @attrs.define
@@ -90,37 +151,49 @@ class FetchStore:
     """Fetches on one Redis.
 
     A queue's pause is a flag key in its slot (`keys.queue_paused`).  The
-    fetch scripts get each queue's flag next to the queue, skip a paused
-    queue and say which were paused in their reply: the hot path stays one
-    `EVALSHA`, and a job is never moved from a queue paused at that moment.
-    The blocking waits (the idle paths) can't look at a flag, so the same
-    round trip reads it after them: Redis runs a connection's commands in
-    order, and a blocked one holds back those behind it, so the answer says
-    whether the queue was paused once the move was done (a job taken then
-    is one to put back, not run).  For `BLMOVE` both keys and the flag are
-    in the queue's slot: on a cluster the read goes to the same node.
+    fetch scripts get the queue's flag next to the queue, skip a paused
+    queue and say so in their reply: the hot path stays one `EVALSHA`, and a
+    job is never moved from a queue paused at that moment.  The blocking
+    waits (the idle paths) can't look at a flag, so the same round trip
+    reads it after them: Redis runs a connection's commands in order, and a
+    blocked one holds back those behind it, so the answer says whether the
+    queue was paused once the move was done (a job taken then is one to put
+    back, not run).  The wait's keys and the flag are in the queue's slot:
+    on a cluster the read goes to the same node.
     """
 
     client: redis.Redis
 
     def fetch(
-        self, identity: str, queues: Sequence[str], count: int, terms: Sequence[PlaceTerm] = ()
+        self, identity: str, order: Sequence[str], count: int, terms: Sequence[PlaceTerm] = ()
     ) -> Turn:
-        """Take up to `count` jobs into `identity`'s in-progress list, queues in the order given
-        (the paused ones left alone), and the concurrency places of those of the classes
-        `terms` name."""
-        flagged, looked, *pairs = scripts.FETCH(
-            self.client,
-            (keys.in_progress(identity), *_queue_keys(queues)),
-            (count, *(arg for term in terms for arg in term.arguments())),
-        )
-        return _turn(queues, flagged, pairs, looked)
+        """Take up to `count` jobs into `identity`'s in-progress lists, queues in the order
+        given (the paused ones left alone; see `_planned`), and the concurrency places of
+        those of the classes `terms` name."""
+        places = [arg for term in terms for arg in term.arguments()]
 
-    def pop(self, queues: Sequence[str], count: int) -> Turn:
-        """Basic fetch: pop up to `count` jobs outright, queues in the order given (the paused
-        ones left alone)."""
-        flagged, *pairs = scripts.POP(self.client, _queue_keys(queues), (count,))
-        return _turn(queues, flagged, pairs)
+        def call(pipe: redis.client.Pipeline, name: str, wanted: int) -> None:
+            held_keys = (keys.in_progress(name, identity), *_queue_keys(name))
+            scripts.FETCH.queue(pipe, held_keys, (wanted, *places))
+
+        def read(name: str, reply: list[Any]) -> Turn:
+            flagged, looked, *pairs = reply
+            return _turn([name], flagged, pairs, looked)
+
+        return _planned(self.client, order, count, call, read)
+
+    def pop(self, order: Sequence[str], count: int) -> Turn:
+        """Basic fetch: pop up to `count` jobs outright, queues in the order given (the
+        paused ones left alone), by the same plan as `fetch`."""
+
+        def call(pipe: redis.client.Pipeline, name: str, wanted: int) -> None:
+            scripts.POP.queue(pipe, _queue_keys(name), (wanted,))
+
+        def read(name: str, reply: list[Any]) -> Turn:
+            flagged, *pairs = reply
+            return _turn([name], flagged, pairs)
+
+        return _planned(self.client, order, count, call, read)
 
     def fetch_blocking(self, identity: str, queue: str, timeout: float) -> Turn:
         """Wait up to `timeout` seconds for a job on `queue`, taken into the in-progress list;
@@ -130,7 +203,7 @@ class FetchStore:
         # the list's left.  redis-py's defaults (LEFT to RIGHT) would take the newest.
         pipe.blmove(
             keys.queue(queue),
-            keys.in_progress(identity),
+            keys.in_progress(queue, identity),
             max(1, round(timeout)),
             src="RIGHT",
             dest="LEFT",
@@ -140,30 +213,27 @@ class FetchStore:
         jobs = [] if raw is None else [Fetched(queue=queue, raw=as_bytes(raw))]
         return Turn(jobs=jobs, paused=frozenset([queue]) if flag else _RUNNING)
 
-    def pop_basic(self, queues: Sequence[str], timeout: float) -> Turn:
-        """Basic fetch: pop a job outright (lost if this process dies before it ends); then
-        which of `queues` are paused."""
+    def pop_blocking(self, queue: str, timeout: float) -> Turn:
+        """Basic fetch: wait up to `timeout` seconds to pop a job of `queue` outright (lost if
+        this process dies before it ends); then whether `queue` is paused."""
         pipe = self.client.pipeline(transaction=False)
-        pipe.brpop([keys.queue(name) for name in queues], timeout)
-        for name in queues:
-            pipe.exists(keys.queue_paused(name))
-        reply, *flags = pipe.execute()
-        paused = frozenset(name for name, flag in zip(queues, flags, strict=True) if flag)
-        if reply is None:
-            return Turn(jobs=[], paused=paused)
-        key, raw = reply
-        name = keys.queue_of(as_bytes(key).decode())
-        return Turn(jobs=[Fetched(queue=name, raw=as_bytes(raw))], paused=paused)
+        pipe.brpop([keys.queue(queue)], timeout)
+        pipe.exists(keys.queue_paused(queue))
+        reply, flag = pipe.execute()
+        paused = frozenset([queue]) if flag else _RUNNING
+        jobs = [] if reply is None else [Fetched(queue=queue, raw=as_bytes(reply[1]))]
+        return Turn(jobs=jobs, paused=paused)
 
-    def in_progress(self, identity: str) -> list[bytes]:
-        """The payloads on `identity`'s in-progress list."""
-        return [as_bytes(entry) for entry in self.client.lrange(keys.in_progress(identity), 0, -1)]
+    def in_progress(self, identity: str, queue: str) -> list[bytes]:
+        """The payloads on `identity`'s in-progress list of `queue`."""
+        held = self.client.lrange(keys.in_progress(queue, identity), 0, -1)
+        return [as_bytes(entry) for entry in held]
 
     def requeue_one(self, identity: str, job: Fetched) -> bool:
         """Put one job of `identity`'s in-progress list back at the front of its queue."""
         pipe = self.client.pipeline(transaction=False)
         scripts.REQUEUE_ONE.queue(
-            pipe, (keys.in_progress(identity), keys.queue(job.queue)), (job.raw,)
+            pipe, (keys.in_progress(job.queue, identity), keys.queue(job.queue)), (job.raw,)
         )
         pipe.sadd(keys.QUEUES, job.queue)  # after the job is back (see move_due.lua)
         return bool(scripts.run_pipeline(self.client, pipe)[0])

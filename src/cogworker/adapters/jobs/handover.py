@@ -56,7 +56,9 @@ class HandoverStore:
         pipe = self.client.pipeline(transaction=False)
         pipe.sadd(keys.PARTS, job.queue)
         scripts.HANDOVER.queue(
-            pipe, (keys.in_progress(identity), keys.unsettled(job.queue)), (job.raw, record)
+            pipe,
+            (keys.in_progress(job.queue, identity), keys.unsettled(job.queue)),
+            (job.raw, record),
         )
         return bool(scripts.run_pipeline(self.client, pipe)[-1])
 

@@ -5,7 +5,7 @@ dead instead."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable
 from typing import Literal
 
 import attrs
@@ -18,7 +18,7 @@ from cogworker.adapters.batch_events import entry_event_target
 from cogworker.adapters.jobs.fetch import FetchStore
 from cogworker.adapters.jobs.left_lists import LeftList, left_lists
 from cogworker.adapters.jobs.retention import ORPHANINGS_TTL, Retention
-from cogworker.adapters.parts import MIGRATED
+from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.results import queue_indexes, result_args, result_key
 from cogworker.domain import payload
 from cogworker.domain.results import Kept
@@ -34,7 +34,7 @@ class ParkLimits:
 
 
 def _told_entries(entries: Iterable[bytes], running: Collection[bytes]) -> list[str]:
-    """Per readable entry (SHA1, queue, jid, "1" if still running), as requeue.lua takes them.
+    """Per readable entry (SHA1, jid, "1" if still running), as requeue.lua takes them.
 
     Payloads are read here, not in Lua: Redis's cjson refuses some that
     Python wrote (a lone surrogate, deep nesting).  An unreadable one is
@@ -44,30 +44,10 @@ def _told_entries(entries: Iterable[bytes], running: Collection[bytes]) -> list[
     for raw in set(entries):
         decoded = payload.decode(raw)
         if is_successful(decoded):
-            job = decoded.unwrap()
             running_now = "1" if raw in running else "0"
-            told += (
-                hashlib.sha1(raw, usedforsecurity=False).hexdigest(),
-                job.queue,
-                job.jid,
-                running_now,
-            )
+            told += (hashlib.sha1(raw, usedforsecurity=False).hexdigest(), decoded.unwrap().jid,
+                     running_now)  # fmt: skip
     return told
-
-
-def _entry_keys(told: Sequence[str]) -> list[str]:
-    """Per told entry (SHA1, queue, jid, running), its orphanings and hand-backs counters
-    and its queue's two parking lists."""
-    return [
-        key
-        for queue, jid in zip(told[1::4], told[2::4], strict=True)
-        for key in (
-            keys.orphanings(queue, jid),
-            keys.handbacks(queue, jid),
-            keys.repeat_orphans(queue),
-            keys.repeat_handbacks(queue),
-        )
-    ]
 
 
 @attrs.define
@@ -77,61 +57,99 @@ class RecoverStore:
     client: redis.Redis
     retention: Retention = attrs.field(factory=Retention)
 
+    def lists_of(self, identity: str, also: Iterable[str] = ()) -> list[str]:
+        """The queues `identity` may hold in-progress lists on: those of its set
+        (`keys.process_queues`) and `also` (configured, or found by a scan)."""
+        members = self.client.smembers(keys.process_queues(identity))
+        return sorted({as_bytes(member).decode() for member in members} | set(also))
+
     def requeue_own(
-        self, identity: str, *, running: Collection[bytes] = (), max_handbacks: int
-    ) -> int:
-        """At shutdown: put `identity`'s own unfinished jobs back on their queues; how many.
+        self, identity: str, also: Iterable[str] = (), *, running: Collection[bytes] = (),
+        max_handbacks: int,
+    ) -> int:  # fmt: skip
+        """At shutdown: put `identity`'s own unfinished jobs back on their queues, a list
+        at a time (`lists_of`, with `also`); how many.
 
         The `running` payloads are handed back unfinished: each counts a
         hand-back, and one handed back more than `max_handbacks` times is
         parked for the reconciler to file in dead instead.
         """
-        requeued, _ = self._requeue(
-            identity, ParkLimits(max_handbacks=max_handbacks), running=running
+        limits = ParkLimits(max_handbacks=max_handbacks)
+        return sum(
+            self._requeue(identity, queue, limits, running=running)[0]
+            for queue in self.lists_of(identity, also)
         )
-        return requeued
 
-    def recover(self, identity: str, *, max_orphanings: int) -> tuple[int, int]:
-        """A gone process's jobs back on their queues: (requeued, parked), counting an
-        orphaning for each.
+    def recover_all(
+        self, identity: str, also: Iterable[str] = (), *, max_orphanings: int, forget: bool
+    ) -> tuple[int, int]:
+        """Every in-progress list of a gone process (`lists_of`, with `also`) recovered, one
+        queue's at a time in its slot (`recover`): (requeued, parked) in all.  With
+        `forget`, each queue leaves the process's set once its list is empty (a reconciler
+        cut short in between recovers that list again, finding it empty)."""
+        requeued, parked = 0, 0
+        for queue in self.lists_of(identity, also):
+            back, kept = self.recover(identity, queue, max_orphanings=max_orphanings)
+            requeued, parked = requeued + back, parked + kept
+            if forget:
+                self.client.srem(keys.process_queues(identity), queue)
+        return requeued, parked
+
+    def recover(self, identity: str, queue: str, *, max_orphanings: int) -> tuple[int, int]:
+        """A gone process's jobs on its list of `queue` back on that queue: (requeued,
+        parked), counting an orphaning for each.
 
         Only once `ProcessRegistry.judge_gone` said the process is gone (or
-        for this process's own list, once it learns it was declared gone).  A
+        for this process's own lists, once it learns it was declared gone).  A
         list recovered already is empty: (0, 0).
         """
-        return self._requeue(identity, ParkLimits(max_orphanings=max_orphanings), recovery=True)
+        limits = ParkLimits(max_orphanings=max_orphanings)
+        return self._requeue(identity, queue, limits, recovery=True)
 
     def _requeue(
         self,
         identity: str,
+        queue: str,
         limits: ParkLimits,
         *,
         recovery: bool = False,
         running: Collection[bytes] = (),
     ) -> tuple[int, int]:
-        told = _told_entries(FetchStore(self.client).in_progress(identity), running)
-        queues = sorted(set(told[1::4]))  # per entry: SHA1, queue, ...
+        held = FetchStore(self.client).in_progress(identity, queue)
+        if not held:
+            return 0, 0
+        # No worker fetches the empty queue name's jobs (a migrated entry naming no queue):
+        # every one of them is parked, to be filed in dead.
+        told = _told_entries(held, running) if queue else []
+        counters = [  # per entry told (SHA1, jid, running): its two counters
+            key
+            for jid in told[1::3]
+            for key in (keys.orphanings(queue, jid), keys.handbacks(queue, jid))
+        ]
         pipe = self.client.pipeline(transaction=False)
-        # Parts first: a reconciler reads the parking lists of the parts.
-        if queues:
-            pipe.sadd(keys.PARTS, *queues)
+        # Its part first: a reconciler reads the parking lists of the parts.
+        if queue:
+            pipe.sadd(keys.PARTS, queue)
         scripts.REQUEUE.queue(
             pipe,
-            (keys.in_progress(identity), keys.repeat_orphans(MIGRATED), *_entry_keys(told)),
+            (
+                keys.in_progress(queue, identity),
+                keys.queue(queue),
+                keys.repeat_orphans(queue),
+                keys.repeat_handbacks(queue),
+                *counters,
+            ),
             (
                 "1" if recovery else "0",
                 limits.max_orphanings,
-                keys.QUEUE_HEAD,
-                keys.QUEUE_TAIL,
                 ORPHANINGS_TTL,
                 limits.max_handbacks,
                 *told,
             ),
         )
-        # Registered after the jobs are back (see move_due.lua).
-        for queue in queues:
+        if queue:  # registered after the jobs are back (see move_due.lua)
             pipe.sadd(keys.QUEUES, queue)
-        requeued, parked = scripts.run_pipeline(self.client, pipe)[bool(queues)]
+        requeued, parked = scripts.run_pipeline(self.client, pipe)[bool(queue)]
         return int(requeued), int(parked)
 
     def parked(self, name: str) -> list[LeftList]:

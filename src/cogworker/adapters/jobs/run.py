@@ -37,7 +37,7 @@ class RunStore:
         """Move a job off `identity`'s in-progress list to its queue's scheduled set, to run
         at `at` (as the payload `filed`, if given); `identity` None is basic fetch (no list).
         The queue's part is registered first (a merged read never misses the entry)."""
-        holders = (keys.in_progress(identity or ""), keys.schedule(job.queue))
+        holders = (keys.in_progress(job.queue, identity or ""), keys.schedule(job.queue))
         owned = "0" if identity is None else "1"
         pipe = self.client.pipeline(transaction=False)
         pipe.sadd(keys.PARTS, job.queue)

@@ -82,9 +82,9 @@ class SettleStore:
 
         `identity` None is basic fetch: no in-progress list to check.
         """
-        holder = keys.in_progress(identity or "")
         outcome = order.with_batch().outcome
         fetched = order.fetched
+        holder = keys.in_progress(fetched.queue, identity or "")
         return self.settle_from(
             holder, fetched.raw, fetched.queue, identity is not None, outcome, now
         )
@@ -122,12 +122,13 @@ class SettleStore:
         marks = working or {}
         for jid, (queue, started_at) in marks.items():
             queue_mark(pipe, queue, jid, "working", started_at, self.retention.status_ttl)
-        holder = keys.in_progress(identity or "")
         for queue, indexes in plain.items():
             acks = [orders[i] for i in indexes]
+            holder = keys.in_progress(queue, identity or "")
             self._queue_acks(pipe, holder, identity is not None, queue, acks, now, refreshes)
         for i in others:
             order = orders[i]
+            holder = keys.in_progress(order.fetched.queue, identity or "")
             placed = (holder, order.fetched.raw, order.fetched.queue, identity is not None)
             scripts.SETTLE.queue(pipe, *self._settle_call(*placed, order.outcome, now, refreshes))
         # The parts' SADD, the jid indexes' SETs and the marks' replies (an HSET's and an

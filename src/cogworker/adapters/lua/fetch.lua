@@ -1,7 +1,8 @@
--- fetch: take up to ARGV[1] jobs, looking at the queues in the order given and
--- skipping the paused ones; each job moves atomically from its queue's right
--- end onto the left end of this process's in-progress list, where it stays
--- until its outcome is written.
+-- fetch: take up to ARGV[1] jobs from one queue, unless it is paused; each
+-- job moves atomically from the queue's right end onto the left end of this
+-- process's in-progress list of that queue, where it stays until its outcome
+-- is written.  Every key is in the queue's slot: several queues are several
+-- calls (the worker's fetch plan, adapters/jobs/fetch.py).
 --
 -- A job of a class named in the terms (ARGV[2...]: the classes whose
 -- concurrency limit this process knows) whose payload claims that limit
@@ -11,25 +12,26 @@
 -- other job (no claim, a rate limit, a class not in the terms, a payload
 -- this script can't read) is left to the worker's own take as it starts.
 --
--- shape: KEYS 1 + 2n, ARGV 1 + 5n
--- KEYS[1]    this process's in-progress list
--- then, per queue in the order to look at them: the queue, its pause flag
---            (a key that exists while the queue is paused), named
---            `cogworker:{q:Q}:paused`: the queue's limit keys are named from it
---            (`cogworker:{q:Q}:limit:...`, in the same slot)
+-- shape: KEYS 3, ARGV 1 + 5n
+-- KEYS[1]    this process's in-progress list of the queue
+-- KEYS[2]    the queue
+-- KEYS[3]    its pause flag (a key that exists while the queue is paused),
+--            named `cogworker:{q:Q}:paused`: the queue's limit keys are named
+--            from it (`cogworker:{q:Q}:limit:...`, in the same slot)
 -- ARGV[1]    how many jobs at most
 -- then, per class whose places it takes: the class as payloads name it, its
 --            limit's name, its max, how long a place lasts unrenewed and the
 --            waiting set's horizon (milliseconds)
 --
--- Returns a flat array: first the positions of the paused queues (an array,
--- 1 = the first queue; empty when none is), then the places looked at (an
--- array of: the job's number in this reply, 1 = the first job; its jid; the
--- key of the place it took, "" if refused), then queue position, payload,
--- position, payload, ...  Every flag is read, even once the batch is full:
--- the caller learns the pause of each queue it named from this one reply.
+-- Returns a flat array: first {1} if the queue is paused, else {}, then the
+-- places looked at (an array of: the job's number in this reply, 1 = the
+-- first job; its jid; the key of the place it took, "" if refused), then 1,
+-- payload, 1, payload, ... (1: the queue's position, as the caller reads it).
 -- uses: _limit_places
 need_int(1, 0, MOST)
+if #KEYS ~= 3 then
+  error({err = "ERR cogworker: " .. #KEYS .. " KEYS, expected 3 (one queue per call)"})
+end
 local terms, any_term = {}, false
 for i = 2, #ARGV, 5 do
   need_name(i)
@@ -41,10 +43,8 @@ for i = 2, #ARGV, 5 do
   any_term = true
 end
 local FLAG = ":paused"
-for i = 3, #KEYS, 2 do
-  if string.sub(KEYS[i], -#FLAG) ~= FLAG then
-    error({err = "ERR cogworker: KEYS[" .. i .. "] must be a pause flag, ending in " .. FLAG})
-  end
+if string.sub(KEYS[3], -#FLAG) ~= FLAG then
+  error({err = "ERR cogworker: KEYS[3] must be a pause flag, ending in " .. FLAG})
 end
 -- A claim's key as limits take it (key_limits.LONGEST_KEY; longer: the worker's take decides).
 local LONGEST_KEY = 200
@@ -95,20 +95,17 @@ end
 local wanted = tonumber(ARGV[1]) * 2 + 2
 local paused = {}
 local taken = {paused, looked}
-for i = 2, #KEYS, 2 do
-  local position = i / 2
-  if redis.call("EXISTS", KEYS[i + 1]) == 1 then
-    paused[#paused + 1] = position
-  else
-    while #taken < wanted do
-      local job = redis.call("LMOVE", KEYS[i], KEYS[1], "RIGHT", "LEFT")
-      if not job then break end
-      taken[#taken + 1] = position
-      taken[#taken + 1] = job
-      if any_term then
-        look_at(job, #taken / 2 - 1, KEYS[i + 1])
-      end
-    end
+if redis.call("EXISTS", KEYS[3]) == 1 then
+  paused[1] = 1
+  return taken
+end
+while #taken < wanted do
+  local job = redis.call("LMOVE", KEYS[2], KEYS[1], "RIGHT", "LEFT")
+  if not job then break end
+  taken[#taken + 1] = 1
+  taken[#taken + 1] = job
+  if any_term then
+    look_at(job, #taken / 2 - 1, KEYS[3])
   end
 end
 return taken

@@ -2,6 +2,7 @@
 -- the key it goes to in the next (`cogworker migrate`, layout step 8: the
 -- scheduled, retry and dead sets kept for all queues, to the set of the queue
 -- each entry names; layout step 9: likewise the hand-over and parking lists;
+-- layout step 10: a process's in-progress list to its list of each queue;
 -- `domain/layout_splits.py`), so it is in one key or the other at every
 -- moment, never both, never neither.  The older layout ran on one node only:
 -- the two keys may be in different slots.

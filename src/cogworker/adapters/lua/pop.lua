@@ -1,35 +1,29 @@
--- pop: basic fetch's batch. Take up to ARGV[1] jobs outright (no in-progress
--- list: a job popped here is lost if its process dies before it ends),
--- looking at the queues in the order given and skipping the paused ones.
+-- pop: basic fetch's batch. Take up to ARGV[1] jobs outright from one queue
+-- (no in-progress list: a job popped here is lost if its process dies before
+-- it ends), unless it is paused.  Several queues are several calls, in the
+-- queues' slots (the fetch plan, adapters/jobs/fetch.py).
 --
--- shape: KEYS 0 + 2n, ARGV 1
--- KEYS[1], KEYS[2], ...: per queue in the order to look at them, the queue,
---            then its pause flag (a key that exists while the queue is paused)
+-- shape: KEYS 2, ARGV 1
+-- KEYS[1]    the queue   KEYS[2] its pause flag (exists while it is paused)
 -- ARGV[1]    how many jobs at most
 --
--- Returns a flat array: first the positions of the paused queues (an array,
--- 1 = the first queue; empty when none is), then queue position, payload, ...
--- Every flag is read, even once the batch is full (as fetch.lua).
+-- Returns a flat array: first {1} if the queue is paused, else {}, then 1,
+-- payload, 1, payload, ... (as fetch.lua).
 need_int(1, 0, MOST)
+if #KEYS ~= 2 then
+  error({err = "ERR cogworker: " .. #KEYS .. " KEYS, expected 2 (one queue per call)"})
+end
 
-local wanted = tonumber(ARGV[1])
-local paused = {}
-local taken = {paused}
-for i = 1, #KEYS, 2 do
-  local position = (i + 1) / 2
-  if redis.call("EXISTS", KEYS[i + 1]) == 1 then
-    paused[#paused + 1] = position
-  else
-    local left = wanted - (#taken - 1) / 2
-    if left > 0 then
-      local jobs = redis.call("RPOP", KEYS[i], left)
-      if jobs then
-        for _, job in ipairs(jobs) do
-          taken[#taken + 1] = position
-          taken[#taken + 1] = job
-        end
-      end
-    end
+local taken = {{}}
+if redis.call("EXISTS", KEYS[2]) == 1 then
+  taken[1][1] = 1
+  return taken
+end
+local jobs = tonumber(ARGV[1]) > 0 and redis.call("RPOP", KEYS[1], ARGV[1])
+if jobs then
+  for _, job in ipairs(jobs) do
+    taken[#taken + 1] = 1
+    taken[#taken + 1] = job
   end
 end
 return taken

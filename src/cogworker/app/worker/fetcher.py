@@ -4,8 +4,8 @@ Taking only as many jobs as there are free slots (see `FetchSlots`) keeps
 the in-progress list to what is being worked on, plus at most `prefetch`
 jobs waiting for a thread.  One queue is
 waited on with a blocking move (a job starts the moment it is pushed);
-several are looked at in one script, with a short growing pause while all
-are empty.
+several are looked at by the fetch plan (a script per queue, in their slots:
+`FetchStore.fetch`), with a short growing pause while all are empty.
 
 Paused queues (`client.pause`) stay in the order: the fetch script skips
 them and its reply says which were paused, so a fetch costs one `EVALSHA`
@@ -134,16 +134,17 @@ class Fetcher:
         Safe only here: the fetcher is the only thread adding to the list,
         and no fetch of its own is in flight now.
         """
-        for raw in self.store.in_progress(self.state.identity):
-            if self.state.holds(raw):
-                continue
-            decoded = payload.decode(raw)
-            if is_successful(decoded):
-                queue_name = decoded.unwrap().queue
+        for queue_name in self.plan.names:
+            for raw in self.store.in_progress(self.state.identity, queue_name):
+                if self.state.holds(raw):
+                    continue
+                # Back to the queue whose list held it (its slot), whatever its payload says.
                 if self.store.requeue_one(self.state.identity, Fetched(queue=queue_name, raw=raw)):
+                    decoded = payload.decode(raw)
+                    jid = decoded.unwrap().jid if is_successful(decoded) else None
                     self.logger.warning(
                         "a job fetched while Redis was failing went back to its queue",
-                        extra={"jid": decoded.unwrap().jid, "queue": queue_name},
+                        extra={"jid": jid, "queue": queue_name},
                     )
         self._strays_possible = False
 
@@ -168,8 +169,8 @@ class Fetcher:
         return turn.jobs
 
     def _take(self, order: tuple[str, ...], wanted: int) -> Turn:
-        """One fetch: a script over the queues in `order`, else a blocking wait on the one
-        running queue (basic fetch: on the running queues), else the idle pause."""
+        """One fetch: the plan over the queues in `order`, else a blocking wait on the one
+        running queue, else the idle pause."""
         identity, basic = self.state.identity, self.config.fetch == "basic"
         if basic:
             turn = self.store.pop(order, wanted)
@@ -179,8 +180,8 @@ class Fetcher:
             self._idle_pause = 0.0
             return turn
         running = [name for name in order if name not in turn.paused] if turn.paused else order
-        if basic and running:
-            return self.store.pop_basic(running, BLOCK_SECONDS)
+        if len(running) == 1 and basic:
+            return self.store.pop_blocking(running[0], BLOCK_SECONDS)
         if len(running) == 1:
             return self.store.fetch_blocking(identity, running[0], BLOCK_SECONDS)
         self._pause_while_idle()  # several queues all empty, or every queue paused

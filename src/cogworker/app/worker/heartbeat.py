@@ -71,6 +71,7 @@ class Heartbeat:
             held_locks=self.state.held_locks(),
             lock_ttl=self.config.periodic_lock_ttl,
             queues=self.config.queue_plan.names,
+            fetched_from=self.config.queue_plan.names if self.config.fetch == "reliable" else (),
         )
         self._declared_gone = self._declared_gone or (self._registered and reply.presence_taken)
         self._registered = True

@@ -113,16 +113,18 @@ class Reconciler:
 
         Registered processes are looked at on every pass; now and then a key
         scan also finds in-progress lists of unregistered ones (left by a
-        process that crashed between its last requeue and its goodbye).  Each
-        is judged first; one found gone has its jobs requeued, then leaves the
-        registry: a crash in between leaves it registered with its verdict
-        standing, and the next pass finishes (docs/reliability.md).
+        process that crashed between its last requeue and its goodbye), and
+        lists missing from a process's set of them.  Each is judged first; one
+        found gone has its jobs requeued, a queue's list at a time (each queue
+        then leaves its set), then leaves the registry: a crash in between leaves
+        it registered with its verdict standing, and the next pass finishes
+        (docs/reliability.md).
         """
         total = 0
         identities = set(self.registry.identities())
         self._passes += 1
-        if self._passes % SCAN_EVERY == 1:
-            identities |= self.registry.holders()
+        found = self.registry.holders() if self._passes % SCAN_EVERY == 1 else {}
+        identities |= set(found)
         threshold = self.config.orphan_threshold
         for identity in sorted(identities - {self.state.identity}):
             verdict = self.registry.judge_gone(identity, threshold, presence_ttl(threshold))
@@ -136,8 +138,11 @@ class Reconciler:
                     identity,
                     extra={"reason": "process-gone"},
                 )
-            requeued, parked = self.recovers.recover(
-                identity, max_orphanings=self.config.max_orphanings
+            requeued, parked = self.recovers.recover_all(
+                identity,
+                found.get(identity, ()),
+                max_orphanings=self.config.max_orphanings,
+                forget=True,
             )
             self.registry.unregister(identity)
             total += requeued
@@ -160,8 +165,11 @@ class Reconciler:
         if self.config.fetch != "reliable":
             return
         held = self.state.let_go_of_all()
-        requeued, parked = self.recovers.recover(
-            self.state.identity, max_orphanings=self.config.max_orphanings
+        requeued, parked = self.recovers.recover_all(
+            self.state.identity,
+            self.config.queue_plan.names,
+            max_orphanings=self.config.max_orphanings,
+            forget=False,
         )
         self.logger.warning(
             "this process was declared gone (silent past orphan_threshold): the %d jobs it "
@@ -180,6 +188,7 @@ class Reconciler:
         """
         return self.recovers.requeue_own(
             self.state.identity,
+            self.config.queue_plan.names,
             running=self.state.running_payloads(),
             max_handbacks=self.config.max_handbacks,
         )

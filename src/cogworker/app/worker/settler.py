@@ -128,7 +128,7 @@ class Settler:
         extra = {"queue": fetched.queue, "error": str(problem), "reason": "unparseable"}
         holder: tuple[str, Literal["list"]] | None = None
         if self.owner is not None:
-            holder = (keys.in_progress(self.owner), "list")
+            holder = (keys.in_progress(fetched.queue, self.owner), "list")
         try:
             self.recovers.bury_unreadable(
                 holder, fetched.raw, problem, jid=new_jid(), now=self.clock(), queue=fetched.queue
