@@ -27,8 +27,9 @@ MIGRATE = "cogworker migrate"
 class Step:
     """One layout step: its number (the layout a Redis holds once it is applied), what it
     changes in words, the keys it renames, the families of keys it renames each, the
-    keys whose entries it rewrites, and the sorted sets and lists whose entries it moves
-    to their queues' keys."""
+    keys whose entries it rewrites, the sorted sets and lists whose entries it moves
+    to their queues' keys, and the names of the queues' sets whose entries it notes in
+    their queue's jid index of the sets (`indexes`: each queue's set of that name)."""
 
     number: int
     summary: str
@@ -36,6 +37,7 @@ class Step:
     families: tuple[RenameMatching, ...] = ()
     rewrites: tuple[Rewrite, ...] = ()
     splits: tuple[Split, ...] = ()
+    indexes: tuple[str, ...] = ()
 
 
 #: Every step, in the order they apply; a step's number is its place (1, 2, ...).
@@ -128,6 +130,14 @@ STEPS: tuple[Step, ...] = (
         renames=(),
         splits=LIST_SPLITS,
     ),
+    # Numbered 11: step 10 lands from another branch at the same time (renumbered at the
+    # merge if it doesn't); nothing here depends on the steps before but 8's sets.
+    Step(
+        number=11,
+        summary="a jid index of each queue's scheduled, retry and dead sets, in its slot",
+        renames=(),
+        indexes=("schedule", "retry", "dead"),
+    ),
 )
 
 
@@ -150,6 +160,7 @@ class Planned:
     renames: tuple[Rename, ...]
     rewrites: tuple[Rewrite, ...] = ()
     splits: tuple[Split, ...] = ()
+    indexes: tuple[str, ...] = ()
 
 
 def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -> list[Planned]:
@@ -159,7 +170,8 @@ def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -
     A family's members are the `found` keys it matches, pending or not (in name order).
     Rewrites run while their step is pending only: a record an older release wrote since
     names its locks where that release took them, and its settlement releases them there.
-    Splits run like renames: while pending, or when their old set is `found` again."""
+    Splits run like renames: while pending, or when their old set is `found` again.  Indexes
+    are built while their step is pending only: once built, the scripts keep them."""
     planned = []
     for step in steps:
         pending_step = step.number > stored
@@ -173,7 +185,12 @@ def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -
         splits = tuple(s for s in step.splits if pending_step or s.old in found)
         if pending_step or renames or splits:
             rewrites = step.rewrites if pending_step else ()
-            planned.append(Planned(step=step, renames=renames, rewrites=rewrites, splits=splits))
+            indexes = step.indexes if pending_step else ()
+            planned.append(
+                Planned(
+                    step=step, renames=renames, rewrites=rewrites, splits=splits, indexes=indexes
+                )
+            )
     return planned
 
 

@@ -53,6 +53,14 @@ def push_call(queue: str, payloads: Sequence[str]) -> tuple[list[str], list[str]
     return [keys.queue(queue)], list(payloads)
 
 
+def schedule_call(
+    queue: str, later: Sequence[tuple[float, str, str]]
+) -> tuple[list[str], list[scripts.KeyOrArg]]:
+    """The keys and arguments of the `schedule` script putting (when, payload, jid) triples
+    in `queue`'s scheduled set, each noted in its jid index of the sets."""
+    return [keys.schedule(queue), keys.located(queue)], [item for job in later for item in job]
+
+
 def unique_queues(pushes: Sequence[UniquePush]) -> list[str]:
     """The queues unique pushes put jobs on now (a scheduled one's registers when due)."""
     return [push.queue for push in pushes if push.at is None]
@@ -79,7 +87,7 @@ def queue_parts(pipe: scripts.Pipeline, queues: Sequence[str]) -> None:
 def queue_push_all(
     pipe: scripts.Pipeline,
     groups: Mapping[str, Sequence[str]],
-    scheduled: Mapping[str, Sequence[tuple[float, str]]],
+    scheduled: Mapping[str, Sequence[tuple[float, str, str]]],
     *,
     queued: Sequence[tuple[str, str]],
     now: float,
@@ -100,7 +108,7 @@ def queue_push_all(
     for queue, payloads in groups.items():
         scripts.PUSH.queue(pipe, *push_call(queue, payloads))
     for queue, later in scheduled.items():
-        pipe.zadd(keys.schedule(queue), {payload: at for at, payload in later})
+        scripts.SCHEDULE.queue(pipe, *schedule_call(queue, later))
     queue_registrations(pipe, register)
 
 
@@ -133,7 +141,7 @@ def unique_call(
     target = keys.schedule(push.queue) if push.at is not None else keys.queue(push.queue)
     tracked = "1" if push.tracked else "0"
     return (
-        (target, push.lock, keys.status(push.queue, push.jid)),
+        (target, push.lock, keys.status(push.queue, push.jid), keys.located(push.queue)),
         (
             push.payload,
             push.jid,
@@ -182,7 +190,7 @@ class EnqueueStore:
     def push_all(
         self,
         groups: Mapping[str, Sequence[str]],
-        scheduled: Mapping[str, Sequence[tuple[float, str]]],
+        scheduled: Mapping[str, Sequence[tuple[float, str, str]]],
         *,
         queued: Sequence[tuple[str, str]] = (),
         now: float = 0.0,
@@ -255,7 +263,7 @@ class AsyncEnqueueStore:
     async def push_all(
         self,
         groups: Mapping[str, Sequence[str]],
-        scheduled: Mapping[str, Sequence[tuple[float, str]]],
+        scheduled: Mapping[str, Sequence[tuple[float, str, str]]],
         *,
         queued: Sequence[tuple[str, str]] = (),
         now: float = 0.0,
