@@ -247,7 +247,10 @@ def test_every_script_is_probed() -> None:
     """Each Lua script (but the shared checks) has a call here, or only reads."""
     lua = resources.files("cogworker.adapters").joinpath("lua")
     names = {f.name.removesuffix(".lua") for f in lua.iterdir() if f.name.endswith(".lua")}
-    assert names - {"_checks", "_tallies", "_results", "_limit_places", "_located"} == set(CALLS) | READ_ONLY
+    assert (
+        names - {"_checks", "_tallies", "_results", "_limit_places", "_located"}
+        == set(CALLS) | READ_ONLY
+    )
 
 
 extreme_values = st.one_of(

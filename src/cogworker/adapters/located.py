@@ -75,12 +75,16 @@ def locations(client: redis.Redis, jid: str, queues: Sequence[str]) -> list[Loca
 
 
 def at_score(
-    client: redis.Redis, location: Location, first: int, count: int
+    client: redis.Redis, location: Location, first: int, count: int, *, descending: bool
 ) -> list[tuple[bytes, float]]:
     """The entries of the location's set scored exactly its score, from the `first` of them
-    on (`count` at most), each with its score: one `ZRANGEBYSCORE ... LIMIT`."""
-    found = client.zrangebyscore(
-        location.sorted_set, location.score, location.score, first, count, withscores=True
+    on in walk order (`count` at most), each with its score: one `ZRANGEBYSCORE ... LIMIT`
+    (`ZREVRANGEBYSCORE` walking `descending`)."""
+    score, name = location.score, location.sorted_set
+    found = (
+        client.zrevrangebyscore(name, score, score, first, count, withscores=True)
+        if descending
+        else client.zrangebyscore(name, score, score, first, count, withscores=True)
     )
     return [
         (as_bytes(member), float(score))
