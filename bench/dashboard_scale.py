@@ -208,6 +208,7 @@ def pages(http: TestClient[object], client: redis.Redis) -> list[Measured]:
     run("Job page via a queue link", first_link(queue.text, "queue"))
     size = client.zcard(keys.dead("default"))
     run("Go to jid (dead, halfway)", f"/job?jid=dead{size // 2:06d}")
+    run("Go to jid (retry, halfway)", f"/job?jid=retry{size // 2:06d}")
     run("Go to jid (nowhere)", "/job?jid=nosuchjid")
     return done
 
