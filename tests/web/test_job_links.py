@@ -197,8 +197,8 @@ def test_go_to_jid_walks_the_entries_sharing_the_indexed_score_in_chunks(
     add_to_set(raw, keys.dead("default"), {_entry(f"dead{n:03d}"): SCORE for n in range(600)})
     found = search(store, "dead100")
     assert found.place is not None
-    assert found.place.hint == InSet(slug="dead", cursor=Cursor(score=SCORE, key="dead100",
-                                                                 tie=499, part="default"))  # fmt: skip
+    place = Cursor(score=SCORE, key="dead100", tie=499, part="default")
+    assert found.place.hint == InSet(slug="dead", cursor=place)
     assert found.looked == 2 * 250  # two chunks of the entries sharing the score
 
 
