@@ -25,6 +25,7 @@ from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.domain import payload
 from cogworker.domain.job import JobRecord
 
 IDENTITY = "host:1:located"
@@ -209,3 +210,20 @@ def test_the_dead_set_s_trimmings_take_their_entries_out_of_the_index(rc: redis.
     WRITES["kill from schedule"](rc, "default", "j4", 1_000)
     assert rc.hgetall(keys.located("default")) == expected_index(rc, "default")
     assert set(rc.hgetall(keys.located("default"))) == {b"j4"}
+
+
+def test_an_unreadable_entry_filed_in_dead_leaves_the_index_with_its_deletion(
+    rc: redis.Redis,
+) -> None:
+    """The poller files an entry that isn't a job in dead under a new jid (noted there);
+    the dashboard, which can't read it as a job, deletes it without its jid: its note goes
+    all the same."""
+    rc.sadd(keys.PARTS, "default")
+    rc.zadd(keys.schedule("default"), {b"not a job": NOW})
+    problem = payload.PayloadError(problem=payload.PayloadProblem.BAD_FIELD, detail="test")
+    RecoverStore(rc).bury_unreadable((keys.schedule("default"), "zset"), b"not a job", problem,
+                                     jid="filed-as", now=NOW, queue="default")  # fmt: skip
+    assert set(rc.hgetall(keys.located("default"))) == {b"filed-as"}
+    (wrapped,) = _entries(rc, "dead", "default")
+    SetStore(rc, KEPT).delete(keys.dead("default"), "default", [Removal(entry=wrapped)])
+    assert rc.hgetall(keys.located("default")) == {}

@@ -66,12 +66,15 @@ for i = 1, (#ARGV - 5) / 5 do
   if gone > 0 then
     release(KEYS[at], jid)
     release(KEYS[at + 1], jid)
+    -- An entry the dashboard couldn't read as a job comes without its jid; one
+    -- filed in dead as unreadable still names the jid it was filed under.
+    local noted = (list or jid ~= "") and jid or jid_of(entry)
     if not list then
-      located_drop(KEYS[3], jid, set_name(KEYS[1]))
+      located_drop(KEYS[3], noted, set_name(KEYS[1]))
     end
     if kill then
       redis.call("ZADD", KEYS[2], ARGV[3], entry)
-      located_add(KEYS[3], jid, "dead", ARGV[3])
+      located_add(KEYS[3], noted, "dead", ARGV[3])
     end
     if event ~= "" then
       redis.call("RPUSH", KEYS[at + 2], event)
