@@ -66,21 +66,14 @@ def repeat_handbacks(queue: str) -> str:
     return left_list("repeat_handbacks", queue)
 
 
-#: The name of a queue's jid index of its scheduled, retry and dead sets (`located`).
-LOCATED = "located"
-
-
 def located(queue: str) -> str:
-    """A queue's jid index of its scheduled, retry and dead sets: a hash, jid -> the set
-    holding its entry and the entry's score (`adapters.located`, `lua/_located.lua`),
-    written by the scripts moving the entries, in the queue's slot."""
-    return sorted_set(LOCATED, queue)
+    """A queue's jid index of its scheduled, retry and dead sets (`adapters.located`)."""
+    return f"{PREFIX}{{q:{queue}}}:located"
 
 
-def located_of(sorted_set: str) -> str:
-    """The jid index of the queue whose scheduled, retry or dead set is `sorted_set` (a
-    name `sorted_set` gave): in the set's slot."""
-    return sorted_set.rpartition(":")[0] + ":" + LOCATED
+def located_of(set_key: str) -> str:
+    """The jid index of the queue whose scheduled, retry or dead set is `set_key`."""
+    return set_key.rpartition(":")[0] + ":located"
 
 
 def schedule(queue: str) -> str:

@@ -53,14 +53,6 @@ def push_call(queue: str, payloads: Sequence[str]) -> tuple[list[str], list[str]
     return [keys.queue(queue)], list(payloads)
 
 
-def schedule_call(
-    queue: str, later: Sequence[tuple[float, str, str]]
-) -> tuple[list[str], list[scripts.KeyOrArg]]:
-    """The keys and arguments of the `schedule` script putting (when, payload, jid) triples
-    in `queue`'s scheduled set, each noted in its jid index of the sets."""
-    return [keys.schedule(queue), keys.located(queue)], [item for job in later for item in job]
-
-
 def unique_queues(pushes: Sequence[UniquePush]) -> list[str]:
     """The queues unique pushes put jobs on now (a scheduled one's registers when due)."""
     return [push.queue for push in pushes if push.at is None]
@@ -107,8 +99,9 @@ def queue_push_all(
         queue_mark(pipe, queue, jid, "queued", now, status_ttl)
     for queue, payloads in groups.items():
         scripts.PUSH.queue(pipe, *push_call(queue, payloads))
-    for queue, later in scheduled.items():
-        scripts.SCHEDULE.queue(pipe, *schedule_call(queue, later))
+    for queue, later in scheduled.items():  # each job noted in the sets' jid index too
+        entries = [item for when_payload_jid in later for item in when_payload_jid]
+        scripts.SCHEDULE.queue(pipe, (keys.schedule(queue), keys.located(queue)), entries)
     queue_registrations(pipe, register)
 
 
