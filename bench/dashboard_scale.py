@@ -44,19 +44,23 @@ LOAD_BATCH = 10_000
 #: Scores start here: a second apart, in the past (dead) or the future (retries).
 DEAD_FROM, RETRY_FROM = 1.7e9, 4.0e9
 
-# KEYS[1] the sorted set or list; ARGV: "zset" or "list", the first number, how many,
-# the jid prefix, the first score.
+# KEYS[1] the sorted set or list, KEYS[2] a sorted set's queue's jid index of the sets
+# (noted as the engine's scripts note each entry: lua/_located.lua); ARGV: "zset" or
+# "list", the first number, how many, the jid prefix, the first score, the set's name.
 LOADER = """
 local zset, first, count = ARGV[1] == "zset", tonumber(ARGV[2]), tonumber(ARGV[3])
 local filler = string.rep("x", 40)
 for n = first, first + count - 1 do
   local failure = zset and (',"error_class":"RuntimeError","error_message":"boom ' .. n
     .. '","failed_at":1.7e9,"retry_count":3') or ''
+  local jid = ARGV[4] .. string.format("%06d", n)
   local entry = '{"class":"app.jobs.Class' .. (n % 7) .. '","queue":"default","jid":"'
-    .. ARGV[4] .. string.format("%06d", n) .. '","args":[' .. n .. ',"' .. filler
+    .. jid .. '","args":[' .. n .. ',"' .. filler
     .. '"],"retry":true,"created_at":1.7e9,"enqueued_at":1.7e9' .. failure .. '}'
   if zset then
-    redis.call("ZADD", KEYS[1], tonumber(ARGV[5]) + n, entry)
+    local score = tonumber(ARGV[5]) + n
+    redis.call("ZADD", KEYS[1], score, entry)
+    redis.call("HSET", KEYS[2], jid, ARGV[6] .. " " .. string.format("%.17g", score))
   else
     redis.call("LPUSH", KEYS[1], entry)
   end
@@ -98,10 +102,12 @@ def load(client: redis.Redis, size: int) -> float:
         (keys.retry("default"), "zset", "retry", RETRY_FROM),
         (keys.queue("default"), "list", "queued", 0.0),
     )
+    located = keys.located("default")
     for key, kind, prefix, score in places:
+        name = key.rpartition(":")[2]
         for first in range(0, size, LOAD_BATCH):
             count = min(LOAD_BATCH, size - first)
-            client.eval(LOADER, 1, key, kind, first, count, prefix, repr(score))
+            client.eval(LOADER, 2, key, located, kind, first, count, prefix, repr(score), name)
     return time.perf_counter() - started
 
 
@@ -202,6 +208,7 @@ def pages(http: TestClient[object], client: redis.Redis) -> list[Measured]:
     run("Job page via a queue link", first_link(queue.text, "queue"))
     size = client.zcard(keys.dead("default"))
     run("Go to jid (dead, halfway)", f"/job?jid=dead{size // 2:06d}")
+    run("Go to jid (retry, halfway)", f"/job?jid=retry{size // 2:06d}")
     run("Go to jid (nowhere)", "/job?jid=nosuchjid")
     return done
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from cogworker.adapters import (
     batch_store,
     dashboard_removal,
+    layout_index,
     layout_rewrite,
     layout_split,
     layout_store,
@@ -74,7 +75,9 @@ SETTLE_KEYS = (
     "lim",
     "ev",
     "rs",
+    keys.located("default"),
 )
+LOCATED = keys.located("default")
 CALLS = {
     "settle": Call(
         scripts.SETTLE,
@@ -107,7 +110,7 @@ CALLS = {
     ),
     "bury": Call(
         scripts.BURY,
-        (LIST, keys.dead("default"), "ev", "rs", "o", "hb"),
+        (LIST, keys.dead("default"), "ev", "rs", LOCATED, "o", "hb"),
         ("list", ENTRY, "1700000000", ENTRY, "0", "10", "b1 j1 dead", '{"outcome":"dead"}', "60"),
         _on_list(LIST),
     ),
@@ -121,13 +124,13 @@ CALLS = {
     ),
     "push_unique": Call(
         scripts.PUSH_UNIQUE,
-        (keys.schedule("default"), "lk", "st"),
+        (keys.schedule("default"), "lk", "st", LOCATED),
         (ENTRY, "j1", "60000", "1700000000", "1", "600", "1700000000"),
     ),
     "defer": Call(
         scripts.DEFER,
-        (LIST, keys.schedule("default")),
-        (ENTRY, "1700000000", ENTRY, "1"),
+        (LIST, keys.schedule("default"), LOCATED),
+        (ENTRY, "1700000000", ENTRY, "1", "j1"),
         _on_list(LIST),
     ),
     "limit_take": Call(
@@ -148,8 +151,8 @@ CALLS = {
     "periodic_load": Call(scripts.PERIODIC_LOAD, ("sched",), ("0", "1", "job", "entry", "gone")),
     "move_due": Call(
         scripts.MOVE_DUE,
-        (keys.retry("default"), keys.queue("default")),
-        (ENTRY, ENTRY),
+        (keys.retry("default"), keys.queue("default"), LOCATED),
+        (ENTRY, ENTRY, "j1"),
         lambda rc: rc.zadd(keys.retry("default"), {ENTRY: 1}),
     ),
     "push": Call(scripts.PUSH, (keys.queue("default"),), (ENTRY,)),
@@ -182,13 +185,13 @@ CALLS = {
     ),
     "move_entry": Call(
         layout_split.MOVE_ENTRY,
-        ("old", keys.retry("default")),
+        ("old", keys.retry("default"), LOCATED),
         (ENTRY, "zset"),
         lambda rc: rc.zadd("old", {ENTRY: 1}),
     ),
     "dashboard_remove": Call(
         dashboard_removal.REMOVE,
-        (keys.retry("default"), keys.dead("default"), "lk", "rl", "ev", "rs"),
+        (keys.retry("default"), keys.dead("default"), LOCATED, "lk", "rl", "ev", "rs"),
         ("zset", "kill", "1700000000.5", "1690000000", "10", ENTRY, "j1", "b1 j1 dead", "", "0"),
         lambda rc: (rc.zadd(keys.retry("default"), {ENTRY: 1}), rc.set("lk", "j1")),
     ),
@@ -203,7 +206,7 @@ CALLS = {
     ),
     "cancel": Call(
         cancel.CANCEL,
-        (keys.retry("default"), "c1", "c2", "a", "st", "lk", "rl", "ev", "rs"),
+        (keys.retry("default"), "c1", "c2", "a", "st", "lk", "rl", "ev", "rs", LOCATED),
         ("zset", ENTRY, "j1", "86400", "{}", "5", "600", "cancelled", "600", "1700000000",
          "b1 j1 cancel", '{"outcome":"cancelled"}', "60"),
         lambda rc: (rc.zadd(keys.retry("default"), {ENTRY: 1}), rc.set("lk", "j1")),
@@ -219,6 +222,15 @@ CALLS = {
         batch_store.BATCH_MARK, ("b", "bj", "bs"), ("success", "1", "600"), _batch_with_member
     ),
     "batch_fire": Call(batch_store.BATCH_FIRE, ("mark", keys.queue("default")), (ENTRY, "600")),
+    "schedule": Call(
+        scripts.SCHEDULE, (keys.schedule("default"), LOCATED), ("1700000000.5", ENTRY, "j1")
+    ),
+    "index_entry": Call(
+        layout_index.INDEX_ENTRY,
+        (keys.retry("default"), LOCATED),
+        (ENTRY, "j1"),
+        lambda rc: rc.zadd(keys.retry("default"), {ENTRY: 1}),
+    ),
     "fetch": Call(
         scripts.FETCH,
         (LIST, keys.queue("default"), keys.queue_paused("default")),
@@ -235,7 +247,10 @@ def test_every_script_is_probed() -> None:
     """Each Lua script (but the shared checks) has a call here, or only reads."""
     lua = resources.files("cogworker.adapters").joinpath("lua")
     names = {f.name.removesuffix(".lua") for f in lua.iterdir() if f.name.endswith(".lua")}
-    assert names - {"_checks", "_tallies", "_results", "_limit_places"} == set(CALLS) | READ_ONLY
+    assert (
+        names - {"_checks", "_tallies", "_results", "_limit_places", "_located"}
+        == set(CALLS) | READ_ONLY
+    )
 
 
 extreme_values = st.one_of(

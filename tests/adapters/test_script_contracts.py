@@ -120,11 +120,11 @@ def test_a_count_fits_its_fixed_part_and_whole_groups(
 
 
 def test_a_script_that_uses_a_shared_file_gets_it_in_front() -> None:
-    """settle.lua says it uses _tallies.lua and _results.lua: its source holds the checks,
-    then those files."""
+    """settle.lua says it uses _tallies.lua, _results.lua and _located.lua: its source holds
+    the checks, then those files."""
     checks, tallies = _LUA.joinpath("_checks.lua").read_text(), _LUA.joinpath("_tallies.lua")
-    kept = _LUA.joinpath("_results.lua").read_text()
-    assert SETTLE.source == checks + tallies.read_text() + kept + _source("settle")
+    kept, located = (_LUA.joinpath(f"_{name}.lua").read_text() for name in ("results", "located"))
+    assert SETTLE.source == checks + tallies.read_text() + kept + located + _source("settle")
     assert PROBE.source == checks + _source("probe")
 
 

@@ -48,6 +48,8 @@ def test_a_script_given_keys_of_two_slots_is_refused_before_it_is_sent(
     cluster_client.lpush(other, "{}")
     with pytest.raises(redis.RedisClusterException, match="same key slot"):
         scripts.DEFER(
-            cluster_client, (other, "cogworker:{q:default}:schedule"), ("{}", 1.0, "", "1")
+            cluster_client,
+            (other, "cogworker:{q:default}:schedule", "cogworker:{q:default}:located"),
+            ("{}", 1.0, "", "1", "j1"),
         )
     assert cluster_client.lrange(other, 0, -1) == [b"{}"]

@@ -333,7 +333,9 @@ def _pause_and_resume(rc: redis.Redis) -> None:
 
 OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
     "push": lambda rc: EnqueueStore(rc).push("default", [_raw().decode()]),
-    "schedule": lambda rc: EnqueueStore(rc).push_all({}, {"default": [(NOW, _raw().decode())]}),
+    "schedule": lambda rc: EnqueueStore(rc).push_all(
+        {}, {"default": [(NOW, _raw().decode(), JID)]}
+    ),
     "push_unique": _push_unique,
     "fetch from one queue": _fetch_one,
     "fetch from two queues": _fetch_two,
@@ -348,7 +350,7 @@ OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
         rc, OutcomeRecord(kind="retry", jid=JID, score=NOW, payload="{}", attempt="{}")
     ),
     "ack a batch": _ack_batch,
-    "defer": lambda rc: RunStore(rc).defer(IDENTITY, _held(rc), NOW),
+    "defer": lambda rc: RunStore(rc).defer(IDENTITY, _held(rc), NOW, jid=JID),
     "take and release a lock": _take_and_release,
     "hand over": lambda rc: HandoverStore(SettleStore(rc)).hand_over(
         IDENTITY, _held(rc), OutcomeRecord(kind="ack", jid=JID)

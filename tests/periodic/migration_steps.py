@@ -8,7 +8,7 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from cogworker.adapters import layout_rewrite, layout_split
+from cogworker.adapters import layout_index, layout_rewrite, layout_split, located
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.layout_store import LayoutStore
 from cogworker.domain import layout, relock
@@ -32,7 +32,16 @@ def migration_writes(store: LayoutStore) -> Iterator[Callable[[], object]]:
         for split in each.splits:
             for move in layout_split.moves(store.client, split):  # the data set: one page
                 yield functools.partial(layout_split.move_entry, store.client, move)
+        for name in each.indexes:
+            yield from _index_writes(store, name)
         yield functools.partial(store.applied, each.step)
+
+
+def _index_writes(store: LayoutStore, name: str) -> Iterator[Callable[[], object]]:
+    """Layout step 11's notes of every queue's sets `name`, one write each."""
+    for sorted_set in layout_index.sets_named(store.client, name):
+        for note in list(layout_index.notes(store.client, sorted_set)):
+            yield functools.partial(layout_index.index_entry, store.client, note)
 
 
 def cut_short(store: LayoutStore, done: int | None) -> int:
@@ -89,6 +98,23 @@ def split_entries(contents: dict[str, KeyValue]) -> dict[str, KeyValue]:
         _, registered, _ = out.get(keys.PARTS, ("set", [], False))
         parted = set(registered) | {queue.encode() for queue in queues - {""}}
         out[keys.PARTS] = ("set", sorted(parted), False)
+    return out
+
+
+def indexed_entries(contents: dict[str, KeyValue]) -> dict[str, KeyValue]:
+    """`contents` (a Redis after the splits of a migration) as layout step 11 leaves it:
+    each entry naming a jid of each queue's scheduled, retry and dead sets noted in its
+    queue's jid index of the sets (`adapters.located`)."""
+    out = dict(contents)
+    for key, (kind, entries, _) in sorted(contents.items()):
+        name = key.rpartition(":")[2]
+        if kind != "zset" or name not in keys.SET_NAMES or not key.startswith(keys.QUEUE_HEAD):
+            continue
+        notes = {jid.encode(): located.value(name, score).encode()
+                 for member, score in entries if (jid := layout_index.jid_of(member))}  # fmt: skip
+        if notes:
+            _, held, _ = out.get(keys.located_of(key), ("hash", {}, False))
+            out[keys.located_of(key)] = ("hash", {**held, **notes}, False)
     return out
 
 

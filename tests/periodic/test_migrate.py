@@ -14,7 +14,7 @@ import redis
 
 import cogworker
 from cogworker import LayoutError, tracking
-from cogworker.adapters import parts
+from cogworker.adapters import located, parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.adapters.jobs.fetch import Fetched
@@ -24,6 +24,7 @@ from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.process_registry import ProcessRegistry
+from cogworker.app.web.locate import search
 from cogworker.domain import layout
 from cogworker.domain.layout_splits import queue_named
 from cogworker.domain.records import to_json
@@ -33,6 +34,7 @@ from tests.app.jobs import Record
 from tests.periodic.conftest import StartWorker
 from tests.periodic.migration_steps import (
     cut_short,
+    indexed_entries,
     relocked,
     rewrite_rows,
     split_entries,
@@ -121,7 +123,8 @@ def _migrated(before: dict[str, KeyValue]) -> dict[str, KeyValue]:
     """`before` as a migration must leave it: the keys moved, the number written."""
     moves = MOVES | QUEUE_MOVES | COUNTER_MOVES | HISTORY_MOVES | _record_moves(before)
     moves |= PROCESS_MOVES
-    return {**split_entries(relocked(renamed(before, moves))), keys.LAYOUT: MIGRATED}
+    return {**indexed_entries(split_entries(relocked(renamed(before, moves)))),
+            keys.LAYOUT: MIGRATED}  # fmt: skip
 
 
 def _read_as_before(rc: redis.Redis) -> None:
@@ -257,6 +260,26 @@ def test_the_sets_step_moves_each_entry_to_its_queue_s_set_with_its_score(
     assert not rc.exists(*OLD_SETS.values())
 
 
+def test_the_index_step_notes_each_set_entry_so_go_to_jid_finds_it_without_a_scan(
+    old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
+) -> None:
+    """Each migrated entry naming a jid is in its queue's jid index of the sets, with its
+    set and score (entries sharing a score too), and the dashboard finds a plain one by its
+    jid through it."""
+    assert cli.run("migrate").status == 0
+
+    assert rc.hget(keys.located("default"), "j-retry") == located.value("retry", NOW).encode()
+    heavy = rc.hgetall(keys.located("heavy"))
+    assert {heavy[jid] for jid in heavy if jid.startswith(b"s-heavy")} == {
+        located.value("schedule", TIED).encode()
+    }
+    store = DashboardStore.on(rc, Retention())
+    assert [(at.queue, at.name) for at in store.sets.located("j-retry")] == [("default", "retry")]
+    found = search(store, "j-retry")
+    assert found.place is not None
+    assert found.place.tag == "Retrying"
+
+
 def test_the_lists_step_moves_each_entry_to_its_queue_s_list_in_order(
     old: dict[str, KeyValue], rc: redis.Redis, cli: Cli
 ) -> None:
@@ -356,6 +379,9 @@ def test_an_entry_filed_in_an_old_set_after_the_migration_is_moved_by_a_run_agai
     assert again.status == 0, again
     assert "moved 1" in again.stdout
     assert rc.zrange(keys.retry("late"), 0, -1, withscores=True) == [(late.encode(), NOW + 5)]
+    assert rc.hgetall(keys.located("late")) == {
+        b"late-retry": located.value("retry", NOW + 5).encode()
+    }
     assert rc.sismember(keys.PARTS, "late")
     assert not rc.exists(OLD_SETS["retry"])
 

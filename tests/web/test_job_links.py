@@ -14,8 +14,9 @@ from bench.dashboard_scale import first_link
 import cogworker
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_store import DashboardStore
-from cogworker.app.web.locate import search, search_plan
-from cogworker.domain.records import AttemptRecord
+from cogworker.app.web.cursor import Cursor
+from cogworker.app.web.job_hint import InSet
+from cogworker.app.web.locate import search
 from tests.support.sets import add_to_set
 from tests.web.helpers import Web
 from tests.web.jobs import Kept
@@ -138,18 +139,67 @@ def test_a_job_keeping_its_result_is_found_in_the_queue_its_jid_index_names(
     assert found.looked <= 1_201
 
 
-def test_the_records_of_a_jid_order_the_search() -> None:
-    """An ended status: nothing to search; died: dead first; retrying: retries first."""
+def _commands(raw: redis.Redis, web: Web, path: str) -> tuple[int, str]:
+    """The Redis commands a request sent (the server's `commandstats`, the INFO calls
+    reading it left out), and its page."""
 
-    def attempt(outcome: str) -> AttemptRecord:
-        return AttemptRecord(attempt=1, failed_at=SCORE, error_class="E", error_message="",
-                             outcome=outcome)  # fmt: skip
+    def sent() -> int:
+        stats = raw.info("commandstats")
+        return sum(int(v["calls"]) for k, v in stats.items() if k != "cmdstat_info")
 
-    assert search_plan("complete", []) == ()
-    assert search_plan(None, [attempt("killed")])[0] == "dead"
-    assert search_plan("retrying", [])[0] == "retries"
-    assert search_plan(None, [attempt("retrying"), attempt("dead")])[0] == "retries"
-    assert search_plan(None, []) == ("queues", "retries", "scheduled", "dead")
+    before = sent()
+    page = web.get(path).text
+    return sent() - before, page
+
+
+@pytest.mark.parametrize(("name", "tag"), [("dead", "Dead"), ("retry", "Retrying"),
+                                           ("schedule", "Scheduled")])  # fmt: skip
+def test_go_to_jid_finds_a_plain_job_in_a_set_by_its_index_at_any_size(
+    web: Web, raw: redis.Redis, name: str, tag: str
+) -> None:
+    """A plain job (no status, no result: no `cogworker:jid:J`), halfway down its set of
+    3,000 entries or alone in one of 3: found with the same number of commands."""
+    web.get("/about")  # the layout checked once, before
+    counts = []
+    for size in (3, 3_000):
+        raw.flushall()
+        key = keys.sorted_set(name, "default")
+        add_to_set(raw, key, {_entry(f"job{n:05d}"): SCORE + n for n in range(size)})
+        sent, page = _commands(raw, web, f"/job?jid=job{size // 2:05d}")
+        assert f'">{tag}</span>' in page
+        counts.append(sent)
+    assert counts[0] == counts[1]
+
+
+def test_go_to_jid_says_not_found_with_the_same_commands_at_any_size(
+    web: Web, raw: redis.Redis
+) -> None:
+    """A jid in no set (and no queue): "not found" after the index's look-ups, whatever the
+    sets hold."""
+    web.get("/about")  # the layout checked once, before
+    counts = []
+    for size in (3, 3_000):
+        raw.flushall()
+        for name in keys.SET_NAMES:
+            entries = {_entry(f"{name}{n:05d}"): SCORE + n for n in range(size)}
+            add_to_set(raw, keys.sorted_set(name, "default"), entries)
+        sent, page = _commands(raw, web, "/job?jid=nosuch")
+        assert "Not found</span>" in page
+        counts.append(sent)
+    assert counts[0] == counts[1]
+
+
+def test_go_to_jid_walks_the_entries_sharing_the_indexed_score_in_chunks(
+    store: DashboardStore, raw: redis.Redis
+) -> None:
+    """600 dead entries of one score: the one asked for is found among them, its tie its
+    place in the Dead page's walk (newest first: the reverse of member order)."""
+    add_to_set(raw, keys.dead("default"), {_entry(f"dead{n:03d}"): SCORE for n in range(600)})
+    found = search(store, "dead100")
+    assert found.place is not None
+    place = Cursor(score=SCORE, key="dead100", tie=499, part="default")
+    assert found.place.hint == InSet(slug="dead", cursor=place)
+    assert found.looked == 2 * 250  # two chunks of the entries sharing the score
 
 
 @pytest.mark.parametrize(

@@ -42,6 +42,10 @@ def test_no_request_blocks_redis_over_5_ms_at_100_000_entries(
     assert "looked at" in rows["Dead, filtered"].text
     for page in ("Job page via a Dead link", "Go to jid (dead, halfway)"):
         assert ">Dead</span>" in rows[page].text, page
+    assert ">Retrying</span>" in rows["Go to jid (retry, halfway)"].text
+    # Found through the sets' jid index: its look-ups, then the page it redirects to.
+    found = ("Go to jid (dead, halfway)", "Go to jid (retry, halfway)")
+    assert {page: rows[page].commands for page in found if rows[page].commands > 24} == {}
     assert ">Retrying</span>" in rows["Job page via a Retries link"].text
     assert ">Enqueued</span>" in rows["Job page via a queue link"].text
     assert "Not found" in rows["Go to jid (nowhere)"].text

@@ -59,11 +59,14 @@ def remove(
             events, result_key(jid, result, removal.queue),
         ]  # fmt: skip
         entries += [removal.entry, removal.jid, event, *result_args(result)]
+    # A sorted set's jid index of the sets; a list's removal has none (an unused name).
+    located = keys.located_of(where[0]) if head[0] == "zset" else where[1]
+    remove_keys = (*where, located, *per_entry_keys)
     if not any(result for _, result in kept):
-        replies = REMOVE(client, (*where, *per_entry_keys), (*head, *entries))
+        replies = REMOVE(client, remove_keys, (*head, *entries))
     else:
         pipe = client.pipeline(transaction=False)
         queue_indexes(pipe, kept)
-        REMOVE.queue(pipe, (*where, *per_entry_keys), (*head, *entries))
+        REMOVE.queue(pipe, remove_keys, (*head, *entries))
         replies = run_pipeline(client, pipe)[-1]
     return [bool(reply) for reply in replies]

@@ -28,11 +28,12 @@ from typing import cast
 import attrs
 import redis
 
-from cogworker.adapters import parts
+from cogworker.adapters import located, parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_removal import Removal, remove
 from cogworker.adapters.jobs.due import DueStore
 from cogworker.adapters.jobs.retention import Retention
+from cogworker.adapters.located import Location
 from cogworker.adapters.replies import as_bytes
 
 #: Entries fetched per round trip while walking a sorted set.
@@ -43,8 +44,6 @@ NEAR = 20
 FAR = 5_000
 #: Entries fetched per round trip while looking that far.
 FAR_BATCH = 1_000
-#: Entries one `find_text` call looks at: a fraction of a millisecond of Redis.
-FIND_CHUNK = 250
 
 
 @attrs.frozen(kw_only=True)
@@ -211,35 +210,20 @@ class SetStore:
             if len(found) < count:
                 return
 
-    def find_text(
-        self, sorted_set: str, text: str, first: int, count: int, *, descending: bool
-    ) -> list[Entry]:
-        """Entries of ranks `first` on (`count` of them, in walk order) containing `text`,
-        each with its score and tie: one `ZRANGE` looking at `count`, and a `ZCOUNT` per hit.
+    def located(self, jid: str) -> list[Location]:
+        """Where each queue's jid index of the sets says `jid`'s entry is (one round trip
+        after the parts': `adapters.located`)."""
+        return located.locations(self.client, jid, self.parts())
 
-        Not a script: a read-only dashboard user may run no script on a sorted set (Redis
-        checks a script's keys as written).
-        """
-        needle = text.encode()
-        found = cast(
-            "list[tuple[bytes, float]]",
-            self.client.zrange(
-                sorted_set, first, first + count - 1, desc=descending, withscores=True
-            ),
-        )
-        hits = [
-            (rank, as_bytes(member), float(score))
-            for rank, (member, score) in enumerate(found, first)
-            if needle in as_bytes(member)
-        ]
-        if not hits:
-            return []
-        pipe = self.client.pipeline(transaction=False)
-        for _, _, score in hits:
-            pipe.zcount(sorted_set, *_before(score, descending))
+    def at_score(
+        self, location: Location, first: int, count: int, *, descending: bool
+    ) -> list[Entry]:
+        """The entries of the location's set sharing its score, from the `first` of them on
+        in walk order, each with its tie (its place among them) and part."""
+        found = located.at_score(self.client, location, first, count, descending=descending)
         return [
-            Entry(member=member, score=score, tie=rank - int(before))
-            for (rank, member, score), before in zip(hits, pipe.execute(), strict=True)
+            Entry(member=member, score=score, tie=tie, part=location.queue)
+            for tie, (member, score) in enumerate(found, first)
         ]
 
     def requeue(self, sorted_set: str, moves: Sequence[tuple[bytes, str, str]]) -> list[bool]:

@@ -33,7 +33,7 @@ LAYOUT_TYPE = {keys.LAYOUT: "string"}
 
 def expected_types(queues: tuple[str, ...]) -> dict[str, str]:
     """The Redis type of every fixed key and of the given queues' lists and sets (their
-    waiting jobs, their jobs left for a reconciler)."""
+    waiting jobs, their jobs left for a reconciler) and of their sets' jid indexes."""
     expected = {
         keys.QUEUES: "set",
         keys.PROCESSES: "set",
@@ -44,6 +44,7 @@ def expected_types(queues: tuple[str, ...]) -> dict[str, str]:
     expected.update(
         {keys.sorted_set(kind, name): "zset" for name in queues for kind in keys.SET_NAMES}
     )
+    expected.update({keys.located(name): "hash" for name in queues})
     expected.update(
         {keys.left_list(kind, name): "list" for name in queues for kind in keys.LEFT_LIST_NAMES}
     )

@@ -77,7 +77,10 @@ def _queue_moves(pipe: redis.client.Pipeline, page: list[EntryMove]) -> None:
         if move.split.owner is not None:  # its process's set names the list's queue first
             pipe.sadd(move.split.owner, move.queue)
         target = move.split.target(move.member)
-        MOVE_ENTRY.queue(pipe, (move.split.old, target), (move.member, move.split.kind))
+        # A sorted set's entry is noted in its queue's jid index of the sets; a list's
+        # move names the list again (unused).
+        located = keys.located_of(target) if move.split.kind == "zset" else target
+        MOVE_ENTRY.queue(pipe, (move.split.old, target, located), (move.member, move.split.kind))
 
 
 def report(client: redis.Redis, split: Split) -> KeyReport:

@@ -68,6 +68,16 @@ def repeat_handbacks(queue: str) -> str:
     return left_list("repeat_handbacks", queue)
 
 
+def located(queue: str) -> str:
+    """A queue's jid index of its scheduled, retry and dead sets (`adapters.located`)."""
+    return f"{PREFIX}{{q:{queue}}}:located"
+
+
+def located_of(set_key: str) -> str:
+    """The jid index of the queue whose scheduled, retry or dead set is `set_key`."""
+    return set_key.rpartition(":")[0] + ":located"
+
+
 def schedule(queue: str) -> str:
     """A queue's scheduled jobs, scored by when they are due."""
     return sorted_set("schedule", queue)

@@ -27,7 +27,8 @@ class PushBatch:
     tracked: dict[str, str] = attrs.field(factory=dict)
     groups: dict[str, list[str]] = attrs.field(factory=dict)
     #: By queue, the jobs to run later: (when, payload).
-    scheduled: dict[str, list[tuple[float, str]]] = attrs.field(factory=dict)
+    #: Queue -> (when, payload, jid) of each job scheduled on it.
+    scheduled: dict[str, list[tuple[float, str, str]]] = attrs.field(factory=dict)
     unique: list[UniquePush] = attrs.field(factory=list)
     #: The jid indexes of jobs keeping their result or tracked, but unique ones' (see
     #: `UniquePush.index`).
@@ -73,7 +74,7 @@ class PushBatch:
         if index is not None:
             self.indexed.append(index)
         if run_at is not None:
-            self.scheduled.setdefault(job.queue, []).append((run_at, text))
+            self.scheduled.setdefault(job.queue, []).append((run_at, text, job.jid))
         else:
             self.groups.setdefault(job.queue, []).append(text)
 

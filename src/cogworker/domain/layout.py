@@ -33,8 +33,9 @@ MIGRATE = "cogworker migrate"
 class Step:
     """One layout step: its number (the layout a Redis holds once it is applied), what it
     changes in words, the keys it renames, the families of keys it renames each, the
-    keys whose entries it rewrites, and the sorted sets and lists whose entries it moves
-    to their queues' keys."""
+    keys whose entries it rewrites, the sorted sets and lists whose entries it moves
+    to their queues' keys, and the names of the queues' sets whose entries it notes in
+    their queue's jid index of the sets (`indexes`: each queue's set of that name)."""
 
     number: int
     summary: str
@@ -43,6 +44,7 @@ class Step:
     rewrites: tuple[Rewrite, ...] = ()
     splits: tuple[Split, ...] = ()
     split_families: tuple[SplitMatching, ...] = ()
+    indexes: tuple[str, ...] = ()
 
 
 #: A family of keys a step moves away from, found by a scan: renamed or split each.
@@ -145,6 +147,12 @@ STEPS: tuple[Step, ...] = (
         renames=(),
         split_families=IN_PROGRESS_SPLITS,
     ),
+    Step(
+        number=11,
+        summary="a jid index of each queue's scheduled, retry and dead sets, in its slot",
+        renames=(),
+        indexes=("schedule", "retry", "dead"),
+    ),
 )
 
 
@@ -167,6 +175,7 @@ class Planned:
     renames: tuple[Rename, ...]
     rewrites: tuple[Rewrite, ...] = ()
     splits: tuple[Split, ...] = ()
+    indexes: tuple[str, ...] = ()
 
 
 def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -> list[Planned]:
@@ -176,7 +185,8 @@ def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -
     A family's members are the `found` keys it matches, pending or not (in name order).
     Rewrites run while their step is pending only: a record an older release wrote since
     names its locks where that release took them, and its settlement releases them there.
-    Splits run like renames: while pending, or when their old set is `found` again."""
+    Splits run like renames: while pending, or when their old set is `found` again.  Indexes
+    are built while their step is pending only: once built, the scripts keep them."""
     planned = []
     for step in steps:
         pending_step = step.number > stored
@@ -196,7 +206,12 @@ def plan(stored: int, found: Collection[str], steps: tuple[Step, ...] = STEPS) -
         )
         if pending_step or renames or splits:
             rewrites = step.rewrites if pending_step else ()
-            planned.append(Planned(step=step, renames=renames, rewrites=rewrites, splits=splits))
+            indexes = step.indexes if pending_step else ()
+            planned.append(
+                Planned(
+                    step=step, renames=renames, rewrites=rewrites, splits=splits, indexes=indexes
+                )
+            )
     return planned
 
 

@@ -111,7 +111,7 @@ class CancelStore:
             waiting.key, keys.stat(queue, "cancelled"), keys.stat(queue, "cancelled", day_of(now)),
             keys.job_attempts(queue, outcome.jid), keys.status(queue, outcome.jid),
             outcome.unique_lock or keys.no_lock(queue), outcome.running_lock or keys.no_lock(queue),
-            events, result_key(outcome.jid, outcome.result, queue),
+            events, result_key(outcome.jid, outcome.result, queue), keys.located(queue),
         )  # fmt: skip
         cancel_args = (
             waiting.kind, waiting.entry, outcome.jid, DAY_COUNTER_TTL,

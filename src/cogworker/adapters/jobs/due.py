@@ -9,6 +9,7 @@ of pollers exactly one moves each entry.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import cast
 
@@ -18,6 +19,12 @@ import redis
 from cogworker.adapters import parts, scripts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.replies import as_bytes
+
+
+def jid_in(payload: str) -> str:
+    """The jid of a payload to push (a job's JSON as `domain.payload` encodes it)."""
+    jid = json.loads(payload).get("jid")
+    return jid if isinstance(jid, str) else ""
 
 
 @attrs.define
@@ -50,10 +57,13 @@ class DueStore:
         """Move (entry, queue, payload) triples of one queue's set onto their queue (the
         set's); True where this call did.
 
-        Each queue is registered right after its move (see move_due.lua)."""
+        Each queue is registered right after its move (see move_due.lua); the set's jid
+        index forgets each job the move takes off, in the same script."""
+        located = keys.located_of(sorted_set)
         pipe = self.client.pipeline(transaction=False)
         for entry, queue, payload in moves:
-            scripts.MOVE_DUE.queue(pipe, (sorted_set, keys.queue(queue)), (entry, payload))
+            move_keys = (sorted_set, keys.queue(queue), located)
+            scripts.MOVE_DUE.queue(pipe, move_keys, (entry, payload, jid_in(payload)))
             pipe.sadd(keys.QUEUES, queue)
         replies = scripts.run_pipeline(self.client, pipe)
         return [bool(reply) for reply in replies[::2]]

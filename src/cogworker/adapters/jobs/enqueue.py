@@ -79,7 +79,7 @@ def queue_parts(pipe: scripts.Pipeline, queues: Sequence[str]) -> None:
 def queue_push_all(
     pipe: scripts.Pipeline,
     groups: Mapping[str, Sequence[str]],
-    scheduled: Mapping[str, Sequence[tuple[float, str]]],
+    scheduled: Mapping[str, Sequence[tuple[float, str, str]]],
     *,
     queued: Sequence[tuple[str, str]],
     now: float,
@@ -99,8 +99,9 @@ def queue_push_all(
         queue_mark(pipe, queue, jid, "queued", now, status_ttl)
     for queue, payloads in groups.items():
         scripts.PUSH.queue(pipe, *push_call(queue, payloads))
-    for queue, later in scheduled.items():
-        pipe.zadd(keys.schedule(queue), {payload: at for at, payload in later})
+    for queue, later in scheduled.items():  # each job noted in the sets' jid index too
+        entries = [item for when_payload_jid in later for item in when_payload_jid]
+        scripts.SCHEDULE.queue(pipe, (keys.schedule(queue), keys.located(queue)), entries)
     queue_registrations(pipe, register)
 
 
@@ -133,7 +134,7 @@ def unique_call(
     target = keys.schedule(push.queue) if push.at is not None else keys.queue(push.queue)
     tracked = "1" if push.tracked else "0"
     return (
-        (target, push.lock, keys.status(push.queue, push.jid)),
+        (target, push.lock, keys.status(push.queue, push.jid), keys.located(push.queue)),
         (
             push.payload,
             push.jid,
@@ -182,7 +183,7 @@ class EnqueueStore:
     def push_all(
         self,
         groups: Mapping[str, Sequence[str]],
-        scheduled: Mapping[str, Sequence[tuple[float, str]]],
+        scheduled: Mapping[str, Sequence[tuple[float, str, str]]],
         *,
         queued: Sequence[tuple[str, str]] = (),
         now: float = 0.0,
@@ -255,7 +256,7 @@ class AsyncEnqueueStore:
     async def push_all(
         self,
         groups: Mapping[str, Sequence[str]],
-        scheduled: Mapping[str, Sequence[tuple[float, str]]],
+        scheduled: Mapping[str, Sequence[tuple[float, str, str]]],
         *,
         queued: Sequence[tuple[str, str]] = (),
         now: float = 0.0,

@@ -178,7 +178,7 @@ class RecoverStore:
         counters = [keys.orphanings(queue, jid), keys.handbacks(queue, jid)] if jid else []
         events, event = entry_event_target(entry, "dead", queue)
         result_at = result_key(jid or "", result, queue)
-        bury_keys = (source, keys.dead(queue), events, result_at, *counters)
+        bury_keys = (source, keys.dead(queue), events, result_at, keys.located(queue), *counters)
         bury_args = (
             kind, entry, now, filed, *self.retention.dead_trim(now), event, *result_args(result),
         )  # fmt: skip

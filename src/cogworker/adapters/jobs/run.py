@@ -33,15 +33,21 @@ class RunStore:
         """Let go of a lock `jid` holds; False if it was gone or someone else's."""
         return bool(scripts.RELEASE_LOCK(self.client, (lock,), (jid,)))
 
-    def defer(self, identity: str | None, job: Fetched, at: float, filed: str = "") -> bool:
+    def defer(
+        self, identity: str | None, job: Fetched, at: float, filed: str = "", *, jid: str
+    ) -> bool:
         """Move a job off `identity`'s in-progress list to its queue's scheduled set, to run
         at `at` (as the payload `filed`, if given); `identity` None is basic fetch (no list).
         The queue's part is registered first (a merged read never misses the entry)."""
-        holders = (keys.in_progress(job.queue, identity or ""), keys.schedule(job.queue))
+        holders = (
+            keys.in_progress(job.queue, identity or ""),
+            keys.schedule(job.queue),
+            keys.located(job.queue),
+        )
         owned = "0" if identity is None else "1"
         pipe = self.client.pipeline(transaction=False)
         pipe.sadd(keys.PARTS, job.queue)
-        scripts.DEFER.queue(pipe, holders, (job.raw, at, filed, owned))
+        scripts.DEFER.queue(pipe, holders, (job.raw, at, filed, owned, jid))
         return bool(scripts.run_pipeline(self.client, pipe)[-1])
 
     def set_status(self, queue: str, jid: str, status: str, now: float) -> None:

@@ -267,6 +267,7 @@ class SettleStore:
             outcome.limit_place or no_lock,
             events,
             result_key(outcome.jid, outcome.result, queue),
+            keys.located(queue),
         )
         settle_args = (
             entry, "1" if owned else "0", outcome.kind, outcome.score, outcome.payload,

@@ -2,12 +2,14 @@
 -- the payload given (an unparseable entry wrapped, a repeat orphan with its
 -- error). At most once: only the caller that removed it files it.
 --
--- shape: KEYS 4 + 2n, ARGV 9
--- uses: _results
+-- shape: KEYS 5 + 2n, ARGV 9
+-- uses: _results, _located
 -- KEYS[1] where it is now   KEYS[2] the dead set
 -- KEYS[3] its queue's batch events (any unused name when ARGV[7] is "")
 -- KEYS[4] the job's result (see _results.lua; any unused name when it keeps none)
--- KEYS[5], KEYS[6] (optional) the job's orphanings and hand-backs counters,
+-- KEYS[5] the dead set's queue's jid index of the sets (see _located.lua; a
+--         sorted set KEYS[1] is that queue's too)
+-- KEYS[6], KEYS[7] (optional) the job's orphanings and hand-backs counters,
 --         deleted with the move
 -- ARGV[1] "zset" or "list", or "taken": already taken off by the caller (basic fetch)
 -- ARGV[2] the entry as stored   ARGV[3] the score
@@ -34,14 +36,17 @@ end
 if removed == 0 then
   return 0
 end
+if ARGV[1] == "zset" then
+  located_drop(KEYS[5], jid_of(ARGV[2]), set_name(KEYS[1]))
+end
 redis.call("ZADD", KEYS[2], ARGV[3], ARGV[4])
-redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", "(" .. ARGV[5])
-redis.call("ZREMRANGEBYRANK", KEYS[2], 0, -(tonumber(ARGV[6]) + 1))
+located_add(KEYS[5], jid_of(ARGV[4]), "dead", ARGV[3])
+trim_dead(KEYS[2], KEYS[5], ARGV[5], ARGV[6])
 if ARGV[7] ~= "" then
   redis.call("RPUSH", KEYS[3], ARGV[7])
 end
-if KEYS[5] then
-  redis.call("DEL", unpack(KEYS, 5))
+if KEYS[6] then
+  redis.call("DEL", unpack(KEYS, 6))
 end
 keep_result(KEYS[4], ARGV[8], ARGV[9])
 return 1

@@ -4,8 +4,8 @@
 -- running, and is told to stop through its process's signal list).
 -- Its locks are owner-checked: released only while they still name its jid.
 --
--- shape: KEYS 9, ARGV 13
--- uses: _results
+-- shape: KEYS 10, ARGV 13
+-- uses: _results, _located
 -- KEYS[1] where it waits (a queue's list, or the schedule or retry sorted set)
 -- KEYS[2] its queue's cancelled counter in total   KEYS[3] the same, today
 -- KEYS[4] its attempts list   KEYS[5] its status hash
@@ -18,6 +18,7 @@
 -- ARGV[11] its batch's event (adapters/batch_events.py), or "" (no batch)
 -- KEYS[9] its result (see _results.lua; any unused name when it keeps none)
 -- ARGV[12] its result's record   ARGV[13] its TTL, or "0" (it keeps none)
+-- KEYS[10] its queue's jid index of the sets (see _located.lua)
 --
 -- Returns 1, or 0 if the entry was no longer there.
 local list = need_choice(1, "list", "zset") == "list"
@@ -38,6 +39,9 @@ if list then
   gone = redis.call("LREM", KEYS[1], -1, ARGV[2])
 else
   gone = redis.call("ZREM", KEYS[1], ARGV[2])
+  if gone == 1 then
+    located_drop(KEYS[10], ARGV[3], set_name(KEYS[1]))
+  end
 end
 if gone == 0 then
   return 0

@@ -10,11 +10,13 @@
 -- kill, discard for a delete) is appended in the same step, and so is the
 -- result of a job keeping one (killed or discarded), for its waiter.
 --
--- shape: KEYS 2 + 4n, ARGV 5 + 5n
--- uses: _results
+-- shape: KEYS 3 + 4n, ARGV 5 + 5n
+-- uses: _results, _located
 -- KEYS[1] where the entries are (a sorted set, or a queue's list)
 -- KEYS[2] "kill": the dead set; else unused
--- KEYS[4i-1] .. KEYS[4i+2] for the i-th entry (from 1): its unique lock, its
+-- KEYS[3] a sorted set's queue's jid index of the sets (see _located.lua; the
+--         dead set a kill files in is that queue's too); else unused
+-- KEYS[4i] .. KEYS[4i+3] for the i-th entry (from 1): its unique lock, its
 --         running lock (any unused name for a lock it doesn't hold), its queue's
 --         batch events (any unused name when it has no event), and its result
 --         (see _results.lua; any unused name when it keeps none)
@@ -38,7 +40,7 @@ need_groups(6, 5)
 for i = 9, #ARGV, 5 do
   need_result(i)
 end
-if (list and kill) or (#KEYS - 2) / 4 ~= (#ARGV - 5) / 5 then
+if (list and kill) or (#KEYS - 3) / 4 ~= (#ARGV - 5) / 5 then
   return redis.error_reply("cogworker: dashboard_remove: a list can't be killed from, "
     .. "and each entry needs its two lock keys, its events key and its result key")
 end
@@ -53,7 +55,7 @@ end
 local removed = {}
 for i = 1, (#ARGV - 5) / 5 do
   local entry, jid, event = ARGV[5 * i + 1], ARGV[5 * i + 2], ARGV[5 * i + 3]
-  local at = 4 * i - 1
+  local at = 4 * i
   local gone
   if list then
     -- From the tail: the dashboard's searches and clears look there first.
@@ -64,8 +66,15 @@ for i = 1, (#ARGV - 5) / 5 do
   if gone > 0 then
     release(KEYS[at], jid)
     release(KEYS[at + 1], jid)
+    -- An entry the dashboard couldn't read as a job comes without its jid; one
+    -- filed in dead as unreadable still names the jid it was filed under.
+    local noted = (list or jid ~= "") and jid or jid_of(entry)
+    if not list then
+      located_drop(KEYS[3], noted, set_name(KEYS[1]))
+    end
     if kill then
       redis.call("ZADD", KEYS[2], ARGV[3], entry)
+      located_add(KEYS[3], noted, "dead", ARGV[3])
     end
     if event ~= "" then
       redis.call("RPUSH", KEYS[at + 2], event)
@@ -75,7 +84,6 @@ for i = 1, (#ARGV - 5) / 5 do
   removed[i] = gone > 0 and 1 or 0
 end
 if kill then
-  redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", "(" .. ARGV[4])
-  redis.call("ZREMRANGEBYRANK", KEYS[2], 0, -(tonumber(ARGV[5]) + 1))
+  trim_dead(KEYS[2], KEYS[3], ARGV[4], ARGV[5])
 end
 return removed

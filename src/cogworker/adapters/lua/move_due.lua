@@ -4,16 +4,20 @@
 -- of the queue registry right after this script): the registry is a global
 -- key, in another slot than the queue on Redis Cluster.
 --
--- shape: KEYS 2, ARGV 2
+-- shape: KEYS 3, ARGV 3
+-- uses: _located
 -- KEYS[1] the sorted set   KEYS[2] the queue
--- ARGV[1] the entry as stored   ARGV[2] the payload to push
+-- KEYS[3] the queue's jid index of the sets (see _located.lua)
+-- ARGV[1] the entry as stored   ARGV[2] the payload to push   ARGV[3] its jid
 --
 -- Returns 1 if this call moved it, 0 if someone else did first.
 need_text(1)
 need_text(2)
+need_text(3)
 
 if redis.call("ZREM", KEYS[1], ARGV[1]) == 0 then
   return 0
 end
+located_drop(KEYS[3], ARGV[3], set_name(KEYS[1]))
 redis.call("LPUSH", KEYS[2], ARGV[2])
 return 1

@@ -12,8 +12,13 @@
 -- entries of one queue keep their order, and an entry the list holds twice
 -- is moved once per call.
 --
--- shape: KEYS 2, ARGV 2
+-- A sorted set's member is noted in its new set's queue's jid index of the
+-- sets (see _located.lua) in the same step.
+--
+-- shape: KEYS 3, ARGV 2
+-- uses: _located
 -- KEYS[1] the old set or list   KEYS[2] the one the entry goes to
+-- KEYS[3] a sorted set's: its queue's jid index of the sets; a list's: unused
 -- ARGV[1] the entry   ARGV[2] the old key's type: "zset" or "list"
 --
 -- Returns "moved", or "absent": the entry isn't in the old set (or at the
@@ -38,5 +43,6 @@ if not score then
   return "absent"
 end
 redis.call("ZADD", KEYS[2], score, ARGV[1])
+located_add(KEYS[3], jid_of(ARGV[1]), set_name(KEYS[2]), score)
 redis.call("ZREM", KEYS[1], ARGV[1])
 return "moved"

@@ -4,9 +4,12 @@
 -- the push, the mark could land after a fast worker's "complete".  The caller
 -- registers the queue (see push.lua).
 --
--- shape: KEYS 3, ARGV 7
+-- shape: KEYS 4, ARGV 7
+-- uses: _located
 -- KEYS[1] the queue (or the scheduled set)
 -- KEYS[2] the job's lock   KEYS[3] its status hash (any unused name if untracked)
+-- KEYS[4] the queue's jid index of the sets (see _located.lua), written when
+--         it is scheduled
 -- ARGV[1] the payload   ARGV[2] the jid
 -- ARGV[3] the lock's TTL, milliseconds
 -- ARGV[4] "" to push onto the queue, or the score to schedule it at
@@ -36,6 +39,7 @@ if ARGV[4] == "" then
   redis.call("LPUSH", KEYS[1], ARGV[1])
 else
   redis.call("ZADD", KEYS[1], ARGV[4], ARGV[1])
+  located_add(KEYS[4], ARGV[2], "schedule", ARGV[4])
 end
 if ARGV[5] == "1" then
   redis.call("HSET", KEYS[3], "status", "queued", "update_time", ARGV[7])

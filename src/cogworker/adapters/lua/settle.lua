@@ -5,8 +5,8 @@
 -- The list is this process's in-progress list (a run just ended), or the
 -- queue's unsettled list (a settlement a stopped process handed over).
 --
--- shape: KEYS 21, ARGV 33
--- uses: _tallies, _results
+-- shape: KEYS 22, ARGV 33
+-- uses: _tallies, _results, _located
 -- KEYS[1]  the list holding the entry
 -- KEYS[2]  the target sorted set (retry or dead; unused for ack and discard)
 -- KEYS[3]  its queue's processed counter, in total    KEYS[4]  the same, today
@@ -47,6 +47,8 @@
 -- KEYS[21] its result (see _results.lua; any unused name when it keeps none)
 -- ARGV[32] its result's record, or "" (none, or not ended: a retry)
 -- ARGV[33] its result's TTL, or "0" (it keeps none)
+-- KEYS[22] its queue's jid index of the sets (see _located.lua), written with
+--          a retry or a death
 --
 -- Returns 1, or 0 if the entry was no longer on the list.
 need_text(1)
@@ -108,10 +110,10 @@ if kind ~= "ack" then
 end
 if kind == "retry" or kind == "dead" then
   redis.call("ZADD", KEYS[2], ARGV[4], ARGV[5])
+  located_add(KEYS[22], ARGV[19], kind, ARGV[4])
 end
 if kind == "dead" then
-  redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", "(" .. ARGV[7])
-  redis.call("ZREMRANGEBYRANK", KEYS[2], 0, -(tonumber(ARGV[8]) + 1))
+  trim_dead(KEYS[2], KEYS[22], ARGV[7], ARGV[8])
 end
 redis.call("DEL", KEYS[7], KEYS[14])
 if ARGV[9] ~= "" then

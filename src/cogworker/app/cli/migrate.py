@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from cogworker.adapters import layout_rewrite, layout_split
+from cogworker.adapters import layout_index, layout_rewrite, layout_split
 from cogworker.adapters.layout_store import KeyReport, LayoutStore
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.cli.output import answer, table
@@ -73,11 +73,12 @@ def _workers_stopped(session: Session) -> bool:
 def _reports(store: LayoutStore, planned: Planned) -> list[KeyReport]:
     """A step's renames, then its rewrites (the entries to rewrite in the keys that exist
     now: a dry run can't see those an earlier step's renames will bring), then its splits
-    (likewise: the entries the old sets hold now).  A migration reports each step just
-    before applying it."""
+    (likewise: the entries the old sets hold now), then the sets whose entries it indexes.
+    A migration reports each step just before applying it."""
     rewrites = [layout_rewrite.report(store.client, rewrite) for rewrite in planned.rewrites]
     splits = [layout_split.report(store.client, split) for split in planned.splits]
-    return [*store.report(planned.renames), *rewrites, *splits]
+    indexes = [layout_index.report(store.client, name) for name in planned.indexes]
+    return [*store.report(planned.renames), *rewrites, *splits, *indexes]
 
 
 def _apply(
@@ -96,6 +97,9 @@ def _apply(
             for rewrite in each.rewrites
         ]
         results += [f"moved {layout_split.split_all(store.client, split)}" for split in each.splits]
+        results += [
+            f"indexed {layout_index.index_all(store.client, name)}" for name in each.indexes
+        ]
         store.applied(each.step)
     return rows, results
 

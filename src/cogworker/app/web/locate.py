@@ -5,14 +5,17 @@ block Redis for more than a few milliseconds, whatever the sizes):
 
 * `look_at` a place a link names (`app.web.job_hint`): O(log N) in a
   sorted set, a window of a queue, the processes' current work.
-* `search` for a jid typed in: the processes' current work, then each
-  place in the order the job's own records suggest (`plan_for`), a
-  chunk of a few hundred entries per call (a window of a queue, of a
-  sorted set by rank, the text found server-side: well under a
+* `search` for a jid typed in: the processes' current work; then, unless
+  the job's own records say it ended (`plan_for`), the scheduled, retry
+  and dead sets through their jid index (`adapters.located`: an `HGET`
+  per queue in one round trip, then the entries of the one score it
+  names); then the queues, a chunk of a few hundred entries per call (a
+  window of a queue, the text found server-side: well under a
   millisecond each), until it is found or `SEARCH_ENTRIES` entries or
   `SEARCH_SECONDS` seconds were spent: then it says how far it got.
   Entries moving meanwhile may be passed over: "not found" offers to
-  search again.
+  search again.  A job waiting on a queue is not indexed: that would
+  write on every push and every fetch of every job.
 """
 
 from __future__ import annotations
@@ -24,9 +27,7 @@ from typing import assert_never
 
 import attrs
 
-from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_queues import FIND_CHUNK
-from cogworker.adapters.dashboard_sets import FIND_CHUNK as SET_FIND_CHUNK
 from cogworker.adapters.dashboard_sets import Entry
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.web import paging
@@ -35,7 +36,6 @@ from cogworker.app.web.entries import JobView
 from cogworker.app.web.job_hint import Hint, InQueue, InSet, Running
 from cogworker.app.web.paging import target_of
 from cogworker.app.web.sets import KINDS, SetKind
-from cogworker.domain.records import AttemptRecord
 
 #: A set page's slug -> how the job page tags a job found there.
 SET_TAGS = {"retries": "Retrying", "scheduled": "Scheduled", "dead": "Dead"}
@@ -44,17 +44,16 @@ SET_TAGS = {"retries": "Retrying", "scheduled": "Scheduled", "dead": "Dead"}
 QUEUE_REACH = 2_000
 #: ...and after it (a recovered job put back at that end moves the others back).
 QUEUE_NEAR = 50
-#: Entries one search call looks at: a window of a queue, of a sorted set (by rank).
-QUEUE_CHUNK, SET_CHUNK = FIND_CHUNK, SET_FIND_CHUNK
+#: Entries one search call looks at: a window of a queue; a sorted set's sharing a score.
+QUEUE_CHUNK, SET_CHUNK = FIND_CHUNK, 250
 #: A search stops after this many entries looked at...
 SEARCH_ENTRIES = 1_000_000
 #: ...or this many seconds, whichever comes first.
 SEARCH_SECONDS = 3.0
+#: A set's kind by its sets' name (`schedule`, `retry`, `dead`), as the jid index names it.
+KINDS_BY_NAME = {kind.name: kind for kind in KINDS.values()}
 #: Tracked statuses that say the job ended: nothing to search for.
 ENDED = frozenset({"complete", "discarded", "cancelled", "expired"})
-#: Where a search looks when the records say nothing: queues, then the sets.
-QUEUES = "queues"
-DEFAULT_ORDER = (QUEUES, "retries", "scheduled", "dead")
 
 
 @attrs.frozen(kw_only=True)
@@ -108,42 +107,27 @@ def look_at(store: DashboardStore, jid: str, hint: Hint) -> Place | None:
 
 @attrs.frozen(kw_only=True)
 class Plan:
-    """Where a search looks, in order, and the queue it searches first among the queues."""
+    """Whether a search looks for the job at all, and the queue it searches first among
+    the queues."""
 
-    places: tuple[str, ...]
+    searched: bool
     #: The queue the jid index names ("": none): searched before the other queues.
     queue: str = ""
 
 
 def plan_for(store: DashboardStore, jid: str) -> Plan:
-    """Where to search for `jid`, in order, from what is recorded under its jid (each read
-    O(1)): its tracked status, its newest failed attempt, and the queue its jid index
-    entry names (`cogworker:jid:J`, docs/redis-cluster.md, "The jid index").
+    """How to search for `jid`, from what is recorded under its jid (each read O(1)): not
+    at all if its tracked status says it ended; else its queue's list first among the
+    queues, the queue its jid index entry names (`cogworker:jid:J`, docs/redis-cluster.md,
+    "The jid index").
 
-    The index says which queue the job was pushed to, not where it is now (it may be
+    That index says which queue the job was pushed to, not where it is now (it may be
     retrying or dead, or have no entry: plain jobs write none, a failover can lose one),
-    so that queue is searched first among the queues, and the others after it.
+    so the other queues are searched after it.
     """
-    places = search_plan(store.status(jid), store.attempts(jid))
-    if not places:
-        return Plan(places=places)
-    return Plan(places=places, queue=store.indexed_queue(jid) or "")
-
-
-def search_plan(status: str | None, attempts: Sequence[AttemptRecord]) -> tuple[str, ...]:
-    """Where to search for a job, in order, as its records suggest: nowhere if its tracked
-    status says it ended; the dead set first if it died; the retry set first if it is
-    retrying; else the queues, then the retry, scheduled and dead sets."""
-    if status in ENDED:
-        return ()
-    newest = attempts[0].outcome if attempts else ""
-    if status == "dead" or newest in ("dead", "killed"):
-        first = "dead"
-    elif status == "retrying" or newest == "retrying":
-        first = "retries"
-    else:
-        return DEFAULT_ORDER
-    return (first, *(place for place in DEFAULT_ORDER if place != first))
+    if store.status(jid) in ENDED:
+        return Plan(searched=False)
+    return Plan(searched=True, queue=store.indexed_queue(jid) or "")
 
 
 def search(
@@ -171,13 +155,13 @@ def search(
 
 
 def _chunks(store: DashboardStore, jid: str, plan: Plan) -> Iterator[Looked]:
-    """Each search call's entries looked at, and the place if that call found the job."""
-    for where in plan.places:
-        if where == QUEUES:
-            for queue in _queue_order(store.queues.names(), plan.queue):
-                yield from _queue_chunks(store, jid, queue)
-        else:
-            yield from _set_chunks(store, jid, KINDS[where], plan.queue)
+    """Each search call's entries looked at, and the place if that call found the job: the
+    sets through their index first (a few commands at any size), then the queues."""
+    if not plan.searched:
+        return
+    yield from _indexed_chunks(store, jid)
+    for queue in _queue_order(store.queues.names(), plan.queue):
+        yield from _queue_chunks(store, jid, queue)
 
 
 def _queue_order(names: Sequence[str], first: str) -> list[str]:
@@ -192,18 +176,20 @@ def _queue_chunks(store: DashboardStore, jid: str, queue: str) -> Iterator[Looke
         yield min(QUEUE_CHUNK, size - first), _queued(jid, queue, first + QUEUE_CHUNK - 1, found)
 
 
-def _set_chunks(store: DashboardStore, jid: str, kind: SetKind, queue: str) -> Iterator[Looked]:
-    """The search calls over every queue's set of `kind`, that of `queue` first."""
-    for part in _queue_order(store.sets.parts(), queue):
-        sorted_set = keys.sorted_set(kind.name, part)
-        size = store.sets.size(sorted_set)
-        for first in range(0, size, SET_CHUNK):
-            found = store.sets.find_text(
-                sorted_set, jid, first, SET_CHUNK, descending=kind.descending
-            )
+def _indexed_chunks(store: DashboardStore, jid: str) -> Iterator[Looked]:
+    """The search calls finding `jid` in a set through the sets' jid index: where each
+    queue's index says it is (one round trip), then that set's entries of that score, a
+    chunk per call (in the set's walk order, so each one's tie is its place among them)."""
+    for location in store.sets.located(jid):
+        kind = KINDS_BY_NAME[location.name]
+        first = 0
+        while True:
+            found = store.sets.at_score(location, first, SET_CHUNK, descending=kind.descending)
             hit = next((entry for entry in found if JobView.of(entry.member).jid == jid), None)
-            place = _set_place(kind, attrs.evolve(hit, part=part)) if hit is not None else None
-            yield min(SET_CHUNK, size - first), place
+            yield len(found), _set_place(kind, hit) if hit is not None else None
+            if hit is not None or len(found) < SET_CHUNK:
+                break
+            first += SET_CHUNK
 
 
 def _in_set(store: DashboardStore, jid: str, kind: SetKind, cursor: Cursor) -> Place | None:

@@ -87,7 +87,7 @@ class LimitGate:
             extra = {**job.extra, **key_limits.payload_fields(waited)}
             filed = payload.encode(attrs.evolve(job, extra=extra))
             owner = None if self.config.fetch == "basic" else self.state.identity  # basic: no list
-            deferred = self.runs.defer(owner, fetched, self.clock() + delay, filed)
+            deferred = self.runs.defer(owner, fetched, self.clock() + delay, filed, jid=job.jid)
         except redis.RedisError as error:
             self.logger.warning(
                 "couldn't take the job's limit place (%s); it stays in progress", error

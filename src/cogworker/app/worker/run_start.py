@@ -75,7 +75,9 @@ class RunStart:
             if self.runs.take_lock(lock, job.jid, ttl):
                 return True
             owner = None if self.config.fetch == "basic" else self.state.identity
-            deferred = self.runs.defer(owner, fetched, self.clock() + unique.BUSY_RETRY_SECONDS)
+            deferred = self.runs.defer(
+                owner, fetched, self.clock() + unique.BUSY_RETRY_SECONDS, jid=job.jid
+            )
         except redis.RedisError as error:
             self.logger.warning("couldn't check the job's lock (%s); it stays in progress", error)
             return False  # left on the in-progress list: requeued at shutdown, or recovered
