@@ -112,18 +112,22 @@ def dedicated(target: RedisTarget, *, fallback: redis.Redis) -> redis.Redis:
         return fallback
 
 
-def _socket_options() -> dict[str, Any]:
-    return {
+def _socket_options(*, unix: bool = False) -> dict[str, Any]:
+    """Timeouts, no retries, and TCP keepalive unless `unix` (a unix socket has none, and
+    redis-py's unix connections refuse the option)."""
+    options: dict[str, Any] = {
         "socket_timeout": SOCKET_TIMEOUT,
         "socket_connect_timeout": CONNECT_TIMEOUT,
-        "socket_keepalive": True,
         "retry": Retry(NoBackoff(), 0),
     }
+    if not unix:
+        options["socket_keepalive"] = True
+    return options
 
 
 def _pool(target: RedisTarget, max_connections: int | None) -> redis.ConnectionPool:
     options: dict[str, Any] = {
-        **_socket_options(),
+        **_socket_options(unix=target.path is not None),
         **tls_options(target.tls),
         "health_check_interval": 30,
         "decode_responses": False,
@@ -176,7 +180,7 @@ def connect_async(
     is (`SOCKET_TIMEOUT`), so a Redis that stopped answering frees them all; a bound on
     the wait would only turn a burst of enqueues into "Redis is unavailable" errors."""
     options: dict[str, Any] = {
-        **_socket_options(),
+        **_socket_options(unix=target.path is not None),
         **tls_options(target.tls),
         "retry": AsyncRetry(NoBackoff(), 0),
         "health_check_interval": 30,
