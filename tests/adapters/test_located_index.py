@@ -43,7 +43,7 @@ def _raw(queue: str, jid: str) -> bytes:
 
 
 def _held(rc: redis.Redis, queue: str, jid: str) -> Fetched:
-    rc.lpush(keys.in_progress(IDENTITY), _raw(queue, jid))
+    rc.lpush(keys.in_progress(queue, IDENTITY), _raw(queue, jid))
     return Fetched(queue=queue, raw=_raw(queue, jid))
 
 
