@@ -21,7 +21,7 @@ from cogworker.adapters import parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.layout_store import KeyReport
 from cogworker.adapters.replies import as_bytes
-from cogworker.adapters.scripts import LuaScript, run_pipeline
+from cogworker.adapters.scripts import LuaScript, run_paged
 
 INDEX_ENTRY = LuaScript("index_entry")
 #: Entries a `ZSCAN` call asks for, and notes sent per pipeline.
@@ -70,29 +70,20 @@ def index_entry(client: redis.Redis, note: EntryNote) -> bool:
 def index_all(client: redis.Redis, name: str) -> int:
     """Every entry of every queue's set `name` noted: how many this call did (a page's
     scripts pipelined per round trip)."""
-    done = 0
-    for sorted_set in sets_named(client, name):
-        page: list[EntryNote] = []
-        for note in notes(client, sorted_set):
-            page.append(note)
-            if len(page) == PAGE:
-                done += _send(client, page)
-                page = []
-        done += _send(client, page)
-    return done
+    return sum(
+        run_paged(
+            client,
+            INDEX_ENTRY,
+            map(_call, notes(client, sorted_set)),
+            page=PAGE,
+            counted=b"indexed",
+        )
+        for sorted_set in sets_named(client, name)
+    )
 
 
 def _call(note: EntryNote) -> tuple[tuple[str, str], tuple[bytes, str]]:
     return (note.sorted_set, keys.located_of(note.sorted_set)), (note.member, note.jid)
-
-
-def _send(client: redis.Redis, page: list[EntryNote]) -> int:
-    if not page:
-        return 0
-    pipe = client.pipeline(transaction=False)
-    for note in page:
-        INDEX_ENTRY.queue(pipe, *_call(note))
-    return sum(as_bytes(reply) == b"indexed" for reply in run_pipeline(client, pipe))
 
 
 def report(client: redis.Redis, name: str) -> KeyReport:

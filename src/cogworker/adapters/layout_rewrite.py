@@ -18,7 +18,7 @@ import redis
 
 from cogworker.adapters.layout_store import SCAN_COUNT, KeyReport, glob
 from cogworker.adapters.replies import as_bytes
-from cogworker.adapters.scripts import LuaScript, run_pipeline
+from cogworker.adapters.scripts import LuaScript, run_paged
 from cogworker.domain.layout_moves import WILDCARD
 from cogworker.domain.layout_rewrites import EntryKind, Rewrite
 from cogworker.domain.relock import Relocked, relocked
@@ -97,25 +97,16 @@ def _call(each: EntryRewrite) -> tuple[list[str], list[str | bytes]]:
 def rewrite_all(client: redis.Redis, rewrite: Rewrite) -> int:
     """Every entry `rewrite` covers, rewritten: how many this call did (a pipeline of a
     page's scripts per round trip: each script one entry's move)."""
-    done = 0
-    for key in keys_of(client, rewrite):
-        batch: list[EntryRewrite] = []
-        for each in entry_rewrites(client, key, rewrite.kind):
-            batch.append(each)
-            if len(batch) == PAGE:
-                done += _send(client, batch)
-                batch = []
-        done += _send(client, batch)
-    return done
-
-
-def _send(client: redis.Redis, batch: list[EntryRewrite]) -> int:
-    if not batch:
-        return 0
-    pipe = client.pipeline(transaction=False)
-    for each in batch:
-        REWRITE_ENTRY.queue(pipe, *_call(each))
-    return sum(as_bytes(reply) == b"rewritten" for reply in run_pipeline(client, pipe))
+    return sum(
+        run_paged(
+            client,
+            REWRITE_ENTRY,
+            map(_call, entry_rewrites(client, key, rewrite.kind)),
+            page=PAGE,
+            counted=b"rewritten",
+        )
+        for key in keys_of(client, rewrite)
+    )
 
 
 def report(client: redis.Redis, rewrite: Rewrite) -> KeyReport:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
 from typing import Any
 
@@ -33,6 +33,8 @@ import attrs
 import redis
 import redis.asyncio
 from redis.exceptions import NoScriptError
+
+from cogworker.adapters.replies import as_bytes
 
 KeyOrArg = str | bytes | int | float
 #: A pipeline of either client: scripts and commands are queued on both alike.
@@ -173,6 +175,35 @@ def run_pipeline(client: redis.Redis, pipe: redis.client.Pipeline) -> list[Any]:
             again = client.pipeline(transaction=False)
             replies[index], replies[-1] = again.evalsha(*call).execute_command(*wait).execute()
     return replies
+
+
+#: One run of a script: its keys and its arguments.
+Call = tuple[Sequence[KeyOrArg], Sequence[KeyOrArg]]
+
+
+def run_paged(
+    client: redis.Redis, script: LuaScript, calls: Iterable[Call], *, page: int, counted: bytes
+) -> int:
+    """`script` run once per call, `page` runs pipelined per round trip: how many of them
+    answered `counted` (a migration's per-entry moves, say)."""
+    done, batch = 0, []
+    for call in calls:
+        batch.append(call)
+        if len(batch) == page:
+            done += _count_answers(client, script, batch, counted)
+            batch = []
+    return done + _count_answers(client, script, batch, counted)
+
+
+def _count_answers(
+    client: redis.Redis, script: LuaScript, batch: list[Call], counted: bytes
+) -> int:
+    if not batch:
+        return 0
+    pipe = client.pipeline(transaction=False)
+    for keys, args in batch:
+        script.queue(pipe, keys, args)
+    return sum(as_bytes(reply) == counted for reply in run_pipeline(client, pipe))
 
 
 async def run_pipeline_async(
