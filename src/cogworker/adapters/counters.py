@@ -23,6 +23,7 @@ import redis
 from cogworker.adapters import parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.flagged_reads import Flags, replies
+from cogworker.adapters.redis_client import RedisClient
 
 #: A counter by name (`processed`...) and UTC day (None: its total).
 Counter = tuple[str, str | None]
@@ -62,7 +63,7 @@ class CounterRead:
         ]
 
 
-def read(client: redis.Redis, counters: Sequence[Counter], flags: Flags) -> list[int | None]:
+def read(client: RedisClient, counters: Sequence[Counter], flags: Flags) -> list[int | None]:
     """`counters`, each summed over every queue's part, in two round trips (see
     `CounterRead.sums`)."""
     pipe = client.pipeline(transaction=False)

@@ -6,10 +6,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 import attrs
-import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory
 
@@ -62,7 +62,7 @@ class BeatReply:
 class ProcessRegistry:
     """Presence of worker processes on one Redis."""
 
-    client: redis.Redis
+    client: RedisClient
 
     def beat(
         self,

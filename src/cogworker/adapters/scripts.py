@@ -34,6 +34,8 @@ import redis
 import redis.asyncio
 from redis.exceptions import NoScriptError
 
+from cogworker.adapters.redis_client import RedisClient, RedisPipeline
+
 KeyOrArg = str | bytes | int | float
 #: A pipeline of either client: scripts and commands are queued on both alike.
 Pipeline = redis.client.Pipeline | redis.asyncio.client.Pipeline
@@ -117,7 +119,7 @@ class LuaScript:
 
     def __call__(
         self,
-        client: redis.Redis | redis.RedisCluster,
+        client: RedisClient | redis.RedisCluster,
         keys: Sequence[KeyOrArg],
         args: Sequence[KeyOrArg],
     ) -> Any:
@@ -155,14 +157,14 @@ class LuaScript:
 SCRIPTS_BY_SHA: dict[str, LuaScript] = {}
 
 
-def run_pipeline(client: redis.Redis, pipe: redis.client.Pipeline) -> list[Any]:
+def run_pipeline(client: RedisClient, pipe: RedisPipeline) -> list[Any]:
     """Execute `pipe` (non-transactional); any script Redis had forgotten is loaded and re-run.
 
     Other command errors are raised, as `execute` would.  A WAIT ending the pipeline
     (see `replication`) is sent again with each script sent again, on its connection:
     then it covers that script's writes too.
     """
-    commands = list(pipe.command_stack)
+    commands = _queued(pipe)
     replies: list[Any] = pipe.execute(raise_on_error=False)
     wait = _final_wait(commands)
     for index, script, call in _forgotten(commands, replies):
@@ -192,6 +194,17 @@ async def run_pipeline_async(
             again.execute_command(*wait)
             replies[index], replies[-1] = await again.execute()
     return replies
+
+
+def _queued(pipe: RedisPipeline) -> list[tuple[Any, Any]]:
+    """The (args, options) of each command queued on `pipe`, in order.
+
+    A cluster's pipeline keeps them with its execution strategy (redis-py has no
+    public accessor); a plain one in `command_stack`."""
+    if isinstance(pipe, redis.cluster.ClusterPipeline):
+        queue = pipe._execution_strategy.command_queue  # (private: see above)
+        return [(command.args, command.options) for command in queue]
+    return list(pipe.command_stack)
 
 
 def _final_wait(commands: Sequence[Any]) -> tuple[Any, ...] | None:

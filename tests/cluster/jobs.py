@@ -1,0 +1,54 @@
+"""Jobs and the APP config of the cluster tests: the production-Redis drain's jobs on two
+queues whose slots live on different primaries of the local cluster.
+
+`default`'s keys hash to slot 270 and `critical`'s to 13508: the first and
+the last of the three primaries `redis-cli --cluster create` makes.  Runs are
+counted in the plain side-effect Redis of `$COGWORKER_TEST_REDIS_URL`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import cogworker
+from cogworker import Job
+from tests.production_redis.jobs import Dies, Drain, FailsOnce, Unique, record
+
+QUEUES = ("critical", "default")
+
+#: Both queues, short timings, every job's status tracked.
+config = cogworker.Config(
+    queues=QUEUES,
+    poll_interval=0.2,
+    heartbeat_interval=0.5,
+    orphan_threshold=3.0,
+    shutdown_timeout=2.0,
+    concurrency=10,
+    track_status=True,
+    log_level="WARNING",
+)
+
+
+class CriticalDrain(Drain, queue="critical"):
+    """`Drain` on the critical queue."""
+
+
+class CriticalFailsOnce(FailsOnce, queue="critical"):
+    """`FailsOnce` on the critical queue."""
+
+
+class CriticalDies(Dies, queue="critical"):
+    """`Dies` on the critical queue."""
+
+
+class CriticalUnique(Unique, queue="critical"):
+    """`Unique` on the critical queue."""
+
+
+class Sleeps(Job, queue="critical"):
+    """Counts its start, then sleeps `seconds` (a worker killed meanwhile leaves it running)."""
+
+    def perform(self, number: int, seconds: float) -> None:
+        record("sleeps", self.jid)
+        time.sleep(seconds)
+        record("sleeps:done", self.jid)
