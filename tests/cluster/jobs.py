@@ -8,11 +8,8 @@ counted in the plain side-effect Redis of `$COGWORKER_TEST_REDIS_URL`.
 
 from __future__ import annotations
 
-import time
-
 import cogworker
-from cogworker import Job
-from tests.production_redis.jobs import Dies, Drain, FailsOnce, Unique, record
+from tests.production_redis.jobs import Dies, Drain, FailsOnce, Unique
 
 QUEUES = ("critical", "default")
 
@@ -43,12 +40,3 @@ class CriticalDies(Dies, queue="critical"):
 
 class CriticalUnique(Unique, queue="critical"):
     """`Unique` on the critical queue."""
-
-
-class Sleeps(Job, queue="critical"):
-    """Counts its start, then sleeps `seconds` (a worker killed meanwhile leaves it running)."""
-
-    def perform(self, number: int, seconds: float) -> None:
-        record("sleeps", self.jid)
-        time.sleep(seconds)
-        record("sleeps:done", self.jid)
