@@ -22,7 +22,7 @@ from returns.pipeline import is_successful
 from cogworker.adapters import counters, job_records, parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.flagged_reads import Flags, count_of, refusal, replies
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import RedisClient, queue_mget
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory, payload
 from cogworker.domain.records import AttemptRecord, RunRecord
@@ -154,7 +154,7 @@ def queues(client: RedisClient, now: float) -> list[QueueLoad]:
         pipe.llen(keys.queue(name))
         pipe.lindex(keys.queue(name), -1)
         pipe.exists(keys.queue_paused(name))
-        pipe.mget(keys.stat(name, "processed"), keys.stat(name, "failed"))
+        queue_mget(pipe, [keys.stat(name, "processed"), keys.stat(name, "failed")])
     found = replies(pipe)
     loads = [
         attrs.evolve(
