@@ -221,4 +221,5 @@ class Config:
 
     def redis_is_configured(self) -> bool:
         """Whether a Redis was named (then it's never swapped for an embedded one)."""
-        return bool(self.redis_url or self.sentinels or os.environ.get(REDIS_URL_ENV))
+        named = self.redis_url or self.sentinels or self.redis_cluster
+        return bool(named or os.environ.get(REDIS_URL_ENV))
