@@ -9,7 +9,7 @@ counted in the plain side-effect Redis of `$COGWORKER_TEST_REDIS_URL`.
 from __future__ import annotations
 
 import cogworker
-from tests.production_redis.jobs import Dies, Drain, FailsOnce, Unique
+from tests.production_redis.jobs import Dies, Drain, FailsOnce, Unique, record
 
 QUEUES = ("critical", "default")
 
@@ -40,3 +40,18 @@ class CriticalDies(Dies, queue="critical"):
 
 class CriticalUnique(Unique, queue="critical"):
     """`Unique` on the critical queue."""
+
+
+class Doubles(Drain, queue="critical", keep_result=60):
+    """Answers twice its number (a kept result), counting its runs."""
+
+    def perform(self, number: int) -> int:  # type: ignore[override]  # a result, unlike Drain
+        super().perform(number)
+        return 2 * number
+
+
+class BatchDone(Drain):
+    """A batch's success callback, on the default queue: counts its run."""
+
+    def perform(self, bid: str) -> None:  # type: ignore[override]  # a callback's argument
+        record("batch_done", self.jid)

@@ -9,9 +9,10 @@ import redis
 
 import cogworker
 from tests.cluster import jobs
+from tests.faults import oracle
 from tests.production_redis import drain
 from tests.support.cluster import LocalCluster
-from tests.support.processes import CogworkerProcess
+from tests.support.processes import CogworkerProcess, wait_until
 
 APP = "tests.cluster.jobs:config"
 MIX = drain.Mix(plain=150, retried=10, scheduled=10, dead=3, unique=2)
@@ -50,14 +51,23 @@ def test_a_worker_drains_two_queues_on_two_primaries_each_job_once(
     tmp_path: Path,
 ) -> None:
     """Plain, retried, scheduled, dead and unique jobs on both queues: each runs once (a
-    retried one twice), the dead land in their queue's dead set, nothing is left over."""
+    retried one twice), the dead land in their queue's dead set, nothing is left over; a
+    kept result and a status are read, a batch of both queues fires its callback."""
     url = cluster_url(local_cluster)
     client = cogworker.Client(cogworker.Config(redis_url=url, track_status=True))
     enqueue_both(client)
+    doubled = client.enqueue(jobs.Doubles, 21)
+    with client.batch(on_success=jobs.BatchDone) as batch:
+        batch.enqueue(jobs.CriticalDrain, -1)
+        batch.enqueue(jobs.Drain, -2)
     command = ["work", APP, "--redis-url", url, "--processes", "2"]
     env = {"COGWORKER_TEST_REDIS_URL": redis_url}
     with CogworkerProcess(command, directory=tmp_path, env=env) as supervisor:
         drain.wait_drained(rc, twice(MIX), supervisor)
+        assert doubled is not None
+        assert client.result(doubled, timeout=30) == 42
+        assert client.status(doubled) == "complete"
+        wait_until(lambda: rc.hlen("runs:batch_done") == 1, 30, message=supervisor.log_tail)
         assert supervisor.terminate(60.0) == 0, supervisor.log_tail()
     assert "Traceback" not in supervisor.log_text()
     assert all(count == 1 for count in drain.runs(rc, "drain").values())
@@ -67,6 +77,5 @@ def test_a_worker_drains_two_queues_on_two_primaries_each_job_once(
         assert cluster_client.llen(f"cogworker:{{q:{queue}}}:queue") == 0
         assert cluster_client.zcard(f"cogworker:{{q:{queue}}}:schedule") == 0
         assert cluster_client.zcard(f"cogworker:{{q:{queue}}}:retry") == 0
-    assert list(cluster_client.scan_iter(match="cogworker:{q:*}:inprogress:*")) == []
-    assert cluster_client.scard("cogworker:processes") == 0
+    oracle.assert_nothing_left_behind(cluster_client)
     client.close()
