@@ -9,6 +9,7 @@ import redis
 import cogworker
 from cogworker.adapters.connection import connect
 from cogworker.adapters.redis_target import RedisTarget, Tls, parse
+from tests.app.cli_runner import Cli
 from tests.cluster.test_cluster_drain import cluster_url
 from tests.support.cluster import LocalCluster
 
@@ -143,3 +144,12 @@ class _Plain(cogworker.Job):
 
     def perform(self, number: int) -> None:
         """Nothing: only its push counts here."""
+
+
+def test_a_cluster_no_node_of_which_answers_stops_a_command_with_one_line() -> None:
+    """redis-py's cluster client connects when made: a command started while no node
+    answers says so in one line (exit 2), where for one server a worker would wait."""
+    answer = Cli("redis+cluster://127.0.0.1:1").run("stats")
+    assert answer.status == 2
+    assert "no node of the Redis Cluster answers" in answer.stderr
+    assert "Traceback" not in answer.stderr
