@@ -9,6 +9,7 @@ import cogworker
 from tests.app.cli_runner import Cli
 from tests.cluster import jobs
 from tests.cluster.test_cluster_drain import cluster_url
+from tests.production_redis.jobs import Drain
 from tests.support.cluster import LocalCluster
 
 
@@ -38,7 +39,7 @@ def test_stats_and_queues_read_queues_on_two_primaries(
     url = cluster_url(local_cluster)
     client = cogworker.Client(cogworker.Config(redis_url=url))
     client.enqueue_many(jobs.CriticalDrain, [[1], [2]])
-    client.enqueue(jobs.Drain, 3)
+    client.enqueue(Drain, 3)
     client.close()
     cli = Cli(url)
     queues = cli.run("queues")

@@ -11,6 +11,7 @@ import cogworker
 from tests.cluster import jobs
 from tests.faults import oracle
 from tests.production_redis import drain
+from tests.production_redis.jobs import Drain
 from tests.support.cluster import LocalCluster
 from tests.support.processes import CogworkerProcess, wait_until
 
@@ -59,7 +60,7 @@ def test_a_worker_drains_two_queues_on_two_primaries_each_job_once(
     doubled = client.enqueue(jobs.Doubles, 21)
     with client.batch(on_success=jobs.BatchDone) as batch:
         batch.enqueue(jobs.CriticalDrain, -1)
-        batch.enqueue(jobs.Drain, -2)
+        batch.enqueue(Drain, -2)
     command = ["work", APP, "--redis-url", url, "--processes", "2"]
     env = {"COGWORKER_TEST_REDIS_URL": redis_url}
     with CogworkerProcess(command, directory=tmp_path, env=env) as supervisor:
