@@ -11,6 +11,7 @@ import redis
 
 import cogworker
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.worker import pulse
 from tests.cluster.test_cluster_drain import cluster_url
 from tests.faults import oracle
@@ -95,3 +96,23 @@ def test_the_pulse_beats_on_the_primary_owning_its_process_s_slot(
     finally:
         companion.stop()
     assert companion.process.returncode == 0
+
+
+def test_the_reconciler_s_scan_finds_in_progress_lists_on_every_primary(
+    local_cluster: LocalCluster, cluster_client: redis.RedisCluster
+) -> None:
+    """Lists of unregistered processes on queues of each of the three primaries: the scan
+    (`holders`) names every one, and `beats` reads a beat and Redis's time in one pipeline."""
+    queues = ["default", "mail", "critical"]  # slots 270, 6891, 13508
+    owners = {cluster_client.get_node_from_key(keys.queue(queue)).name for queue in queues}
+    assert len(owners) == 3
+    for number, queue in enumerate(queues):
+        cluster_client.rpush(keys.in_progress(queue, f"host:{number}:gone"), "{}")
+    registry = ProcessRegistry(cluster_client)
+    assert registry.holders() == {f"host:{n}:gone": {queue} for n, queue in enumerate(queues)}
+
+    cluster_client.sadd(keys.PROCESSES, "host:9:live")
+    cluster_client.hset(keys.process("host:9:live"), "beat", "12.5")
+    beats, now = registry.beats()
+    assert beats == {"host:9:live": 12.5}
+    assert now > 1_000_000_000
