@@ -1,11 +1,14 @@
-"""The inspecting commands on the real local cluster: `cogworker migrate` writes a fresh
-cluster's layout number, refuses old-layout keys clearly; the others read every queue."""
+"""The inspecting commands and the dashboard on the real local cluster: `cogworker migrate`
+writes a fresh cluster's layout number, refuses old-layout keys clearly; the others and
+the dashboard's pages read every queue."""
 
 from __future__ import annotations
 
 import redis
+from litestar.testing import TestClient
 
 import cogworker
+from cogworker.dashboard import create_app
 from tests.app.cli_runner import Cli
 from tests.cluster import jobs
 from tests.cluster.test_cluster_drain import cluster_url
@@ -49,3 +52,22 @@ def test_stats_and_queues_read_queues_on_two_primaries(
     stats = cli.run("stats")
     assert stats.status == 0, stats.stderr
     assert any(line.split() == ["enqueued", "3"] for line in stats.lines), stats.stdout
+
+
+def test_the_dashboard_serves_its_pages_from_a_cluster(
+    local_cluster: LocalCluster, cluster_client: redis.RedisCluster
+) -> None:
+    """Every page reading merged views (queues, sets, counters, INFO of one node) answers
+    200 with jobs on two primaries."""
+    url = cluster_url(local_cluster)
+    client = cogworker.Client(cogworker.Config(redis_url=url))
+    client.enqueue_many(jobs.CriticalDrain, [[1]])
+    client.enqueue_in(60, Drain, 2)
+    client.close()
+    pages = [
+        "/", "/about", "/queues", "/queue?name=critical", "/workers", "/scheduled", "/retries",
+        "/dead", "/history", "/metrics", "/periodic", "/limits", "/batches",
+    ]  # fmt: skip
+    with TestClient(app=create_app(cogworker.Config(redis_url=url))) as browser:
+        answers = {page: browser.get(page).status_code for page in pages}
+    assert answers == dict.fromkeys(pages, 200)
