@@ -12,19 +12,18 @@
 
 from __future__ import annotations
 
-import redis
-
 from cogworker.adapters.process_registry import SIGNALS, ProcessRegistry
+from cogworker.adapters.redis_client import RedisClient
 
 __all__ = ["SIGNALS", "identities", "send"]
 
 
-def identities(client: redis.Redis) -> list[str]:
+def identities(client: RedisClient) -> list[str]:
     """The identities (`host:pid:random`) of the processes registered on `client`'s Redis."""
     return ProcessRegistry(client).identities()
 
 
-def send(client: redis.Redis, identity: str, signal: str) -> None:
+def send(client: RedisClient, identity: str, signal: str) -> None:
     """Ask process `identity` to "quiet", "resume" or "stop" at its next heartbeat
     (ValueError for any other signal)."""
     ProcessRegistry(client).send(identity, signal)

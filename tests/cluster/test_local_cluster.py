@@ -53,3 +53,18 @@ def test_a_script_given_keys_of_two_slots_is_refused_before_it_is_sent(
             ("{}", 1.0, "", "1", "j1"),
         )
     assert cluster_client.lrange(other, 0, -1) == [b"{}"]
+
+
+def test_a_pipeline_s_forgotten_scripts_are_loaded_and_each_applied_once(
+    cluster_client: redis.RedisCluster,
+) -> None:
+    """After SCRIPT FLUSH, a pipeline of take_lock on two queues' slots (two primaries):
+    NOSCRIPT from each node, the script loaded and each call run again, once."""
+    other = "cogworker:{q:critical}:unique:app.Send:critical:abc"
+    assert cluster_client.keyslot(other) != cluster_client.keyslot(LOCK)
+    cluster_client.execute_command("SCRIPT FLUSH")
+    pipe = cluster_client.pipeline(transaction=False)
+    scripts.TAKE_LOCK.queue(pipe, (LOCK,), ("jid-1", 60_000))
+    scripts.TAKE_LOCK.queue(pipe, (other,), ("jid-2", 60_000))
+    assert scripts.run_pipeline(cluster_client, pipe) == [1, 1]
+    assert (cluster_client.get(LOCK), cluster_client.get(other)) == (b"jid-1", b"jid-2")

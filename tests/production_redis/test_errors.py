@@ -87,7 +87,8 @@ def test_an_unknown_scheme_is_one_line(tmp_path: Path, command: str) -> None:
     assert status == 2, lines
     assert lines == [
         "Error: --redis-url 'sentinel://h:26379/m': the scheme of a Redis URL is one of "
-        "redis://, rediss://, unix://, redis+sentinel://, rediss+sentinel://"
+        "redis://, rediss://, unix://, redis+sentinel://, rediss+sentinel://, "
+        "redis+cluster://, rediss+cluster://"
     ]
 
 

@@ -20,10 +20,10 @@ from collections.abc import Mapping, Sequence
 from typing import cast
 
 import attrs
-import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jid_index import JidIndex, queue_indexes
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript, run_pipeline
 from cogworker.domain import batches
@@ -54,7 +54,7 @@ class Folded:
 class BatchStore:
     """Batches on one Redis."""
 
-    client: redis.Redis
+    client: RedisClient
 
     def open(
         self,

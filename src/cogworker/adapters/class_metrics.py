@@ -20,9 +20,9 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
 import attrs
-import redis
 
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain.class_metrics import BUCKETS, NO_RUNS, Tally, last_hours
 
@@ -59,7 +59,7 @@ class ClassTallies:
 class ClassMetricsStore:
     """Per-class metrics on one Redis."""
 
-    client: redis.Redis
+    client: RedisClient
 
     def classes(self) -> dict[str, tuple[str, ...]]:
         """The classes run on each queue within the metrics' retention, by queue."""
@@ -108,7 +108,7 @@ class ClassMetricsStore:
 
 
 def _merged(
-    client: redis.Redis, wanted: Sequence[tuple[str, Group]]
+    client: RedisClient, wanted: Sequence[tuple[str, Group]]
 ) -> tuple[dict[Group, Tally], frozenset[str]]:
     """The hashes `wanted` names, each merged into its group (a class, a minute), and the
     problems met; hashes gone (expired, never written) count for nothing."""

@@ -8,12 +8,19 @@ connection, so after a failover the next connection reaches the promoted
 replica; a connection still open to a demoted primary is dropped at its
 first READONLY answer (redis-py's `SentinelManagedConnection`).
 `connect_async` does the same for redis.asyncio (see `sentinel`).
+On a Redis Cluster (`RedisTarget.cluster`) `connect` builds a
+`redis.RedisCluster` from the start-up nodes; asyncio clients of a cluster
+are not supported yet (a ConfigError).
 
 redis-py re-sends a command after a connection error by default.  A job
 move that timed out may still have been applied, so a blind re-send could
 apply it twice: cogworker's clients never retry on their own.  Every job
 move is a script that checks where the job is first, and the caller's loop
-decides when to try again (with back-off).
+decides when to try again (with back-off).  On a cluster the same holds:
+redis-py's cluster client follows MOVED and ASK redirects and waits out
+TRYAGAIN (a refused command did not run, so sending it where the slot lives
+can't apply it twice), and re-sends nothing after a connection error or a
+timeout (`retry` with no retries).
 """
 
 from __future__ import annotations
@@ -27,10 +34,12 @@ import redis.asyncio
 import redis.asyncio.sentinel
 from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
+from redis.cluster import ClusterNode
 from redis.connection import Connection, SSLConnection, UnixDomainSocketConnection
 from redis.retry import Retry
 from redis.sentinel import SentinelConnectionPool
 
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.redis_target import RedisTarget, Tls
 from cogworker.adapters.sentinel import (
     BlockingSentinelPool,
@@ -39,6 +48,7 @@ from cogworker.adapters.sentinel import (
     SentinelSet,
     ThreadedSentinels,
 )
+from cogworker.exceptions import ConfigError
 
 #: Longer than any blocking command cogworker issues (see BLOCK_SECONDS).
 SOCKET_TIMEOUT = 5.0
@@ -91,8 +101,13 @@ def connect(
     *,
     max_connections: int | None = None,
     connections: Connections = "pooled",
-) -> redis.Redis:
-    """A client for `target` that never re-sends a command and never waits forever."""
+) -> RedisClient:
+    """A client for `target` that never re-sends a command and never waits forever.
+
+    A cluster's client keeps a pool per node (`max_connections` each); `connections`
+    is for one server's."""
+    if target.cluster:
+        return connect_cluster(target, max_connections=max_connections)
     kind = PerThreadRedis if connections == "per-thread" else redis.Redis
     client = kind(
         connection_pool=_pool(target, max_connections),
@@ -102,7 +117,31 @@ def connect(
     return client
 
 
-def dedicated(target: RedisTarget, *, fallback: redis.Redis) -> redis.Redis:
+def connect_cluster(
+    target: RedisTarget, *, max_connections: int | None = None, timeout: float = SOCKET_TIMEOUT
+) -> redis.RedisCluster:
+    """A `redis.RedisCluster` of `target`'s start-up nodes: `connect`'s rules on every node
+    (`timeout` for each command and connect, `SOCKET_TIMEOUT` by default)."""
+    options: dict[str, Any] = {
+        **_socket_options(),
+        "socket_timeout": timeout,
+        "socket_connect_timeout": min(timeout, CONNECT_TIMEOUT),
+        **tls_options(target.tls),
+        "ssl": target.tls is not None,
+        "health_check_interval": 30,
+        "decode_responses": False,
+        "username": target.username,
+        "password": target.password,
+    }
+    if max_connections is not None:
+        options["max_connections"] = max_connections
+    return redis.RedisCluster(
+        startup_nodes=[ClusterNode(host, port) for host, port in target.cluster],  # type: ignore[no-untyped-call]
+        **options,
+    )
+
+
+def dedicated(target: RedisTarget, *, fallback: RedisClient) -> RedisClient:
     """A client with a connection of its own, for a thread that sends a command after
     another all day (a worker's fetcher, its acker): it skips the pool's checkout on every
     command (bench/README.md).  If Redis went away just now, `fallback` will do."""
@@ -179,6 +218,11 @@ def connect_async(
     The wait is not bounded by a timeout of its own: every command holding a connection
     is (`SOCKET_TIMEOUT`), so a Redis that stopped answering frees them all; a bound on
     the wait would only turn a burst of enqueues into "Redis is unavailable" errors."""
+    if target.cluster:
+        raise ConfigError(
+            f"AsyncClient does not support a Redis Cluster yet ({target.described()}): "
+            "use Client (docs/redis-cluster.md)"
+        )
     options: dict[str, Any] = {
         **_socket_options(unix=target.path is not None),
         **tls_options(target.tls),

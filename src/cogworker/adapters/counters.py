@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import attrs
-import redis
 
 from cogworker.adapters import parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.flagged_reads import Flags, replies
+from cogworker.adapters.redis_client import RedisClient, RedisPipeline, queue_mget
 
 #: A counter by name (`processed`...) and UTC day (None: its total).
 Counter = tuple[str, str | None]
@@ -36,10 +36,10 @@ class CounterRead:
     queues: tuple[str, ...]
     counters: tuple[Counter, ...]
 
-    def queue(self, pipe: redis.client.Pipeline) -> None:
+    def queue(self, pipe: RedisPipeline) -> None:
         """Queue one MGET per queue of its counters (a queue's counters share its slot)."""
         for queue in self.queues:
-            pipe.mget([keys.stat(queue, name, day) for name, day in self.counters])
+            queue_mget(pipe, [keys.stat(queue, name, day) for name, day in self.counters])
 
     def sums(self, found: Sequence[object], flags: Flags) -> list[int | None]:
         """Each counter summed over the queues, from the MGETs' replies (one a queue, in the
@@ -62,7 +62,7 @@ class CounterRead:
         ]
 
 
-def read(client: redis.Redis, counters: Sequence[Counter], flags: Flags) -> list[int | None]:
+def read(client: RedisClient, counters: Sequence[Counter], flags: Flags) -> list[int | None]:
     """`counters`, each summed over every queue's part, in two round trips (see
     `CounterRead.sums`)."""
     pipe = client.pipeline(transaction=False)

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import attrs
-import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import tracking
 from cogworker.adapters.flagged_reads import Flags, replies
 from cogworker.adapters.process_registry import ProcessRegistry, Signal
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory
 
@@ -47,7 +47,7 @@ def _info(identity: str, fields: object, busy: object) -> ProcessInfo:
 class ProcessStore:
     """The worker processes registered on one Redis."""
 
-    client: redis.Redis
+    client: RedisClient
     registry: ProcessRegistry
 
     def identities(self) -> list[str]:

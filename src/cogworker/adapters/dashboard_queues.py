@@ -12,6 +12,7 @@ from cogworker.adapters import queue_pause, tracking
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_removal import Removal, remove
 from cogworker.adapters.flagged_reads import refusal, replies
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
 
@@ -38,7 +39,7 @@ class QueuePage:
 class QueueStore:
     """The queues of one Redis, as the dashboard reads and clears them."""
 
-    client: redis.Redis
+    client: RedisClient
 
     def names(self) -> list[str]:
         """Every registered or paused queue, by name (one that isn't UTF-8 escaped: no key has
@@ -121,7 +122,7 @@ class QueueStore:
             self.client.sadd(keys.QUEUES, queue)
 
 
-def find_in_list(client: redis.Redis, key: str, text: str, first: int, count: int) -> list[bytes]:
+def find_in_list(client: RedisClient, key: str, text: str, first: int, count: int) -> list[bytes]:
     """Entries among `count` of a list from index `first` counted from its right end (the
     end a queue runs next) that contain `text` (none if the key isn't a list)."""
     bounds = (-(first + count), -(first + 1))
@@ -133,7 +134,7 @@ def find_in_list(client: redis.Redis, key: str, text: str, first: int, count: in
         return []
 
 
-def search_list(client: redis.Redis, key: str, text: str) -> Iterator[list[bytes]]:
+def search_list(client: RedisClient, key: str, text: str) -> Iterator[list[bytes]]:
     """`find_in_list` over the first `QUEUE_SEARCH_DEPTH` entries of a list from its right
     end, `FIND_CHUNK` per call (each well under a millisecond of Redis)."""
     try:

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import attrs
-import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_events import entry_event_target
 from cogworker.adapters.jobs.outcome import OutcomeKind
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.results import queue_indexes, removed_result, result_args, result_key
 from cogworker.adapters.scripts import LuaScript, run_pipeline
 from cogworker.domain.results import Kept
@@ -36,7 +36,7 @@ class Removal:
 
 
 def remove(
-    client: redis.Redis,
+    client: RedisClient,
     where: tuple[str, str],
     head: Sequence[str | float | int],
     removals: Sequence[Removal],

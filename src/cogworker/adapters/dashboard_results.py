@@ -4,17 +4,17 @@ without waiting."""
 from __future__ import annotations
 
 import attrs
-import redis
 
 from cogworker.adapters import jid_index, job_records
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.results import probe
 from cogworker.adapters.tracking import first_status, records_of
 from cogworker.domain import results
 from cogworker.domain.records import AttemptRecord
 
 
-def kept_result(client: redis.Redis, jid: str) -> results.Stored | None:
+def kept_result(client: RedisClient, jid: str) -> results.Stored | None:
     """The result `jid` keeps now, if it keeps one: its value, or how it ended."""
     queue = jid_index.locate(client, jid, probe(jid), result=True)
     record = None if queue is None else client.lindex(keys.result(queue, jid), 0)
@@ -31,7 +31,7 @@ class JobRecords:
     result: results.Stored | None
 
 
-def job_page_records(client: redis.Redis, jid: str) -> JobRecords:
+def job_page_records(client: RedisClient, jid: str) -> JobRecords:
     """`jid`'s status, attempts and result with one look-up of its queue (the jid index,
     else one probe over the queues for any of them), then one pipeline: a job page's few
     commands, whatever the queues hold."""

@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import cast
 
 import attrs
-import redis
 
 from cogworker.adapters import located, parts
 from cogworker.adapters import redis_keys as keys
@@ -34,6 +33,7 @@ from cogworker.adapters.dashboard_removal import Removal, remove
 from cogworker.adapters.jobs.due import DueStore
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.located import Location
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 
 #: Entries fetched per round trip while walking a sorted set.
@@ -93,7 +93,7 @@ class Found:
 class SetStore:
     """The scheduled, retry and dead sets of one Redis, as the dashboard reads and acts on them."""
 
-    client: redis.Redis
+    client: RedisClient
     retention: Retention
 
     def size(self, sorted_set: str) -> int:

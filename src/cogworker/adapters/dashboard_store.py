@@ -31,6 +31,7 @@ from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.limit_store import LimitStore
 from cogworker.adapters.periodic_store import PeriodicStore, decode_entry
 from cogworker.adapters.process_registry import ProcessRegistry
+from cogworker.adapters.redis_client import RedisClient, is_cluster
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain.cron import ScheduleEntry
 from cogworker.domain.layout import Verdict
@@ -99,11 +100,11 @@ class DashboardStore:
     limits: LimitStore
     #: Batches and their status (the Batches page).
     batches: BatchStore
-    _client: redis.Redis
+    _client: RedisClient
     _retention: Retention
 
     @classmethod
-    def on(cls, client: redis.Redis, retention: Retention) -> DashboardStore:
+    def on(cls, client: RedisClient, retention: Retention) -> DashboardStore:
         """A store on `client`, keeping the dead set and statuses as `retention` says."""
         return cls(
             sets=SetStore(client, retention),
@@ -185,12 +186,20 @@ class DashboardStore:
         return LayoutStore(self._client).verdict()
 
     def redis_info(self) -> dict[str, Any]:
-        """The server, clients and memory sections of INFO, merged (one round trip)."""
-        pipe = self._client.pipeline(transaction=False)
-        for section in ("server", "clients", "memory"):
-            pipe.info(section)
+        """The server, clients and memory sections of INFO, merged (one round trip).
+
+        On a cluster, those of one node (redis-py's default node), a round trip each: a
+        cluster's pipeline refuses INFO."""
+        sections = ("server", "clients", "memory")
+        if is_cluster(self._client):
+            parts = [self._client.info(section) for section in sections]
+        else:
+            pipe = self._client.pipeline(transaction=False)
+            for section in sections:
+                pipe.info(section)
+            parts = pipe.execute()
         merged: dict[str, Any] = {}
-        for part in pipe.execute():
+        for part in parts:
             merged.update(part)
         return merged
 

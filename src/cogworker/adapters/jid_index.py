@@ -29,6 +29,7 @@ import redis.asyncio
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 
 #: The keys of a jid's records in a queue's slot (all in that one slot): `probe(queue)`.
@@ -65,7 +66,7 @@ def queue_indexes(pipe: scripts.Pipeline, indexes: Iterable[JidIndex | None]) ->
     return len(written)
 
 
-def indexed(client: redis.Redis, jid: str, *, result: bool = False) -> str | None:
+def indexed(client: RedisClient, jid: str, *, result: bool = False) -> str | None:
     """The queue `jid`'s index entry names; None if there is none (one GET), or, looking
     for a `result`, if the entry was written for the job's other records alone."""
     return _entry(client.get(keys.jid_index(jid)), result)
@@ -81,7 +82,7 @@ def _entry(found: bytes | str | None, result: bool) -> str | None:
     return None if result else text.removeprefix(RECORDS_ONLY)
 
 
-def locate(client: redis.Redis, jid: str, probe: Probe, *, result: bool = False) -> str | None:
+def locate(client: RedisClient, jid: str, probe: Probe, *, result: bool = False) -> str | None:
     """The queue whose slot holds `jid`'s records: the index's (for a `result`, an entry
     of a job keeping one), else the first registered queue where `probe` finds one; None
     if none does."""

@@ -22,6 +22,7 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jid_index import JidIndex
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import Retention
+from cogworker.adapters.redis_client import RedisClient
 
 
 def probe(jid: str) -> jid_index.Probe:
@@ -56,7 +57,7 @@ def settled_index(outcome: OutcomeRecord, queue: str, kept: Retention) -> JidInd
     return index(outcome.jid, queue, ttls)
 
 
-def holders(client: redis.Redis, jid: str) -> tuple[str, ...]:
+def holders(client: RedisClient, jid: str) -> tuple[str, ...]:
     """The queues whose slots may hold `jid`'s records, the likeliest first: the one the
     index names (or the probe finds), then the migrated part."""
     return holders_of(jid_index.locate(client, jid, probe(jid)))

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import attrs
-import redis
 
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.redis_client import RedisClient
 
 
 @attrs.frozen(kw_only=True)
@@ -62,7 +62,7 @@ def process_types(identities: tuple[str, ...]) -> dict[str, str]:
     return expected
 
 
-def wrong_types(client: redis.Redis, expected: Mapping[str, str]) -> list[WrongType]:
+def wrong_types(client: RedisClient, expected: Mapping[str, str]) -> list[WrongType]:
     """The keys among `expected` that exist with another type (one round trip)."""
     pipe = client.pipeline(transaction=False)
     for key in expected:

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from typing import cast
 
 import attrs
-import redis
 
 from cogworker.adapters import parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.layout_store import KeyReport
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript, run_paged
 
@@ -48,13 +48,13 @@ def jid_of(member: bytes) -> str:
     return jid if isinstance(jid, str) else ""
 
 
-def sets_named(client: redis.Redis, name: str) -> list[str]:
+def sets_named(client: RedisClient, name: str) -> list[str]:
     """The set `name` of every queue of `cogworker:parts`, and of the migrated part."""
     registered = cast("set[bytes]", client.smembers(keys.PARTS))
     return [keys.sorted_set(name, queue) for queue in parts.queues(registered)]
 
 
-def notes(client: redis.Redis, sorted_set: str) -> Iterator[EntryNote]:
+def notes(client: RedisClient, sorted_set: str) -> Iterator[EntryNote]:
     """The notes of the set's entries that name a jid, a `ZSCAN` page per round trip."""
     for member, _ in client.zscan_iter(sorted_set, count=PAGE):
         jid = jid_of(as_bytes(member))
@@ -62,12 +62,12 @@ def notes(client: redis.Redis, sorted_set: str) -> Iterator[EntryNote]:
             yield EntryNote(sorted_set=sorted_set, member=as_bytes(member), jid=jid)
 
 
-def index_entry(client: redis.Redis, note: EntryNote) -> bool:
+def index_entry(client: RedisClient, note: EntryNote) -> bool:
     """Note one entry (if still in its set); True if this call wrote it."""
     return as_bytes(INDEX_ENTRY(client, *_call(note))) == b"indexed"
 
 
-def index_all(client: redis.Redis, name: str) -> int:
+def index_all(client: RedisClient, name: str) -> int:
     """Every entry of every queue's set `name` noted: how many this call did (a page's
     scripts pipelined per round trip)."""
     return sum(
@@ -86,7 +86,7 @@ def _call(note: EntryNote) -> tuple[tuple[str, str], tuple[bytes, str]]:
     return (note.sorted_set, keys.located_of(note.sorted_set)), (note.member, note.jid)
 
 
-def report(client: redis.Redis, name: str) -> KeyReport:
+def report(client: RedisClient, name: str) -> KeyReport:
     """The index of the sets `name` as a dry run shows it: their entries, over every queue."""
     pipe = client.pipeline(transaction=False)
     for sorted_set in sets_named(client, name):

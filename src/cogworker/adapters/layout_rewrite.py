@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import attrs
-import redis
 
 from cogworker.adapters.layout_store import SCAN_COUNT, KeyReport, glob
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript, run_paged
 from cogworker.domain.layout_moves import WILDCARD
@@ -41,7 +41,7 @@ class EntryRewrite:
     rewrite: Relocked
 
 
-def keys_of(client: redis.Redis, rewrite: Rewrite) -> list[str]:
+def keys_of(client: RedisClient, rewrite: Rewrite) -> list[str]:
     """The keys `rewrite` covers that exist with its type, in name order."""
     if WILDCARD in rewrite.pattern:
         found = client.scan_iter(match=glob(rewrite.pattern), count=SCAN_COUNT)
@@ -51,7 +51,7 @@ def keys_of(client: redis.Redis, rewrite: Rewrite) -> list[str]:
     return sorted(name for name in names if as_bytes(client.type(name)).decode() == rewrite.kind)
 
 
-def entry_rewrites(client: redis.Redis, key: str, kind: EntryKind) -> Iterator[EntryRewrite]:
+def entry_rewrites(client: RedisClient, key: str, kind: EntryKind) -> Iterator[EntryRewrite]:
     """The entries of `key` to rewrite, read a page at a time as they are taken."""
     for place, entry in _entries(client, key, kind):
         decided = relocked(entry)
@@ -59,7 +59,7 @@ def entry_rewrites(client: redis.Redis, key: str, kind: EntryKind) -> Iterator[E
             yield EntryRewrite(key=key, kind=kind, place=place, entry=entry, rewrite=decided)
 
 
-def _entries(client: redis.Redis, key: str, kind: EntryKind) -> Iterator[tuple[str, bytes]]:
+def _entries(client: RedisClient, key: str, kind: EntryKind) -> Iterator[tuple[str, bytes]]:
     if kind == "list":
         yield from _list_entries(client, key)
     elif kind == "zset":
@@ -70,7 +70,7 @@ def _entries(client: redis.Redis, key: str, kind: EntryKind) -> Iterator[tuple[s
             yield as_bytes(field).decode(), as_bytes(value)
 
 
-def _list_entries(client: redis.Redis, key: str) -> Iterator[tuple[str, bytes]]:
+def _list_entries(client: RedisClient, key: str) -> Iterator[tuple[str, bytes]]:
     """A list's entries from its right end, each with its index counted from there."""
     done = 0
     while True:
@@ -82,7 +82,7 @@ def _list_entries(client: redis.Redis, key: str) -> Iterator[tuple[str, bytes]]:
         done += PAGE
 
 
-def rewrite_entry(client: redis.Redis, each: EntryRewrite) -> str:
+def rewrite_entry(client: RedisClient, each: EntryRewrite) -> str:
     """Rewrite one entry where it is, its job's locks with it: "rewritten" or "absent"."""
     return as_bytes(REWRITE_ENTRY(client, *_call(each))).decode()
 
@@ -94,7 +94,7 @@ def _call(each: EntryRewrite) -> tuple[list[str], list[str | bytes]]:
     return [each.key, *locks], args
 
 
-def rewrite_all(client: redis.Redis, rewrite: Rewrite) -> int:
+def rewrite_all(client: RedisClient, rewrite: Rewrite) -> int:
     """Every entry `rewrite` covers, rewritten: how many this call did (a pipeline of a
     page's scripts per round trip: each script one entry's move)."""
     return sum(
@@ -109,7 +109,7 @@ def rewrite_all(client: redis.Redis, rewrite: Rewrite) -> int:
     )
 
 
-def report(client: redis.Redis, rewrite: Rewrite) -> KeyReport:
+def report(client: RedisClient, rewrite: Rewrite) -> KeyReport:
     """`rewrite` as a dry run shows it: the entries it would rewrite now, in keys of its
     type (type "none": no entry to rewrite)."""
     entries = sum(

@@ -19,6 +19,7 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.layout_store import KeyReport
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript, run_pipeline
 from cogworker.domain.layout_splits import Split, queue_named
@@ -41,7 +42,7 @@ class EntryMove:
         return queue_named(self.member)
 
 
-def moves(client: redis.Redis, split: Split) -> list[EntryMove]:
+def moves(client: RedisClient, split: Split) -> list[EntryMove]:
     """The first `PAGE` entries of the split's old key (none if it isn't of its kind)."""
     if as_bytes(client.type(split.old)).decode() != split.kind:
         return []
@@ -50,14 +51,14 @@ def moves(client: redis.Redis, split: Split) -> list[EntryMove]:
     return [EntryMove(split=split, member=as_bytes(member)) for member in members]
 
 
-def move_entry(client: redis.Redis, move: EntryMove) -> bool:
+def move_entry(client: RedisClient, move: EntryMove) -> bool:
     """Move one entry (its queue registered first); True if this call did."""
     pipe = client.pipeline(transaction=False)
     _queue_moves(pipe, [move])
     return as_bytes(run_pipeline(client, pipe)[-1]) == b"moved"
 
 
-def split_all(client: redis.Redis, split: Split) -> int:
+def split_all(client: RedisClient, split: Split) -> int:
     """Every entry of the split's old key moved: how many this call did (a page's
     registrations and moves pipelined per round trip)."""
     done = 0
@@ -83,7 +84,7 @@ def _queue_moves(pipe: redis.client.Pipeline, page: list[EntryMove]) -> None:
         MOVE_ENTRY.queue(pipe, (move.split.old, target, located), (move.member, move.split.kind))
 
 
-def report(client: redis.Redis, split: Split) -> KeyReport:
+def report(client: RedisClient, split: Split) -> KeyReport:
     """The split as a dry run shows it: its old key's type and entries, where they go."""
     kind = as_bytes(client.type(split.old)).decode()
     count = client.zcard if split.kind == "zset" else client.llen

@@ -17,6 +17,7 @@ import redis
 import redis.asyncio
 
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
 from cogworker.domain import layout, layout_moves
@@ -46,7 +47,7 @@ class KeyReport:
 class LayoutStore:
     """The layout number and the layout steps' keys on one Redis."""
 
-    client: redis.Redis
+    client: RedisClient
 
     def stored(self) -> int | None:
         """The layout number Redis holds; None if it holds none."""

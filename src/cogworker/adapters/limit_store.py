@@ -20,6 +20,7 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain.key_limits import Claim, Concurrency, Limit, Rate, waiting_horizon
 
@@ -123,7 +124,7 @@ def spot_of(queue: str, claim: Claim, limit: Limit) -> Spot:
 class LimitStore:
     """Per-key limits on one Redis."""
 
-    client: redis.Redis
+    client: RedisClient
     #: When this store last registered each limit key (by its holders key).
     _registered: dict[str, float] = attrs.field(factory=dict, init=False)
 

@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from typing import cast
 
 import attrs
-import redis
 
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 
 
@@ -62,7 +62,7 @@ def parsed(queue: str, raw: bytes | str | None) -> Location | None:
     return Location(queue=queue, name=name, score=score)
 
 
-def locations(client: redis.Redis, jid: str, queues: Sequence[str]) -> list[Location]:
+def locations(client: RedisClient, jid: str, queues: Sequence[str]) -> list[Location]:
     """Where the index of each of `queues` says `jid`'s entry is (one `HGET` each, in one
     round trip), in the order of `queues`."""
     if not queues:
@@ -75,7 +75,7 @@ def locations(client: redis.Redis, jid: str, queues: Sequence[str]) -> list[Loca
 
 
 def at_score(
-    client: redis.Redis, location: Location, first: int, count: int, *, descending: bool
+    client: RedisClient, location: Location, first: int, count: int, *, descending: bool
 ) -> list[tuple[bytes, float]]:
     """The entries of the location's set scored exactly its score, from the `first` of them
     on in walk order (`count` at most), each with its score: one `ZRANGE ... BYSCORE

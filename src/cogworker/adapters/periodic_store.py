@@ -21,6 +21,7 @@ import redis
 
 from cogworker.adapters import jid_index, job_records, scripts
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.redis_client import RedisClient, is_cluster
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
 from cogworker.domain.cron import DROP, ScheduleEntry, TickAction
@@ -149,7 +150,7 @@ class Restored:
 class PeriodicStore:
     """The periodic schedule on one Redis."""
 
-    client: redis.Redis
+    client: RedisClient
 
     def schedule(self) -> dict[str, bytes]:
         """Every entry as stored: name -> entry JSON."""
@@ -184,6 +185,9 @@ class PeriodicStore:
     def run_id(self) -> str | None:
         """The Redis server's run id (new at every start), or None if it can't be read."""
         try:
+            if is_cluster(self.client):  # the node holding the schedule's slot
+                node = self.client.get_node_from_key(keys.PERIODIC_SCHEDULE)  # type: ignore[no-untyped-call]
+                return str(self.client.info("server", target_nodes=node).get("run_id")) or None
             return str(self.client.info("server").get("run_id")) or None
         except redis.ResponseError:  # INFO refused (an ACL without it, a managed service)
             return None

@@ -6,10 +6,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 import attrs
-import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory
 
@@ -62,7 +62,7 @@ class BeatReply:
 class ProcessRegistry:
     """Presence of worker processes on one Redis."""
 
-    client: redis.Redis
+    client: RedisClient
 
     def beat(
         self,
@@ -183,7 +183,7 @@ class ProcessRegistry:
         for identity in identities:
             pipe.hget(keys.process(identity), "beat")
             pipe.hget(keys.LEGACY_PROCESS_PREFIX + identity, "beat")
-        pipe.time()
+        pipe.execute_command("TIME")  # (by name: a cluster's pipeline refuses `time()`)
         *found, (seconds, micros) = pipe.execute()
         pairs = zip(found[::2], found[1::2], strict=True)
         beats = {

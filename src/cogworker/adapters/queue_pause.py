@@ -35,17 +35,18 @@ import redis
 import redis.asyncio
 
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 
 P = TypeVar("P", redis.client.Pipeline, redis.asyncio.client.Pipeline)
 
 
-def pause(client: redis.Redis, queues: Sequence[str]) -> list[bool]:
+def pause(client: RedisClient, queues: Sequence[str]) -> list[bool]:
     """Pause `queues`; for each, whether it was running until now."""
     return _paused_now(_pausing(client.pipeline(transaction=False), queues).execute())
 
 
-def resume(client: redis.Redis, queues: Sequence[str]) -> list[bool]:
+def resume(client: RedisClient, queues: Sequence[str]) -> list[bool]:
     """Let `queues` run again; for each, whether it was paused until now."""
     replies = _resuming(client.pipeline(transaction=False), queues).execute()
     paused_again = _paused_again(queues, replies)
@@ -54,7 +55,7 @@ def resume(client: redis.Redis, queues: Sequence[str]) -> list[bool]:
     return _resumed_now(replies)
 
 
-def paused(client: redis.Redis) -> frozenset[str]:
+def paused(client: RedisClient) -> frozenset[str]:
     """The names of the paused queues: the index's members whose flag exists."""
     listed = sorted(names_of(client.smembers(keys.PAUSED)))
     return _flagged(listed, _flags(client.pipeline(transaction=False), listed).execute())

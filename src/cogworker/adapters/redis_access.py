@@ -107,4 +107,8 @@ def refused_access(target: RedisTarget, *, writes: bool = True) -> str | None:
                 client.ping()
     except redis.RedisError as error:
         return lasting_refusal(error)
+    except redis.RedisClusterException as error:
+        # redis-py's cluster client connects at construction: a worker can't wait for a
+        # cluster no node of which answers yet, as it does for one server.
+        return f"no node of the Redis Cluster answers, or none lets this user in ({error})"
     return None

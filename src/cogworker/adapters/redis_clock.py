@@ -19,6 +19,8 @@ import attrs
 import redis
 import redis.asyncio
 
+from cogworker.adapters.redis_client import RedisClient
+
 #: How often the offset is measured again (monotonic clocks drift slowly).
 REFRESH_EVERY = 30.0
 #: After a failed measurement (Redis away), how long until the next try.
@@ -69,7 +71,7 @@ class RedisClock:
     Until a first measurement succeeds, it gives the local wall clock.
     """
 
-    client: redis.Redis
+    client: RedisClient
     refresh_every: float = REFRESH_EVERY
     _offset: ClockOffset = attrs.field(
         default=attrs.Factory(lambda self: ClockOffset(self.refresh_every), takes_self=True),

@@ -7,6 +7,11 @@ The URL forms (`[USER[:PASSWORD]@]` is optional in each)::
     unix://[USER[:PASSWORD]@]/PATH[?db=DB]
     redis+sentinel://[USER[:PASSWORD]@]HOST[:PORT][,HOST[:PORT]...]/MASTER[/DB]
     rediss+sentinel://...                 TLS to the sentinels and to the servers
+    redis+cluster://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT...][/0]
+    rediss+cluster://...                  a Redis Cluster over TLS
+
+A cluster URL names start-up nodes (any of the cluster's; the client learns
+the others from them); a cluster has only database 0, so another is an error.
 
 A URL's credentials are the Redis user's (on the primary and replicas); the
 sentinels' own go in the `sentinel_username` / `sentinel_password` options.
@@ -34,7 +39,15 @@ TlsVerify = Literal["full", "ca", "none"]
 #: full: the certificate chains up to a trusted CA and names the host;
 #: ca: it chains up to a trusted CA (any host name); none: anything goes.
 TLS_VERIFY_MODES: tuple[TlsVerify, ...] = ("full", "ca", "none")
-SCHEMES = ("redis", "rediss", "unix", "redis+sentinel", "rediss+sentinel")
+SCHEMES = (
+    "redis",
+    "rediss",
+    "unix",
+    "redis+sentinel",
+    "rediss+sentinel",
+    "redis+cluster",
+    "rediss+cluster",
+)
 DEFAULT_PORT = 6379
 DEFAULT_SENTINEL_PORT = 26379
 #: The query options a URL may carry: the Config fields of the same name (less `redis_`).
@@ -84,6 +97,9 @@ class RedisTarget:
     password: str | None = attrs.field(default=None, repr=False)
     tls: Tls | None = None
     sentinels: Sentinels | None = None
+    #: A Redis Cluster's start-up nodes (empty: one server, not a cluster); `host` and
+    #: `port` are then the first of them.
+    cluster: tuple[Address, ...] = ()
     #: How many replicas a job move must reach (see `replication`).
     replication: Replication = attrs.field(factory=Replication)
 
@@ -98,6 +114,9 @@ class RedisTarget:
             hosts = ",".join(_host_port(address) for address in self.sentinels.addresses)
             where = f"{hosts}/{self.sentinels.master}"
             return f"{scheme}+sentinel://{credentials}{where}/{self.db}"
+        if self.cluster:
+            hosts = ",".join(_host_port(address) for address in self.cluster)
+            return f"{scheme}+cluster://{credentials}{hosts}/0"
         if self.path is not None:
             return f"unix://{credentials}{self.path}?db={self.db}"
         return f"{scheme}://{credentials}{_host_port((self.host, self.port))}/{self.db}"
@@ -128,10 +147,22 @@ def parse(url: str, setting: str) -> RedisTarget:
     elif scheme.endswith("+sentinel"):
         sentinels, db = _sentinel_parts(netloc, parts.path, options)
         target = attrs.evolve(target, sentinels=sentinels, db=db)
+    elif scheme.endswith("+cluster"):
+        nodes = tuple(_address(host, DEFAULT_PORT) for host in netloc.split(","))
+        checked_cluster_db(_db(parts.path.strip("/") or "0"))
+        host, port = nodes[0]
+        target = attrs.evolve(target, cluster=nodes, host=host, port=port)
     else:
         host, port = _address(netloc, DEFAULT_PORT)
         target = attrs.evolve(target, host=host, port=port, db=_db(parts.path.strip("/") or "0"))
     return _with_options(target, secure=scheme.startswith("rediss"), options=options)
+
+
+def checked_cluster_db(db: int) -> int:
+    """`db`, if a cluster has it: ValueError for any but 0."""
+    if db != 0:
+        raise ValueError(f"a Redis Cluster has only database 0, not {db}")
+    return db
 
 
 def _options(query: str) -> dict[str, str]:

@@ -25,6 +25,7 @@ from returns.pipeline import is_successful
 from cogworker.adapters import jid_index, scripts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.connection import SOCKET_TIMEOUT
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.domain import payload, results
 
 _KEEP_TEXT = f'"{results.PAYLOAD_KEY}"'.encode()
@@ -67,7 +68,7 @@ class Deadline:
         return 0
 
 
-def wait(client: redis.Redis, jid: str, timeout: float | None) -> Found:
+def wait(client: RedisClient, jid: str, timeout: float | None) -> Found:
     """`jid`'s result, waiting up to `timeout` seconds for it (None: as long as it takes)."""
     queue = jid_index.locate(client, jid, probe(jid), result=True)
     if queue is None:

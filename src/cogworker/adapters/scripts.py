@@ -34,6 +34,7 @@ import redis
 import redis.asyncio
 from redis.exceptions import NoScriptError
 
+from cogworker.adapters.redis_client import RedisClient, RedisPipeline
 from cogworker.adapters.replies import as_bytes
 
 KeyOrArg = str | bytes | int | float
@@ -119,7 +120,7 @@ class LuaScript:
 
     def __call__(
         self,
-        client: redis.Redis | redis.RedisCluster,
+        client: RedisClient | redis.RedisCluster,
         keys: Sequence[KeyOrArg],
         args: Sequence[KeyOrArg],
     ) -> Any:
@@ -157,14 +158,14 @@ class LuaScript:
 SCRIPTS_BY_SHA: dict[str, LuaScript] = {}
 
 
-def run_pipeline(client: redis.Redis, pipe: redis.client.Pipeline) -> list[Any]:
+def run_pipeline(client: RedisClient, pipe: RedisPipeline) -> list[Any]:
     """Execute `pipe` (non-transactional); any script Redis had forgotten is loaded and re-run.
 
     Other command errors are raised, as `execute` would.  A WAIT ending the pipeline
     (see `replication`) is sent again with each script sent again, on its connection:
     then it covers that script's writes too.
     """
-    commands = list(pipe.command_stack)
+    commands = _queued(pipe)
     replies: list[Any] = pipe.execute(raise_on_error=False)
     wait = _final_wait(commands)
     for index, script, call in _forgotten(commands, replies):
@@ -182,7 +183,7 @@ Call = tuple[Sequence[KeyOrArg], Sequence[KeyOrArg]]
 
 
 def run_paged(
-    client: redis.Redis, script: LuaScript, calls: Iterable[Call], *, page: int, counted: bytes
+    client: RedisClient, script: LuaScript, calls: Iterable[Call], *, page: int, counted: bytes
 ) -> int:
     """`script` run once per call, `page` runs pipelined per round trip: how many of them
     answered `counted` (a migration's per-entry moves, say)."""
@@ -196,7 +197,7 @@ def run_paged(
 
 
 def _count_answers(
-    client: redis.Redis, script: LuaScript, batch: list[Call], counted: bytes
+    client: RedisClient, script: LuaScript, batch: list[Call], counted: bytes
 ) -> int:
     if not batch:
         return 0
@@ -223,6 +224,17 @@ async def run_pipeline_async(
             again.execute_command(*wait)
             replies[index], replies[-1] = await again.execute()
     return replies
+
+
+def _queued(pipe: RedisPipeline) -> list[tuple[Any, Any]]:
+    """The (args, options) of each command queued on `pipe`, in order.
+
+    A cluster's pipeline keeps them with its execution strategy (redis-py has no
+    public accessor); a plain one in `command_stack`."""
+    if isinstance(pipe, redis.cluster.ClusterPipeline):
+        queue = pipe._execution_strategy.command_queue  # (private: see above)
+        return [(command.args, command.options) for command in queue]
+    return list(pipe.command_stack)
 
 
 def _final_wait(commands: Sequence[Any]) -> tuple[Any, ...] | None:

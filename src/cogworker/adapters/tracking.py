@@ -22,6 +22,7 @@ from returns.pipeline import is_successful
 from cogworker.adapters import counters, job_records, parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.flagged_reads import Flags, count_of, refusal, replies
+from cogworker.adapters.redis_client import RedisClient, queue_mget
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory, payload
 from cogworker.domain.records import AttemptRecord, RunRecord
@@ -30,7 +31,7 @@ from cogworker.domain.stats import days_back
 R = TypeVar("R", AttemptRecord, RunRecord)
 
 
-def status(client: redis.Redis, jid: str) -> str | None:
+def status(client: RedisClient, jid: str) -> str | None:
     """A tracked job's status, or None (not tracked, or expired)."""
     pipe = client.pipeline(transaction=False)
     for queue in job_records.holders(client, jid):
@@ -52,17 +53,17 @@ def first_status(found: Sequence[bytes | str | None]) -> str | None:
     return None if value is None else as_bytes(value).decode()
 
 
-def attempts(client: redis.Redis, jid: str) -> list[AttemptRecord]:
+def attempts(client: RedisClient, jid: str) -> list[AttemptRecord]:
     """A job's failed attempts, newest first (at most 25)."""
     return records_of(_job_list(client, jid, keys.job_attempts), AttemptRecord)
 
 
-def history(client: redis.Redis, jid: str) -> list[RunRecord]:
+def history(client: RedisClient, jid: str) -> list[RunRecord]:
     """A job's runs, newest first."""
     return records_of(_job_list(client, jid, keys.history), RunRecord)
 
 
-def _job_list(client: redis.Redis, jid: str, named: Callable[[str, str], str]) -> list[Any]:
+def _job_list(client: RedisClient, jid: str, named: Callable[[str, str], str]) -> list[Any]:
     """The entries of one of `jid`'s lists (`named(queue, jid)`) in each slot that may hold
     it: the likeliest's first, then those the layout before kept (older)."""
     pipe = client.pipeline(transaction=False)
@@ -71,7 +72,7 @@ def _job_list(client: redis.Redis, jid: str, named: Callable[[str, str], str]) -
     return [entry for found in pipe.execute() for entry in found]
 
 
-def class_history(client: redis.Redis, class_name: str, limit: int = 100) -> list[RunRecord]:
+def class_history(client: RedisClient, class_name: str, limit: int = 100) -> list[RunRecord]:
     """The latest runs of a job class on any queue, newest first (at most `limit`).
 
     Each queue keeps its share in its slot, latest settled first: after the parts'
@@ -87,7 +88,7 @@ def class_history(client: redis.Redis, class_name: str, limit: int = 100) -> lis
 
 
 def running_work(
-    client: redis.Redis, identities: Sequence[str]
+    client: RedisClient, identities: Sequence[str]
 ) -> dict[str, dict[str, dict[str, Any]]]:
     """Per process, what each of its threads runs now (as its last heartbeat said; nothing
     for a process whose key isn't a hash)."""
@@ -105,7 +106,7 @@ def running_work(
 
 
 def memory_series(
-    client: redis.Redis, identities: Sequence[str], now: float
+    client: RedisClient, identities: Sequence[str], now: float
 ) -> dict[str, tuple[memory.Sample, ...]]:
     """Per process, its 96 fifteen-minute RSS slots, oldest first, in one pipelined read (all
     empty for a process whose key isn't a sorted set)."""
@@ -136,7 +137,7 @@ class QueueLoad:
     failed: int | None = 0
 
 
-def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
+def queues(client: RedisClient, now: float) -> list[QueueLoad]:
     """Every known queue (registered or paused) with its size, latency, pause and counters,
     by name (a name that isn't UTF-8 is listed escaped, with its problem).  A name in the
     pause index whose flag is gone (`adapters/queue_pause.py`) is neither paused nor,
@@ -153,7 +154,7 @@ def queues(client: redis.Redis, now: float) -> list[QueueLoad]:
         pipe.llen(keys.queue(name))
         pipe.lindex(keys.queue(name), -1)
         pipe.exists(keys.queue_paused(name))
-        pipe.mget(keys.stat(name, "processed"), keys.stat(name, "failed"))
+        queue_mget(pipe, [keys.stat(name, "processed"), keys.stat(name, "failed")])
     found = replies(pipe)
     loads = [
         attrs.evolve(
@@ -194,7 +195,7 @@ def _load(name: str, size: object, oldest: object, now: float) -> QueueLoad:
     return QueueLoad(name=name, size=size, latency=_waited(cast("bytes | None", oldest), now))
 
 
-def daily_counts(client: redis.Redis, name: str, now: float, days: int) -> dict[str, int | None]:
+def daily_counts(client: RedisClient, name: str, now: float, days: int) -> dict[str, int | None]:
     """A counter (`processed`, `failed`) for each of the last `days` UTC days, summed over
     queues (None: a queue's counter of the day holds something else than a count)."""
     dates = days_back(now, days)
@@ -202,7 +203,7 @@ def daily_counts(client: redis.Redis, name: str, now: float, days: int) -> dict[
     return dict(zip(dates, values, strict=True))
 
 
-def totals(client: redis.Redis) -> dict[str, int | None]:
+def totals(client: RedisClient) -> dict[str, int | None]:
     """The processed and failed counters since the beginning, summed over queues (None:
     a queue's counter is not a count)."""
     processed, failed = counters.read(client, [("processed", None), ("failed", None)], Flags())

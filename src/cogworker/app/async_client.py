@@ -24,6 +24,7 @@ from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.connection import connect, connect_async
 from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import AsyncEnqueueStore
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.redis_clock import AsyncRedisClock
 from cogworker.app import testing
 from cogworker.app.async_batches import AsyncBatch
@@ -62,7 +63,7 @@ class AsyncClient:
             self.redis, status_ttl=config.retention.status_ttl, replication=target.replication
         )
         self._redis_clock = AsyncRedisClock(self.redis)
-        self._blocking_client: redis.Redis | None = None
+        self._blocking_client: RedisClient | None = None
         self._pusher = AsyncPusher(config, self.redis, self.store, self._clock)
         self.open_calls = OpenCalls("AsyncClient")
 
@@ -260,7 +261,7 @@ class AsyncClient:
             self._blocking_client.close()
         await self.redis.aclose()
 
-    def _blocking(self) -> redis.Redis:
+    def _blocking(self) -> RedisClient:
         """The blocking client of cancels, made at the first."""
         if self._blocking_client is None:
             self._blocking_client = connect(self.config.redis_target())

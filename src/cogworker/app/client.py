@@ -15,6 +15,7 @@ from cogworker.adapters.connection import connect
 from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import EnqueueStore
 from cogworker.adapters.periodic_store import PeriodicStore
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.redis_clock import RedisClock
 from cogworker.app import testing
 from cogworker.app.batches import Batch, CallbackClass, checked_callbacks, open_batch
@@ -47,7 +48,7 @@ class Client:
         self,
         config: Config,
         *,
-        client: redis.Redis | None = None,
+        client: RedisClient | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
         """`clock`: what "now" is for created, enqueued and due times (default: Redis's)."""

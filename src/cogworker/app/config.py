@@ -51,6 +51,10 @@ class Config:
     redis_tls_verify: TlsVerify | None = attrs.field(
         default=None, validator=attrs.validators.optional(checks.one_of(*TLS_VERIFY_MODES))
     )
+    #: Redis Cluster: the URL's server (a redis:// or rediss:// URL, database 0) is one of
+    #: the cluster's nodes, which names the others.  A redis+cluster:// URL needs no flag.
+    #: See docs/redis-cluster.md ("Running on a cluster").
+    redis_cluster: bool = False
     #: Sentinel, instead of `redis_url`: the sentinels' (host, port) pairs and the
     #: name of the master they watch (database 0; a redis+sentinel:// URL can say another).
     sentinels: tuple[tuple[str, int], ...] = attrs.field(
@@ -198,7 +202,7 @@ class Config:
 
     def __attrs_post_init__(self) -> None:
         redis_settings.check_sentinel_fields(self)
-        if self.redis_url or self.sentinels:
+        if self.redis_url or self.sentinels or self.redis_cluster:
             self.redis_target()  # its ConfigError now, not at the first connection
         if self.heartbeat_interval >= self.orphan_threshold:
             raise ConfigError(
@@ -217,4 +221,5 @@ class Config:
 
     def redis_is_configured(self) -> bool:
         """Whether a Redis was named (then it's never swapped for an embedded one)."""
-        return bool(self.redis_url or self.sentinels or os.environ.get(REDIS_URL_ENV))
+        named = self.redis_url or self.sentinels or self.redis_cluster
+        return bool(named or os.environ.get(REDIS_URL_ENV))

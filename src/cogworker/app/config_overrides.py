@@ -19,6 +19,7 @@ FILE_FIELDS = (
     "redis_tls_cert_file",
     "redis_tls_key_file",
     "redis_tls_verify",
+    "redis_cluster",
     "sentinels",
     "sentinel_master",
     "sentinel_username",

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import attrs
-import redis
 
 from cogworker.adapters.jobs.enqueue import EnqueueStore
 from cogworker.adapters.layout_store import LayoutStore
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.app import testing
 from cogworker.app.config import Config
 from cogworker.app.enqueue_call import batch_outcome, batches, enqueue_errors, with_pushed
@@ -26,7 +26,7 @@ class Pusher:
     """Pushes a `Client`'s jobs on `redis` (`clock`: the client's "now")."""
 
     config: Config
-    redis: redis.Redis
+    redis: RedisClient
     store: EnqueueStore
     clock: Callable[[], float]
     _layout_checked: bool = attrs.field(default=False, init=False)

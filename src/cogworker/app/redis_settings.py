@@ -2,7 +2,9 @@
 
 The URL (`Config.redis_url`, else `$COGWORKER_REDIS_URL`, else the
 default) says where; `Config.sentinels` with `sentinel_master` says it
-instead.  The other Redis fields complete it, and a field given wins over
+instead.  `Config.redis_cluster` makes a redis:// or rediss:// URL's server
+the start-up node of a Redis Cluster (a redis+cluster:// URL says so itself).
+The other Redis fields complete it, and a field given wins over
 the same part of the URL (its password, a TLS option).  Whatever can't
 work is a ConfigError naming the setting, before anything connects.
 """
@@ -98,13 +100,38 @@ def target_of(config: Config) -> RedisTarget:
     else:
         url, setting = url_and_setting(config)
         target = parsed_url(setting, url)
+    if config.redis_cluster:
+        target = _as_cluster(target)
     target = attrs.evolve(
         target,
         username=_given(config.redis_username, target.username),
         password=_given(config.redis_password, target.password),
     )
     target = _with_replication(target, config)
-    return _with_sentinel_credentials(_with_tls(target, config), config)
+    target = _with_sentinel_credentials(_with_tls(target, config), config)
+    if target.cluster and target.replication.replicas:
+        # WAIT counts the replicas of the node it reaches: it would have to follow each
+        # write to the primary that took it, which the pipelines don't do yet.
+        raise ConfigError(
+            f"min_replicas (durable writes) is not supported on a Redis Cluster yet "
+            f"({target.described()}): leave it at 0 (docs/redis-cluster.md)"
+        )
+    return target
+
+
+def _as_cluster(target: RedisTarget) -> RedisTarget:
+    """`target`'s server as a cluster's start-up node (`Config.redis_cluster`)."""
+    if target.sentinels is not None or target.path is not None:
+        raise ConfigError(
+            f"Config.redis_cluster needs a redis:// or rediss:// URL naming one of the "
+            f"cluster's nodes, not {target.described()}"
+        )
+    if target.db != 0:
+        raise ConfigError(
+            f"Config.redis_cluster: a Redis Cluster has only database 0, not {target.db} "
+            f"({target.described()})"
+        )
+    return attrs.evolve(target, cluster=target.cluster or ((target.host, target.port),))
 
 
 def _given(field: Any, from_url: Any) -> Any:

@@ -20,7 +20,6 @@ from collections.abc import Iterable
 from typing import Literal, cast
 
 import attrs
-import redis
 from returns.pipeline import is_successful
 
 from cogworker.adapters import jid_index, job_records, parts
@@ -30,6 +29,7 @@ from cogworker.adapters.dashboard_queues import search_list
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.process_registry import ProcessRegistry, cancel_signal
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.results import queue_indexes, result_args, result_key
 from cogworker.adapters.scripts import LuaScript, run_pipeline
@@ -58,7 +58,7 @@ class Waiting:
 class CancelStore:
     """Cancels on one Redis."""
 
-    client: redis.Redis
+    client: RedisClient
     retention: Retention = attrs.field(factory=Retention)
 
     def waiting(self, jid: str) -> Waiting | None:

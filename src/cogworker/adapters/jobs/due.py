@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from typing import cast
 
 import attrs
-import redis
 
 from cogworker.adapters import parts, scripts
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 
 
@@ -31,7 +31,7 @@ def jid_in(payload: str) -> str:
 class DueStore:
     """Due entries of the scheduled and retry sets on one Redis."""
 
-    client: redis.Redis
+    client: RedisClient
 
     def due_sets(self, now: float) -> list[tuple[str, str]]:
         """The scheduled and retry sets holding an entry whose time has come, each with its

@@ -27,6 +27,7 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.jid_index import JidIndex, queue_indexes
 from cogworker.adapters.jobs.status_marks import queue_mark
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.registrations import Registrations
 from cogworker.adapters.replication import Replication
 
@@ -158,7 +159,7 @@ def alone(pushes: Sequence[UniquePush], due: Sequence[str], replication: Replica
 class EnqueueStore:
     """Pushes on one Redis."""
 
-    client: redis.Redis
+    client: RedisClient
     #: How long a tracked job's "queued" status is kept.
     status_ttl: float = 30 * 60
     registrations: Registrations[str] = attrs.field(factory=Registrations)
@@ -199,7 +200,7 @@ class EnqueueStore:
             pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl,
             register=due, indexed=indexed, parts=parts,
         )  # fmt: skip
-        if pipe.command_stack:
+        if len(pipe):  # (a cluster's pipeline keeps no `command_stack`)
             self.replication.queue_wait(pipe)
             self.replication.confirmed(scripts.run_pipeline(self.client, pipe))
         self.registrations.done(due)

@@ -24,6 +24,7 @@ import redis
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.limit_store import PlaceTerm
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 
 
@@ -99,7 +100,7 @@ ReplyReader = Callable[[str, list[Any]], Turn]
 
 
 def _planned(
-    client: redis.Redis, order: Sequence[str], count: int, call: QueueCall, read: ReplyReader
+    client: RedisClient, order: Sequence[str], count: int, call: QueueCall, read: ReplyReader
 ) -> Turn:
     """The fetch plan over the queues in `order`, for at most `count` jobs in all.
 
@@ -130,7 +131,7 @@ def _planned(
 
 
 def _run_calls(
-    client: redis.Redis, asks: Sequence[tuple[str, int]], call: QueueCall, read: ReplyReader
+    client: RedisClient, asks: Sequence[tuple[str, int]], call: QueueCall, read: ReplyReader
 ) -> Turn:
     """The fetch scripts of `asks` (queue, how many) in one round trip, as one Turn."""
     if not asks:
@@ -162,7 +163,7 @@ class FetchStore:
     on a cluster the read goes to the same node.
     """
 
-    client: redis.Redis
+    client: RedisClient
 
     def fetch(
         self, identity: str, order: Sequence[str], count: int, terms: Sequence[PlaceTerm] = ()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 
 import attrs
-import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
@@ -20,6 +19,7 @@ from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.left_lists import LeftList, left_lists
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.settle import SettleStore
+from cogworker.adapters.redis_client import RedisClient
 
 
 def handover_record(outcome: OutcomeRecord) -> str:
@@ -44,7 +44,7 @@ class HandoverStore:
     settles: SettleStore
 
     @property
-    def client(self) -> redis.Redis:
+    def client(self) -> RedisClient:
         """The Redis the settlements are written to."""
         return self.settles.client
 

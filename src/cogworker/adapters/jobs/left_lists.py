@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from typing import Literal, cast
 
 import attrs
-import redis
 
 from cogworker.adapters import parts
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 
 
@@ -39,7 +39,7 @@ class LeftList:
         return self.key, "list"
 
 
-def left_lists(client: redis.Redis, names: Sequence[str]) -> list[LeftList]:
+def left_lists(client: RedisClient, names: Sequence[str]) -> list[LeftList]:
     """The non-empty lists of `names` of every part and of the empty queue name's."""
     queues = parts.queues(cast("set[bytes]", client.smembers(keys.PARTS)))
     pipe = client.pipeline(transaction=False)

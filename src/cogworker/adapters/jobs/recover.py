@@ -9,7 +9,6 @@ from collections.abc import Collection, Iterable
 from typing import Literal
 
 import attrs
-import redis
 from returns.pipeline import is_successful
 
 from cogworker.adapters import redis_keys as keys
@@ -18,6 +17,7 @@ from cogworker.adapters.batch_events import entry_event_target
 from cogworker.adapters.jobs.fetch import FetchStore
 from cogworker.adapters.jobs.left_lists import LeftList, left_lists
 from cogworker.adapters.jobs.retention import ORPHANINGS_TTL, Retention
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.results import queue_indexes, result_args, result_key
 from cogworker.domain import payload
@@ -54,7 +54,7 @@ def _told_entries(entries: Iterable[bytes], running: Collection[bytes]) -> list[
 class RecoverStore:
     """Requeues and burials on one Redis."""
 
-    client: redis.Redis
+    client: RedisClient
     retention: Retention = attrs.field(factory=Retention)
 
     def lists_of(self, identity: str, also: Iterable[str] = ()) -> list[str]:

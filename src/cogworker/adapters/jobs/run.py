@@ -4,12 +4,12 @@ running job put back for later, a tracked job marked working."""
 from __future__ import annotations
 
 import attrs
-import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.status_marks import queue_mark
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.domain.retries import LONGEST_DELAY
 
 
@@ -17,7 +17,7 @@ from cogworker.domain.retries import LONGEST_DELAY
 class RunStore:
     """Run-start writes on one Redis."""
 
-    client: redis.Redis
+    client: RedisClient
     #: How long a tracked job's status is kept after its last change.
     status_ttl: float = 30 * 60
 

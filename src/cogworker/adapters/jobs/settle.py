@@ -37,6 +37,7 @@ from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.jobs.run_figures import metrics_args, metrics_keys
 from cogworker.adapters.jobs.status_marks import Mark, queue_mark
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.registrations import Registrations
 from cogworker.adapters.replication import Replication, ShortfallLog
 from cogworker.adapters.results import queue_indexes, result_args, result_key
@@ -65,7 +66,7 @@ class SettleOrder:
 class SettleStore:
     """Settlements on one Redis."""
 
-    client: redis.Redis
+    client: RedisClient
     retention: Retention = attrs.field(factory=Retention)
     #: The replicas every outcome waits for, and where a shortfall is told.
     replication: Replication = attrs.field(factory=Replication)

@@ -19,6 +19,7 @@ import click
 from cogworker.adapters import layout_index, layout_rewrite, layout_split
 from cogworker.adapters.layout_store import KeyReport, LayoutStore
 from cogworker.adapters.process_registry import ProcessRegistry
+from cogworker.adapters.redis_client import is_cluster
 from cogworker.app.cli.output import answer, table
 from cogworker.app.cli.session import Session, inspecting
 from cogworker.domain import layout
@@ -46,6 +47,10 @@ def migrate(session: Session, dry_run: bool) -> bool:
     if dry_run:
         rows = [(each.step, report) for each in planned for report in _reports(store, each)]
         moved: list[str] = []
+    elif is_cluster(store.client) and planned:
+        if not _admitted_on_cluster(store, found):
+            return False
+        rows, moved = [], []
     else:
         rows, moved = _apply(store, planned)
     after = stored if dry_run else store.stored()
@@ -54,6 +59,23 @@ def migrate(session: Session, dry_run: bool) -> bool:
         _document(stored, after, dry_run, rows, moved),
         _text(stored, after, dry_run, rows, moved),
     )
+    return True
+
+
+def _admitted_on_cluster(store: LayoutStore, found: frozenset[str]) -> bool:
+    """On a Redis Cluster, write this code's layout number if no old key is there (what a
+    worker's start does); refuse if one is: a move between an old and a new name spans
+    slots, which a cluster refuses."""
+    if found:
+        example = sorted(found)[0]
+        click.echo(
+            f"cogworker: keys of an older layout ({len(found)}, e.g. {example}) are on this "
+            "Redis Cluster: `cogworker migrate` moves keys between slots, which a cluster "
+            "refuses. Migrate on a single node, then move the keys (docs/redis-cluster.md).",
+            err=True,
+        )
+        return False
+    store.applied(layout.STEPS[-1])  # nothing to move: the number only
     return True
 
 

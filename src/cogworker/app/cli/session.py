@@ -18,6 +18,7 @@ import redis
 
 from cogworker.adapters.connection import connect
 from cogworker.adapters.dashboard_store import DashboardStore
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.app.cli.settings import (
     SettingError,
     check_redis_access,
@@ -38,7 +39,7 @@ class Session:
     answers (`as_json`: one JSON document on stdout, for scripts)."""
 
     config: Config
-    redis: redis.Redis
+    redis: RedisClient
     store: DashboardStore
     as_json: bool
 

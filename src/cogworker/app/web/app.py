@@ -22,8 +22,9 @@ from litestar.static_files import create_static_files_router
 from litestar.template import TemplateConfig
 
 from cogworker.adapters import redis_access
-from cogworker.adapters.connection import connect
+from cogworker.adapters.connection import connect, connect_cluster
 from cogworker.adapters.dashboard_store import DashboardStore
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.redis_target import RedisTarget
 from cogworker.adapters.sentinel import SentinelRefusedError, UnknownMasterError
 from cogworker.app.client import Client
@@ -188,9 +189,12 @@ def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Template:
     )  # fmt: skip
 
 
-def _connected(target: RedisTarget) -> redis.Redis:
+def _connected(target: RedisTarget) -> RedisClient:
     """A client for the dashboard: as the workers' (`connect`), with shorter timeouts."""
+    if target.cluster:
+        return connect_cluster(target, timeout=READ_TIMEOUT)
     client = connect(target)
+    assert isinstance(client, redis.Redis)  # (one server's: a cluster's is above)
     # Options for each connection the pool makes (it has made none yet).
     client.connection_pool.connection_kwargs.update(
         socket_timeout=READ_TIMEOUT, socket_connect_timeout=READ_TIMEOUT
@@ -204,7 +208,7 @@ def create_app(
     auth: BasicAuth | Authorizer | str | None = None,
     read_only: bool = False,
     root_path: str = "",
-    client: redis.Redis | None = None,
+    client: RedisClient | None = None,
     csrf_secret: str | None = None,
     allowed_hosts: Iterable[str] | None = None,
 ) -> DashboardApp:

@@ -14,6 +14,7 @@ from cogworker.adapters import key_guard, redis_access
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.layout_store import LayoutStore
 from cogworker.adapters.process_registry import ProcessRegistry
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.redis_target import RedisTarget
 from cogworker.app.worker.backoff import Backoff
 from cogworker.app.worker.stopping import SETTING_EXIT
@@ -21,7 +22,7 @@ from cogworker.domain.layout import refusal
 
 
 def register(
-    client: redis.Redis,
+    client: RedisClient,
     beat: Callable[[], object],
     target: RedisTarget,
     logger: logging.Logger,
@@ -54,7 +55,7 @@ def register(
     return False
 
 
-def check_layout(client: redis.Redis, logger: logging.Logger) -> None:
+def check_layout(client: RedisClient, logger: logging.Logger) -> None:
     """Go on only if Redis holds this code's key layout (a fresh Redis is given it): on an
     older one this process would miss the keys it looks for."""
     for wrong in key_guard.wrong_types(client, key_guard.LAYOUT_TYPE):
@@ -67,7 +68,7 @@ def check_layout(client: redis.Redis, logger: logging.Logger) -> None:
 
 
 def report_wrong_keys(
-    client: redis.Redis, registry: ProcessRegistry, logger: logging.Logger
+    client: RedisClient, registry: ProcessRegistry, logger: logging.Logger
 ) -> None:
     """Log each fixed key (and registered process's key) of the wrong type."""
     try:

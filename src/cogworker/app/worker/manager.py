@@ -18,8 +18,6 @@ import socket
 import threading
 from collections.abc import Callable
 
-import redis
-
 from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect, dedicated
 from cogworker.adapters.jobs.due import DueStore
@@ -31,6 +29,7 @@ from cogworker.adapters.jobs.settle import SettleStore
 from cogworker.adapters.limit_store import LimitStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry, cancelled_jid
+from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.redis_clock import RedisClock
 from cogworker.adapters.redis_target import RedisTarget
 from cogworker.adapters.replication import ShortfallLog
@@ -136,7 +135,7 @@ class Manager:
             watch=self.epoch_watch,
         )
 
-    def _settle_store(self, client: redis.Redis) -> SettleStore:
+    def _settle_store(self, client: RedisClient) -> SettleStore:
         """Outcome writes through `client`, waiting for the replicas the target asks for
         (its shortfalls told once for the process, whichever thread met them)."""
         replication = self.target.replication

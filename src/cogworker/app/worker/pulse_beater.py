@@ -10,7 +10,9 @@ its size (the worker runs the same interpreter, so the format matches);
 stdin then stays open, and its end (the worker closed it, or died) ends
 the pulse.
 Every `interval` seconds, while its worker (`pid`, its parent) lives and
-is not stopped, it runs the pulse script (`lua/pulse.lua`) with EVAL.
+is not stopped, it runs the pulse script (`lua/pulse.lua`) with EVAL.  On a
+Redis Cluster it starts at a start-up node; a MOVED reply (the script did
+not run) sends it to the node that reply names, which it keeps using.
 Terminal and service-manager signals are ignored: the worker decides when
 to stop.
 """
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
     #: A connection: the socket's reading and writing buffers.
     Stream: TypeAlias = "io.BufferedRWPair[SocketIO, SocketIO]"
 
+#: Redirects a beat follows before it gives up (a slot being moved twice in a row).
+MAX_REDIRECTS = 3
 IGNORED_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP, _signal.SIGTSTP)
 
 
@@ -88,8 +92,7 @@ def main() -> None:
         if is_stopped(worker):
             continue
         try:
-            stream = stream or connect(settings)
-            command(stream, "EVAL", *settings["eval"])
+            stream = pulse(stream, settings)
         except (OSError, ValueError, ReplyError) as error:
             close(stream)
             stream = None
@@ -100,6 +103,28 @@ def main() -> None:
         if failing:
             say(settings, "INFO", "liveness pulse works again")
         failing = False
+
+
+def pulse(stream: Stream | None, settings: dict[str, Any]) -> Stream:
+    """Run the pulse script once, on `stream` or a new connection; the connection used.
+
+    A MOVED reply means the script did not run and its slot lives on the node it
+    names: the settings point there (for this and later beats) and it is sent again."""
+    for _redirect in range(MAX_REDIRECTS):
+        stream = stream or connect(settings)
+        try:
+            command(stream, "EVAL", *settings["eval"])
+        except ReplyError as error:
+            words = str(error).split()
+            if words[:1] != ["MOVED"] or len(words) != 3:
+                raise
+            close(stream)
+            stream = None
+            host, _, port = words[2].rpartition(":")
+            settings["host"], settings["port"] = host or settings["host"], int(port)
+            continue
+        return stream
+    raise ReplyError(f"still MOVED after {MAX_REDIRECTS} redirects")
 
 
 def is_stopped(pid: int) -> bool:
