@@ -10,8 +10,10 @@ this doesn't draw, get the stdlib's text.
 
 from __future__ import annotations
 
+import linecache
 import traceback
 from collections.abc import Iterator
+from types import FrameType
 
 _CAUSE = "\nThe above exception was the direct cause of the following exception:\n\n"
 _CONTEXT = "\nDuring handling of the above exception, another exception occurred:\n\n"
@@ -45,7 +47,17 @@ def _chain(exc: BaseException) -> Iterator[tuple[BaseException, str]]:
 def _one(exc: BaseException) -> str:
     frames = ""
     if exc.__traceback__ is not None:
-        # Frames walked without column positions: formatted without carets.
-        stack = traceback.StackSummary.extract(traceback.walk_tb(exc.__traceback__))
+        stack = traceback.StackSummary.from_list(
+            [_frame(frame, line) for frame, line in traceback.walk_tb(exc.__traceback__)]
+        )
         frames = "Traceback (most recent call last):\n" + "".join(stack.format())
     return frames + "".join(traceback.format_exception_only(exc))
+
+
+def _frame(frame: FrameType, line: int) -> traceback.FrameSummary:
+    """A frame as `StackSummary.extract` lists it, without column positions (so no
+    carets) and without its `linecache.checkcache`, an `os.stat` of every file on every
+    failure: a file's lines are read once and kept, as the running code was."""
+    code = frame.f_code
+    linecache.lazycache(code.co_filename, frame.f_globals)
+    return traceback.FrameSummary(code.co_filename, line, code.co_name, lookup_line=False)
