@@ -168,7 +168,9 @@ class Processor:
         if decided is None:
             return None
         interrupted, logged = self._after_write(job, fetched, attempt, end, decided)
-        return self.settler.write_failure(fetched, attempt, decided, interrupted, logged)
+        # A hard timeout's process exits next: its failure is filed before it stops.
+        at_once = timed_out == "hard"
+        return self.settler.write_failure(fetched, attempt, decided, interrupted, logged, at_once)
 
     async def _run_on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> None:
         if not await lease.may_start_on_loop(self.state, fetched, self.logger):

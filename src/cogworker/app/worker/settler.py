@@ -96,11 +96,12 @@ class Settler:
         decided: settlement.Unsuccessful,
         interrupted: Interrupted,
         filed: Callable[[], None],
+        at_once: bool = False,
     ) -> DeathNotice | None:
         """File a run that didn't succeed (or a job that expired unrun), calling `filed`
         once this write filed it (not when an interrupted one did); the death hooks' notice
-        if any.  A retry is handed to the acker (`files_later`)."""
-        if self.acker is not None and self.files_later(decided):
+        if any.  A retry is handed to the acker (`files_later`) unless asked `at_once`."""
+        if self.acker is not None and self.files_later(decided) and not at_once:
             order = self._order(fetched, decided)
             place = order.outcome.limit_place  # its run may be forgotten by the time it fails
 
