@@ -5,9 +5,10 @@ the acker too (a retry storm is when throughput matters most; it runs no
 hook); if its batch's write fails it is settled again as interrupted
 (`settlement.settle(..., interrupted=True)`) and remembered for the
 reconciler.  Every other failure (a death, whose hooks run only once it is
-written; a discard, a cancel, an expiry) is written at once, and if that
-write fails it is settled again as interrupted and written once more; what
-still can't be written is remembered for the reconciler.  Either way the
+written; a discard, a cancel, an expiry; a hard timeout's, whose process
+exits next) is written at once, and if that write fails it is settled
+again as interrupted and written once more; what still can't be written
+is remembered for the reconciler.  Either way the
 job stays on this process's in-progress list until its outcome is written,
 so a crash meanwhile makes it an orphan (run again), never a loss.
 """
