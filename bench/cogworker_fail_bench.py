@@ -14,7 +14,7 @@ import cogworker_bench
 import fail_work
 
 import cogworker
-from cogworker.adapters.redis_keys import RETRY
+from cogworker.adapters import redis_keys
 
 NAME = "cogworker"
 VARIANTS = cogworker_bench.VARIANTS
@@ -38,5 +38,5 @@ class Client(cogworker_bench.Client):
 
 
 def filed(r) -> int:
-    """Jobs waiting in the retry set."""
-    return r.zcard(RETRY)
+    """Jobs waiting in the bench queue's retry set."""
+    return r.zcard(redis_keys.retry(cogworker_bench.QUEUE))

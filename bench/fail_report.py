@@ -59,7 +59,8 @@ def print_targets(data: dict, success: dict) -> None:
         ours = median(reps, "drain.drain_rate")
         print(f"- cogworker:{var}")
         print(ratio_line("failing drain", ours, peers, max, "≥ 2× the fastest"))
-        own = median(success.get((lib, var), []), "drain.drain_rate")
+        # a row as of another commit (run.sh --base: "p2c10@REV") against this run's success
+        own = median(success.get((lib, var.split("@")[0]), []), "drain.drain_rate")
         if ours is None or own is None:
             print("  * against its own success drain: no figure in this run")
         else:

@@ -35,7 +35,13 @@ import run
 
 
 def parse_args() -> argparse.Namespace:
-    return workload_driver.arguments(__doc__).parse_args()
+    ap = workload_driver.arguments(__doc__)
+    ap.add_argument(
+        "--label",
+        default="",
+        help="appended to the variant in the results (run.sh --base: 'p2c10@REV')",
+    )
+    return ap.parse_args()
 
 
 def failing_drain(mod, variant: str, args, r) -> dict:
@@ -55,7 +61,7 @@ def failing_drain(mod, variant: str, args, r) -> dict:
         return left
 
     target = types.SimpleNamespace(worker_commands=mod.worker_commands, pending=pending)
-    logpath = os.path.join(args.out, "logs", f"{mod.NAME}-{variant}.log")
+    logpath = os.path.join(args.out, "logs", f"{mod.NAME}-{variant}{args.label}.log")
     got = run.drain(target, variant, args.url, r, args.n, logpath, args.drain_timeout, True)
     got["count_mode"] = "jobs filed for retry (the adapter's filed(r))"
     got["attempts"] = at_end.get("attempts")
@@ -67,7 +73,7 @@ def run_one(mod, variant: str, args) -> bool:
     r = redis.Redis.from_url(args.url)
     res = {
         "lib": mod.NAME,
-        "variant": variant,
+        "variant": variant + args.label,
         "n": args.n,
         "workload": "fail: INCR, then raise; the library's retry filed",
         "config": mod.describe(variant),
@@ -82,7 +88,7 @@ def run_one(mod, variant: str, args) -> bool:
             f"attempts {got['attempts']}",
             flush=True,
         )
-    return workload_driver.finish(r, args.out, f"{mod.NAME}-{variant}", res)
+    return workload_driver.finish(r, args.out, f"{mod.NAME}-{variant}{args.label}", res)
 
 
 def main() -> None:

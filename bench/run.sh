@@ -44,7 +44,7 @@
 # --n, default 100,000 (io, fail: 50,000)) |
 # --ref REV (measure cogworker's src/ as of commit REV, unpacked into <out>/cogworker-src
 # and put first on PYTHONPATH, instead of the working tree, which others may be editing) |
-# --base REV (io, producers workloads: every cogworker target also run with src/ as of REV,
+# --base REV (io, producers, fail workloads: every cogworker target also run with src/ as of REV,
 # right after the same target as measured, in each repetition; its rows are
 # labelled <variant>@<short REV>) |
 # -- ARGS... (to the driver, run.py, fail_run.py, io_run.py or producers_run.py: with one workload only).
@@ -156,8 +156,8 @@ chosen() { [[ ",$WORKLOADS," == *",$1,"* ]]; }
 if [ ${#EXTRA[@]} -gt 0 ] && [ ${#WORKLOAD_LIST[@]} -ne 1 ]; then
   echo "run.sh: arguments after -- go to one driver: choose one --workload" >&2; exit 2
 fi
-[ -z "$BASE" ] || chosen io || chosen producers ||
-  { echo "run.sh: --base is for the io and producers workloads" >&2; exit 2; }
+[ -z "$BASE" ] || chosen io || chosen producers || chosen fail ||
+  { echo "run.sh: --base is for the io, producers and fail workloads" >&2; exit 2; }
 # A target given for a workload not chosen is a mistake: say so.
 for t in ${LIBS//,/ } ${PEERS//,/ }; do
   chosen "$(workload_of "$t")" || {
@@ -345,7 +345,7 @@ done
   for w in "${WORKLOAD_LIST[@]}"; do echo "workload $w: targets: ${TARGETS[$w]}"; done
   echo "reps: $REPS; extra: ${RUN_ARGS[*]} ${EXTRA[*]:-}; Redis limit measured: $([ "$LIMIT" = 1 ] && echo yes || echo no)"
   if [ -n "$BASE" ]; then
-    echo "base: cogworker io and producers targets also run with src/ as of commit ${BASE_LABEL#@} (--base $BASE), labelled $BASE_LABEL"
+    echo "base: cogworker io, producers and fail targets also run with src/ as of commit ${BASE_LABEL#@} (--base $BASE), labelled $BASE_LABEL"
   fi
   if [ -n "$REF" ]; then
     echo "cogworker: src/ as of commit $(git -C "$REPO" rev-parse --short "$COMMIT") (--ref $REF)"
@@ -388,7 +388,7 @@ for rep in $(seq 1 "$REPS"); do
     for t in ${items[@]+"${items[@]}"}; do
       echo "-- repetition $rep of $REPS: $w $t" >&2
       run_target "$w" "$t"
-      if [ -n "$BASE_SRC" ] && [[ "$w" == io || "$w" == producers ]] && [[ "$t" == cogworker* ]]; then
+      if [ -n "$BASE_SRC" ] && [[ "$w" == io || "$w" == producers || "$w" == fail ]] && [[ "$t" == cogworker* ]]; then
         echo "-- repetition $rep of $REPS: $w $t$BASE_LABEL" >&2
         PYTHONPATH=$HERE:$BASE_SRC${OUTER_PYTHONPATH:+:$OUTER_PYTHONPATH} \
           run_target "$w" "$t" --label "$BASE_LABEL"

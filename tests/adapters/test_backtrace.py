@@ -104,3 +104,19 @@ def test_an_exception_group_is_the_stdlibs_text() -> None:
 
     error = _caught(raise_group)
     assert backtrace(error) == "".join(traceback.format_exception(error))
+
+
+def _fails_at(which: int) -> None:
+    if which == 0:
+        raise KeyError("first line")
+    raise KeyError("second line")
+
+
+def test_failures_along_one_path_share_its_text_and_another_path_gets_its_own() -> None:
+    """The frames' text is kept per code path (a retry storm fails the same way each time):
+    the same path again reads the same, another line of the same function its own."""
+    first = [_caught(lambda: _fails_at(0)) for _ in range(2)]
+    second = _caught(lambda: _fails_at(1))
+    assert backtrace(first[0]) == backtrace(first[1]) == _stdlib_without_carets(first[1])
+    assert backtrace(second) == _stdlib_without_carets(second)
+    assert "second line" in backtrace(second).splitlines()[-2]

@@ -9,12 +9,14 @@ many acks.  While acks keep coming it looks again every `LINGER` seconds
 instead of waiting to be woken: a wake-up is a system call on the thread
 handing the ack over (the event loop's, for async jobs), paid only once the
 acker has found nothing `IDLE_LOOKS` times in a row and sleeps.
-Tracked jobs' "working" marks go in the same round trips (see `StatusMarks`).
+Tracked jobs' "working" marks go in the same round trips (see `StatusMarks`),
+and so do retries (`Filing`: a retry storm's failures cost as little as acks).
 """
 
 from __future__ import annotations
 
 import collections
+import functools
 import logging
 import threading
 import time
@@ -38,6 +40,22 @@ LINGER = 0.008
 IDLE_LOOKS = 10
 
 
+@attrs.frozen
+class Filing:
+    """A retry's outcome handed over like an ack (see `Settler.write_failure`)."""
+
+    order: SettleOrder
+    #: Called once this write filed it (its "fail" log line).
+    filed: Callable[[], None]
+    #: Called with the error when the write failed: settles it again as interrupted and
+    #: remembers that for the reconciler.
+    failed: Callable[[Exception], None]
+
+
+#: What waits for the acker: an ack, what makes one (see `submit_later`), or a retry.
+Waiting = SettleOrder | Callable[[], SettleOrder] | Filing
+
+
 @attrs.define
 class Acker:
     """Writes acks handed to it until told to stop (then drains what is left)."""
@@ -51,17 +69,15 @@ class Acker:
     #: Tells a loss of Redis's data from an orphan recovery when a job is found gone.
     epoch_watch: EpochWatch | None = None
     #: Acks, or what makes them (on this thread: see `submit_later`).
-    _waiting: collections.deque[SettleOrder | Callable[[], SettleOrder]] = attrs.field(
-        factory=collections.deque
-    )
+    _waiting: collections.deque[Waiting] = attrs.field(factory=collections.deque)
     _marks: StatusMarks = attrs.field(factory=StatusMarks)
     _arrived: threading.Event = attrs.field(factory=threading.Event)
     #: Whether the thread looks for acks every LINGER (then none need wake it).
     _looking: bool = True
     _stopping: bool = False
 
-    def submit(self, order: SettleOrder) -> None:
-        """Hand over a finished job's ack."""
+    def submit(self, order: SettleOrder | Filing) -> None:
+        """Hand over a finished job's ack, or a failed one's retry."""
         self._waiting.append(order)
         self._wake()
 
@@ -116,11 +132,11 @@ class Acker:
             self._arrived.wait()
         self._looking = True
 
-    def _take(self) -> list[SettleOrder]:
-        batch: list[SettleOrder] = []
+    def _take(self) -> list[SettleOrder | Filing]:
+        batch: list[SettleOrder | Filing] = []
         while self._waiting and len(batch) < BATCH:
             waiting = self._waiting.popleft()
-            order = waiting if isinstance(waiting, SettleOrder) else self._made(waiting)
+            order = waiting if isinstance(waiting, (SettleOrder, Filing)) else self._made(waiting)
             if order is not None:
                 batch.append(order)
         return batch
@@ -132,35 +148,52 @@ class Acker:
             self.logger.exception("couldn't make a finished job's ack; it will run again")
             return None
 
-    def _write(self, batch: list[SettleOrder]) -> None:
+    def _write(self, batch: list[SettleOrder | Filing]) -> None:
+        orders = [item.order if isinstance(item, Filing) else item for item in batch]
         # Acks first, then marks: a mark is never taken after its job's ack (see StatusMarks).
-        working = self._marks.take({done.outcome.jid for done in batch}) if self._marks else {}
+        working = self._marks.take({done.outcome.jid for done in orders}) if self._marks else {}
         try:
-            owned = self.store.settle_many(self.owner, batch, self.clock(), working=working)
+            owned = self.store.settle_many(self.owner, orders, self.clock(), working=working)
         except Exception as error:  # not only Redis: the reconciler retries, the thread lives
             self._write_failed(batch, len(working), error)
             return
         finally:
             self._marks.written()
-        for order, written in zip(batch, owned, strict=True):
+        for item, order, written in zip(batch, orders, owned, strict=True):
             self.state.release(order.fetched.raw)
             if not written:
                 outcome = order.outcome
                 report_lost_ownership(
                     self.logger, self.epoch_watch, outcome.jid, outcome.class_name
                 )
+            elif isinstance(item, Filing):
+                self._call(item.filed)
 
-    def _write_failed(self, batch: list[SettleOrder], marks: int, error: Exception) -> None:
-        for order in batch:
-            self.state.pending.remember(order)
-        if batch:
+    def _write_failed(
+        self, batch: list[SettleOrder | Filing], marks: int, error: Exception
+    ) -> None:
+        acks = 0
+        for item in batch:
+            if isinstance(item, Filing):
+                self._call(functools.partial(item.failed, error))
+            else:
+                self.state.pending.remember(item)
+                acks += 1
+        if acks:
             self.logger.error(
                 "couldn't acknowledge %d finished jobs (%s); will ack them later, "
                 "they won't run again",
-                len(batch),
+                acks,
                 error,
                 extra={"reason": "ack-interrupted"},
             )
-        elif marks:
+        elif marks and not batch:
             # Informational only: each job's outcome sets its status again.
             self.logger.warning("couldn't mark %d tracked jobs working (%s)", marks, error)
+
+    def _call(self, then: Callable[[], None]) -> None:
+        """Run what follows a retry's write; a bug in it mustn't end the thread."""
+        try:
+            then()
+        except Exception:
+            self.logger.exception("couldn't finish filing a failed job's retry")

@@ -2,19 +2,19 @@
 
 gather → decide → apply: the job's run and its `retry_in` answer are
 gathered here, `domain.settlement.settle` decides everything the run's end
-writes, and the `Settler` writes it in one script that first checks the job
-is still this process's.
+writes, and the `Settler` writes it (an ack or a retry with the acker's next
+batch) in one script that first checks the job is still this process's.
 
 A sync job runs on the processor thread that took it.  An async job
 (`async def perform`) is handed to the process's event loop once it has a
-place there, and the thread goes back for the next job; it is gathered,
-decided and written the same way, its failure's write and its death hooks
-on a thread of their own so the loop keeps running.
+place there, and the thread goes back for the next job; it is settled the
+same way, a failure's write and its death hooks on a thread of their own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 import threading
@@ -38,7 +38,6 @@ from cogworker.app.worker.state import RunningJob, WorkerState
 from cogworker.domain import deadlines, locks, settlement
 from cogworker.domain.job import JobRecord
 from cogworker.domain.retries import JITTER_SPAN
-from cogworker.exceptions import UnknownJobClassError
 
 
 @attrs.define
@@ -77,7 +76,7 @@ class Processor:
         loaded = taken.loaded
         job_class = loaded[0]
         if job_class is not None and is_async_job(job_class):
-            loaded = (None, _no_loop(job_class))
+            loaded = (None, run_ends.no_loop(job_class))
         if not lease.may_start(self.state, fetched, self.logger):
             return
         if not self.starts.may_start(job, fetched):
@@ -104,9 +103,8 @@ class Processor:
         now = self.clock()
         decided = settlement.expire(job, self._keeping, now=now)
         unrun = Attempt(job_class=None, started_at=now, ended_at=now)
-        written, _ = self.settler.write_failure(fetched, unrun, decided, lambda: decided)
-        if written:
-            run_logs.expired(self.logger, job, fetched.queue)
+        logged = functools.partial(run_logs.expired, self.logger, job, fetched.queue)
+        self.settler.write_failure(fetched, unrun, decided, lambda: decided, logged)
 
     async def _start_on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> None:
         """Run a job whose start writes first (see `on_loop`), under the lease."""
@@ -169,12 +167,10 @@ class Processor:
         decided = self._decide(job, fetched, attempt, end)
         if decided is None:
             return None
-        written, notice = self.settler.write_failure(
-            fetched, attempt, decided, self._interrupted(job, fetched, attempt, end)
-        )
-        if written:  # an interrupted write logs its own lines; a lost job isn't this one's
-            run_logs.failed(self.logger, job, fetched.queue, attempt, end, decided)
-        return notice
+        interrupted, logged = self._after_write(job, fetched, attempt, end, decided)
+        # A hard timeout's process exits next: its failure is filed before it stops.
+        at_once = timed_out == "hard"
+        return self.settler.write_failure(fetched, attempt, decided, interrupted, logged, at_once)
 
     async def _run_on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> None:
         if not await lease.may_start_on_loop(self.state, fetched, self.logger):
@@ -219,13 +215,10 @@ class Processor:
         decided = self._decide(job, fetched, attempt, end)
         if decided is None:
             return None
-        interrupted = self._interrupted(job, fetched, attempt, end)
-        written, notice = await asyncio.to_thread(
-            self.settler.write_failure, fetched, attempt, decided, interrupted
-        )
-        if written:  # an interrupted write logs its own lines; a lost job isn't this one's
-            run_logs.failed(self.logger, job, fetched.queue, attempt, end, decided)
-        return notice
+        write = (fetched, attempt, decided, *self._after_write(job, fetched, attempt, end, decided))
+        if self.settler.files_later(decided):  # handed over at once: no thread needed
+            return self.settler.write_failure(*write)
+        return await asyncio.to_thread(self.settler.write_failure, *write)
 
     @_runner.default
     def _runner_of_config(self) -> Runner:
@@ -277,24 +270,26 @@ class Processor:
         self.settler.write_ack_later(fetched, decided, job.jid)
         run_logs.done(self.logger, job, fetched.queue, attempt)
 
-    def _interrupted(
-        self, job: JobRecord, fetched: Fetched, attempt: Attempt, end: settlement.RunEnd
-    ) -> Callable[[], settlement.Unsuccessful]:
-        """The end settled again as interrupted, for when its first write fails."""
+    def _after_write(
+        self,
+        job: JobRecord,
+        fetched: Fetched,
+        attempt: Attempt,
+        end: settlement.RunEnd,
+        decided: settlement.Unsuccessful,
+    ) -> tuple[Callable[[], settlement.Unsuccessful], Callable[[], None]]:
+        """The end settled again as interrupted, for when its first write fails; its "fail"
+        line, once that write filed it (an interrupted write logs its own lines)."""
 
         def again() -> settlement.Unsuccessful:
             run = run_ends.run_of(job, fetched.queue, attempt, self.state.identity)
-            decided = settlement.settle(
+            settled = settlement.settle(
                 run, end, self._keeping, now=self.clock(), jitter=0.0, interrupted=True
             )
-            assert not isinstance(decided, settlement.Ack)  # an unsuccessful end stays one
-            return decided
+            assert not isinstance(settled, settlement.Ack)  # an unsuccessful end stays one
+            return settled
 
-        return again
+        def logged() -> None:
+            run_logs.failed(self.logger, job, fetched.queue, attempt, end, decided)
 
-
-def _no_loop(job_class: type[Job]) -> UnknownJobClassError:
-    return UnknownJobClassError(
-        f"{job_class.class_path()} is an async job (async def perform) and this worker "
-        "runs none: it was started with async_concurrency=0"
-    )
+        return again, logged

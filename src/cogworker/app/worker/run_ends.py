@@ -18,11 +18,12 @@ import attrs
 
 from cogworker.adapters import user_hooks
 from cogworker.app.config import Config
+from cogworker.app.job import Job
 from cogworker.app.worker.interrupts import Interrupts
 from cogworker.app.worker.running import Attempt
 from cogworker.domain import deadlines, failure, settlement
 from cogworker.domain.job import JobRecord
-from cogworker.exceptions import JobCancelledError, JobTimeoutError
+from cogworker.exceptions import JobCancelledError, JobTimeoutError, UnknownJobClassError
 
 _RETURNED = settlement.Returned()
 
@@ -80,4 +81,12 @@ def run_of(job: JobRecord, queue: str, attempt: Attempt, process: str) -> settle
         process=process,
         started_at=attempt.started_at,
         ended_at=attempt.ended_at,
+    )
+
+
+def no_loop(job_class: type[Job]) -> UnknownJobClassError:
+    """The error an async job ends with in a worker that runs no event loop."""
+    return UnknownJobClassError(
+        f"{job_class.class_path()} is an async job (async def perform) and this worker "
+        "runs none: it was started with async_concurrency=0"
     )

@@ -1,9 +1,14 @@
 """The settler: writes what `domain.settlement` decided for a run, and copes when it can't.
 
-An ack goes to the acker (batched) or is written at once; a failure is
-written at once, and if that write fails it is settled again as interrupted
-(`settlement.settle(..., interrupted=True)`) and written once more; what
-still can't be written is remembered for the reconciler.  Either way the
+An ack goes to the acker (batched) or is written at once.  A retry goes to
+the acker too (a retry storm is when throughput matters most; it runs no
+hook); if its batch's write fails it is settled again as interrupted
+(`settlement.settle(..., interrupted=True)`) and remembered for the
+reconciler.  Every other failure (a death, whose hooks run only once it is
+written; a discard, a cancel, an expiry; a hard timeout's, whose process
+exits next) is written at once, and if that write fails it is settled
+again as interrupted and written once more; what still can't be written
+is remembered for the reconciler.  Either way the
 job stays on this process's in-progress list until its outcome is written,
 so a crash meanwhile makes it an orphan (run again), never a loss.
 """
@@ -25,7 +30,7 @@ from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.app.death import DeathNotice
 from cogworker.app.job_record import new_jid
-from cogworker.app.worker.acker import Acker
+from cogworker.app.worker.acker import Acker, Filing
 from cogworker.app.worker.ownership import report_lost_ownership
 from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.app.worker.running import Attempt
@@ -81,24 +86,44 @@ class Settler:
         place = self.state.places.place_of(jid)  # its run may be forgotten by then
         self.acker.submit_later(lambda: self._order(fetched, decided(), place))
 
+    def files_later(self, decided: settlement.Unsuccessful) -> bool:
+        """Whether `write_failure` hands `decided` to the acker (it then returns at once)."""
+        return self.acker is not None and isinstance(decided, settlement.ToRetry)
+
     def write_failure(
         self,
         fetched: Fetched,
         attempt: Attempt,
         decided: settlement.Unsuccessful,
         interrupted: Interrupted,
-    ) -> tuple[bool, DeathNotice | None]:
-        """File a run that didn't succeed (or a job that expired unrun); (whether this write
-        filed it, the death hooks' notice if any)."""
+        filed: Callable[[], None],
+        at_once: bool = False,
+    ) -> DeathNotice | None:
+        """File a run that didn't succeed (or a job that expired unrun), calling `filed`
+        once this write filed it (not when an interrupted one did); the death hooks' notice
+        if any.  A retry is handed to the acker (`files_later`) unless asked `at_once`."""
+        if self.acker is not None and self.files_later(decided) and not at_once:
+            order = self._order(fetched, decided)
+            place = order.outcome.limit_place  # its run may be forgotten by the time it fails
+
+            def failed(cause: Exception) -> None:
+                again = interrupted()
+                self._remember_interrupted(again, cause, self._order(fetched, again, place))
+
+            self.acker.submit(Filing(order, filed, failed))
+            return None
         if self.acker is not None and decided.effects.status is not None:
             self.acker.withdraw_mark(decided.job.jid)  # "working" can't land after this status
         order = self._order(fetched, decided)
         try:
             written = self.settles.settle(self.owner, order, self.clock())
         except redis.RedisError as write_error:
-            return False, self._write_interrupted(fetched, attempt, interrupted(), write_error)
+            return self._write_interrupted(fetched, attempt, interrupted(), write_error)
         self._settled(fetched, decided.job.jid, decided.job.class_name, written)
-        return written, _notice(decided, attempt) if written else None
+        if not written:
+            return None
+        filed()
+        return _notice(decided, attempt)
 
     def _write_interrupted(
         self,
@@ -109,19 +134,25 @@ class Settler:
     ) -> DeathNotice | None:
         job = decided.job
         order = self._order(fetched, decided)
-        reason = settlement.interruption_reason(decided)
-        extra = {"jid": job.jid, "class": job.class_name, "reason": reason}
         try:
             written = self.settles.settle(self.owner, order, self.clock())
         except redis.RedisError:
-            self.state.pending.remember(order)
-            self.logger.error(
-                "couldn't record a failure (%s); will file it later", cause, extra=extra
-            )
+            self._remember_interrupted(decided, cause, order)
             return None
-        self.logger.error("couldn't record a failure (%s) at first; filed", cause, extra=extra)
+        self.logger.error(
+            "couldn't record a failure (%s) at first; filed", cause, extra=_extra(decided)
+        )
         self._settled(fetched, job.jid, job.class_name, written)
         return _notice(decided, attempt) if written else None
+
+    def _remember_interrupted(
+        self, decided: settlement.Unsuccessful, cause: Exception, order: SettleOrder
+    ) -> None:
+        """Keep `order`, writing the interrupted settlement `decided`, for the reconciler."""
+        self.state.pending.remember(order)
+        self.logger.error(
+            "couldn't record a failure (%s); will file it later", cause, extra=_extra(decided)
+        )
 
     def file_unparseable(self, fetched: Fetched, problem: payload.PayloadError) -> None:
         """File a fetched payload that isn't a job in dead, its text kept."""
@@ -153,6 +184,16 @@ class Settler:
         self.state.release(fetched.raw)
         if not written:
             report_lost_ownership(self.logger, self.epoch_watch, jid, class_name)
+
+
+def _extra(decided: settlement.Unsuccessful) -> dict[str, str]:
+    """The log fields of a failure whose write failed."""
+    job = decided.job
+    return {
+        "jid": job.jid,
+        "class": job.class_name,
+        "reason": settlement.interruption_reason(decided),
+    }
 
 
 def _notice(decided: settlement.Unsuccessful, attempt: Attempt) -> DeathNotice | None:
