@@ -11,7 +11,8 @@ import redis.asyncio
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.layout_store import KeyReport, LayoutStore, admit_async
-from cogworker.domain.layout import Fresh, Outdated, Ready, Rename, RenameMatching, Step
+from cogworker.domain.layout import Rename, RenameMatching, Step
+from cogworker.domain.layout_verdicts import Fresh, Outdated, Ready
 
 HASH = Rename(old="cogworker:old:hash", new="cogworker:{new}:hash")
 TEXT = Rename(old="cogworker:old:text", new="cogworker:{new}:text")

@@ -18,7 +18,7 @@ from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.settle import SettleStore
 from cogworker.adapters.layout_store import LayoutStore
 from cogworker.app.worker.reconciler import Reconciler
-from cogworker.domain import layout, payload
+from cogworker.domain import layout, layout_verdicts, payload
 from tests.support.reconcilers import reconciler
 
 IDENTITY = "host:1:stopping"
@@ -123,5 +123,5 @@ def test_an_old_global_list_is_a_key_of_the_old_layout(rc: redis.Redis) -> None:
 
         verdict = LayoutStore(rc).admit()
 
-        assert verdict == layout.Outdated(stored=0, current=layout.current())
+        assert verdict == layout_verdicts.Outdated(stored=0, current=layout.current())
         assert not rc.exists(keys.LAYOUT)

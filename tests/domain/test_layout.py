@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cogworker.domain import layout
-from cogworker.domain.layout import Fresh, Newer, Outdated, Ready, Step
+from cogworker.domain import layout, layout_verdicts
+from cogworker.domain.layout import Step
 from cogworker.domain.layout_moves import RenameMatching
+from cogworker.domain.layout_verdicts import Fresh, Newer, Outdated, Ready
 from tests.domain.strategies import clock_times, layout_steps
 
 numbers = st.integers(min_value=0, max_value=8)
@@ -25,7 +26,7 @@ def test_without_a_number_only_old_keys_make_a_redis_outdated(
     found = data.draw(st.sets(st.sampled_from(olds)) if olds else st.just(set[str]()))
     unrelated = {"cogworker:queues", *(rename.new for step in steps for rename in step.renames)}
 
-    decided = layout.verdict(None, found | unrelated, steps)
+    decided = layout_verdicts.verdict(None, found | unrelated, steps)
 
     if found:
         assert decided == Outdated(stored=0, current=layout.current(steps))
@@ -39,7 +40,7 @@ def test_a_stored_number_is_compared_with_the_codes(steps: tuple[Step, ...], sto
     found no longer matter."""
     latest = layout.current(steps)
 
-    decided = layout.verdict(stored, layout.old_names(steps), steps)
+    decided = layout_verdicts.verdict(stored, layout.old_names(steps), steps)
 
     if stored == latest:
         assert decided == Ready()
@@ -113,7 +114,7 @@ def test_still_beating_are_the_processes_with_a_beat_younger_than_the_threshold(
     beats: dict[str, float | None], now: float, threshold: float
 ) -> None:
     """A migration waits for exactly the processes that beat within the threshold."""
-    running = layout.still_beating(beats, now, threshold)
+    running = layout_verdicts.still_beating(beats, now, threshold)
 
     assert running == sorted(running)
     for identity, beat in beats.items():
@@ -136,7 +137,7 @@ def test_a_family_moves_each_member_found_keeping_what_varies(names: set[str], s
 
     moves = {rename.old: rename.new for each in planned for rename in each.renames}
     assert moves == {f"cogworker:queue:{n}": f"cogworker:{{q:{n}}}:queue" for n in names}
-    decided = layout.verdict(None, found, (step,))
+    decided = layout_verdicts.verdict(None, found, (step,))
     assert decided == (Outdated(stored=0, current=1) if names else Fresh(number=1))
 
 

@@ -34,7 +34,7 @@ from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.adapters.redis_client import RedisClient, is_cluster
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain.cron import ScheduleEntry
-from cogworker.domain.layout import Verdict
+from cogworker.domain.layout_verdicts import Verdict
 from cogworker.domain.records import AttemptRecord, RunRecord
 from cogworker.domain.stats import days_back
 

@@ -20,9 +20,10 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
-from cogworker.domain import layout, layout_moves
-from cogworker.domain.layout import Fresh, Ready, Step, Verdict
+from cogworker.domain import layout, layout_moves, layout_verdicts
+from cogworker.domain.layout import Step
 from cogworker.domain.layout_moves import Rename
+from cogworker.domain.layout_verdicts import Fresh, Ready, Verdict
 
 MOVE_KEY = LuaScript("move_key")
 RAISE_LAYOUT = LuaScript("raise_layout")
@@ -69,7 +70,7 @@ class LayoutStore:
         return frozenset(named | {name for name in members if layout.is_old(name, steps)})
 
     def verdict(self, steps: tuple[Step, ...] = layout.STEPS) -> Verdict:
-        """What a process of this code does on this Redis (`domain.layout.verdict`): the
+        """What a process of this code does on this Redis (`domain.layout_verdicts.verdict`): the
         number and the old keys read in one round trip (an EXISTS each: single-key); with
         no number, a scan for a member of each family too, stopping at the first."""
         names = layout.old_names(steps)
@@ -196,4 +197,4 @@ def _verdict(
     members a scan found."""
     found = {name for name, count in zip(names, exists, strict=True) if count}
     found |= {name for name in members if layout.is_old(name, steps)}
-    return layout.verdict(layout_number(raw), found, steps)
+    return layout_verdicts.verdict(layout_number(raw), found, steps)

@@ -17,7 +17,7 @@ from cogworker.app.enqueue_call import batch_outcome, batches, enqueue_errors, w
 from cogworker.app.middleware import client_chain
 from cogworker.app.push_batch import PushBatch
 from cogworker.domain.job import JobRecord
-from cogworker.domain.layout import refusal
+from cogworker.domain.layout_verdicts import refusal
 from cogworker.exceptions import EnqueueError, LayoutError
 
 

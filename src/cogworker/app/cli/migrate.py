@@ -22,7 +22,7 @@ from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.adapters.redis_client import is_cluster
 from cogworker.app.cli.output import answer, table
 from cogworker.app.cli.session import Session, inspecting
-from cogworker.domain import layout
+from cogworker.domain import layout, layout_verdicts
 from cogworker.domain.layout import Planned, Step
 
 #: The columns of a migration's answer, one row per key.
@@ -38,7 +38,9 @@ def migrate(session: Session, dry_run: bool) -> bool:
     stored = store.stored()
     latest = layout.current()
     if stored is not None and stored > latest:
-        click.echo(f"cogworker: {layout.Newer(stored=stored, current=latest).problem}", err=True)
+        click.echo(
+            f"cogworker: {layout_verdicts.Newer(stored=stored, current=latest).problem}", err=True
+        )
         return False
     found = store.found()
     planned = layout.plan(stored or 0, found)
@@ -82,7 +84,7 @@ def _admitted_on_cluster(store: LayoutStore, found: frozenset[str]) -> bool:
 def _workers_stopped(session: Session) -> bool:
     """Whether no worker beats any more (within the orphan threshold); if one does, say so."""
     beats, now = ProcessRegistry(session.redis).beats()
-    running = layout.still_beating(beats, now, session.config.orphan_threshold)
+    running = layout_verdicts.still_beating(beats, now, session.config.orphan_threshold)
     if running:
         click.echo(
             f"cogworker: stop the workers first: {len(running)} still beating "

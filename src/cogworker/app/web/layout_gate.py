@@ -20,7 +20,7 @@ from litestar.response import Template
 
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.web.context import render, threaded
-from cogworker.domain.layout import refusal
+from cogworker.domain.layout_verdicts import refusal
 
 #: How long a layout found right is trusted before it is read again.
 RECHECK_SECONDS = 30.0

@@ -18,7 +18,7 @@ from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.redis_target import RedisTarget
 from cogworker.app.worker.backoff import Backoff
 from cogworker.app.worker.stopping import SETTING_EXIT
-from cogworker.domain.layout import refusal
+from cogworker.domain.layout_verdicts import refusal
 
 
 def register(
