@@ -51,20 +51,6 @@ def test_each_cluster_url_reads_as_its_target(url: str, target: RedisTarget, lab
     assert parsed.label == label
 
 
-MALFORMED = [
-    pytest.param("redis+cluster://h:7000/3", "only database 0, not 3", id="database"),
-    pytest.param("redis+cluster://h:7000,:7001", "names no host", id="no-host"),
-    pytest.param("redis+cluster://h/0?tls_ca_file=x", "need a rediss:// URL", id="tls-on-plain"),
-]
-
-
-@pytest.mark.parametrize(("url", "says"), MALFORMED)
-def test_a_malformed_cluster_url_says_what_is_wrong(url: str, says: str) -> None:
-    """A ValueError naming the part that can't work."""
-    with pytest.raises(ValueError, match=says):
-        parse(url, "s")
-
-
 def test_config_redis_cluster_makes_the_url_s_server_a_start_up_node() -> None:
     """A rediss:// URL with `redis_cluster`: its server is the one start-up node, with the
     URL's TLS and the fields' credentials."""

@@ -64,6 +64,9 @@ MALFORMED = [
     pytest.param("rediss://h/0?tls_verify=maybe", "tls_verify is one of", id="verify"),
     pytest.param("redis+sentinel://h:1", "names the master after the hosts", id="no-master"),
     pytest.param("redis://h/0?sentinel_password=x", "does not apply", id="sentinel-option"),
+    pytest.param("redis+cluster://h:7000/3", "only database 0, not 3", id="cluster-database"),
+    pytest.param("redis+cluster://h:7000,:7001", "names no host", id="cluster-no-host"),
+    pytest.param("redis+cluster://h/0?tls_ca_file=x", "need a rediss:// URL", id="cluster-tls"),
 ]
 
 
