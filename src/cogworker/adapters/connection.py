@@ -123,17 +123,7 @@ def connect_cluster(
 ) -> redis.RedisCluster:
     """A `redis.RedisCluster` of `target`'s start-up nodes: `connect`'s rules on every node
     (`timeout` for each command and connect, `SOCKET_TIMEOUT` by default)."""
-    options: dict[str, Any] = {
-        **_socket_options(),
-        "socket_timeout": timeout,
-        "socket_connect_timeout": min(timeout, CONNECT_TIMEOUT),
-        **tls_options(target.tls),
-        "ssl": target.tls is not None,
-        "health_check_interval": 30,
-        "decode_responses": False,
-        "username": target.username,
-        "password": target.password,
-    }
+    options = cluster_options(target, timeout=timeout)
     if max_connections is not None:
         options["max_connections"] = max_connections
     return redis.RedisCluster(
