@@ -20,7 +20,6 @@ from cogworker.adapters.redis_target import parse
 from cogworker.app import default_clients
 from tests.cluster import jobs
 from tests.cluster.test_cluster_drain import (
-    APP,
     MIX,
     assert_each_ran_once,
     cluster_url,
@@ -33,6 +32,10 @@ from tests.support.clients import BlockingAsyncClient
 from tests.support.cluster import LocalCluster
 from tests.support.processes import CogworkerProcess, wait_until
 
+#: The worker's APP: `jobs.config`, the shortcuts configured from `$COGWORKER_REDIS_URL`.
+SHORTCUTS_APP = "tests.cluster.shortcuts_app:config"
+#: How many links the chain of async jobs has.
+CHAIN = 6
 #: A unique lock in each queue's slot: `default` and `critical` live on different primaries.
 LOCKS = (
     "cogworker:{q:default}:unique:app.Send:default:abc",
@@ -50,8 +53,9 @@ def configured(local_cluster: LocalCluster) -> Iterator[cogworker.Config]:
     default_clients._default = None
 
 
-async def enqueue_batch_and_shortcut() -> tuple[str | None, str | None]:
-    """A job keeping its result, a batch of both queues and an `aperform_async`, through
+async def enqueue_batch_and_shortcuts() -> tuple[str | None, str | None]:
+    """A job keeping its result, a batch of both queues, an `aperform_async` and the start
+    of a chain of async jobs enqueueing their next (`jobs.ChainAsync`, 6 links), through
     the configured config: the result's jid and the shortcut's."""
     config = default_clients.default_client().config
     async with cogworker.AsyncClient(config) as client:
@@ -59,6 +63,7 @@ async def enqueue_batch_and_shortcut() -> tuple[str | None, str | None]:
         async with client.batch(on_success=jobs.BatchDone) as batch:
             await batch.enqueue(jobs.CriticalDrain, -1)
             await batch.enqueue(Drain, -2)
+        await client.enqueue(jobs.ChainAsync, CHAIN - 1)
     return doubled, await jobs.CriticalDrain.aperform_async(-3)
 
 
@@ -70,17 +75,20 @@ def test_an_async_client_s_jobs_on_two_primaries_are_drained_each_once(
     tmp_path: Path,
 ) -> None:
     """Plain, bulk, scheduled and unique jobs on both queues, a kept result, a batch of both
-    queues and a shortcut's job, all sent by AsyncClients: a worker runs each once (a
-    retried one twice), the result and status read back through an AsyncClient."""
+    queues and a shortcut's job, all sent by AsyncClients, and async jobs enqueueing their
+    next with the shortcut in the worker: each runs once (a retried one twice), the result
+    and status read back through an AsyncClient."""
     client = BlockingAsyncClient(configured)
     enqueue_both(client)
-    doubled, shortcut = asyncio.run(enqueue_batch_and_shortcut())
+    doubled, shortcut = asyncio.run(enqueue_batch_and_shortcuts())
     assert doubled is not None
     assert shortcut is not None
-    command = ["work", APP, "--redis-url", configured.redis_url, "--processes", "1"]
-    env = {"COGWORKER_TEST_REDIS_URL": redis_url}
+    command = ["work", SHORTCUTS_APP, "--processes", "1"]
+    assert configured.redis_url is not None
+    env = {"COGWORKER_TEST_REDIS_URL": redis_url, "COGWORKER_REDIS_URL": configured.redis_url}
     with CogworkerProcess(command, directory=tmp_path, env=env) as supervisor:
         drain.wait_drained(rc, twice(MIX), supervisor)
+        wait_until(lambda: rc.hlen("runs:chain") == CHAIN, 30, message=supervisor.log_tail)
         assert client.result(doubled, timeout=30) == 42
         assert client.status(doubled) == "complete"
         wait_until(lambda: rc.hlen("runs:batch_done") == 1, 30, message=supervisor.log_tail)
@@ -89,6 +97,7 @@ def test_an_async_client_s_jobs_on_two_primaries_are_drained_each_once(
     client.close()
     assert "Traceback" not in supervisor.log_text()
     assert_each_ran_once(rc, cluster_client)
+    assert set(drain.runs(rc, "chain").values()) == {1}
 
 
 def test_the_factory_s_async_cluster_client_authenticates_as_an_acl_user_and_never_retries(
@@ -106,7 +115,7 @@ def test_the_factory_s_async_cluster_client_authenticates_as_an_acl_user_and_nev
         client = connect_async(parse(url, "s"))
         assert isinstance(client, redis.asyncio.RedisCluster)
         assert client.retry.get_retries() == 0
-        whoami = await client.acl_whoami(target_nodes=client.PRIMARIES)  # type: ignore[call-arg]  # a cluster's option
+        whoami = await client.acl_whoami(target_nodes=client.PRIMARIES)
         assert set(whoami.values()) == {"clusterer"}
         async with cogworker.AsyncClient(cogworker.Config(redis_url=url), client=client) as sender:
             return await sender.enqueue_many(jobs.CriticalDrain, [[1], [2]])
