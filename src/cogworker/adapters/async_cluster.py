@@ -42,7 +42,7 @@ _HELD: ContextVar[Turns | None] = ContextVar("cogworker_cluster_turn", default=N
 
 @attrs.define
 class Turns:
-    """How many calls of one client may run at once, the rest waiting in order."""
+    """How many calls of one client may run at once, the rest waiting for a turn."""
 
     limit: int
     _free: asyncio.Semaphore = attrs.field(
