@@ -173,6 +173,26 @@ def test_more_calls_at_once_than_connections_wait_their_turn(
     assert cluster_client.llen("cogworker:{q:critical}:queue") == 20
 
 
+def test_a_call_made_inside_a_call_runs_in_its_caller_s_turn(
+    local_cluster: LocalCluster, cluster_client: redis.RedisCluster
+) -> None:
+    """With one turn, EXISTS of keys on two primaries (a command redis-py splits by slot and
+    sends as a pipeline from inside itself) answers instead of waiting for a second turn
+    forever."""
+    for lock in LOCKS:
+        cluster_client.set(lock, "jid")
+
+    async def counted() -> int:
+        client = connect_cluster_async(parse(cluster_url(local_cluster), "s"), max_connections=1)
+        try:
+            counting = client.execute_command("EXISTS", *LOCKS)
+            return int(await asyncio.wait_for(counting, timeout=30))
+        finally:
+            await client.aclose()
+
+    assert asyncio.run(counted()) == len(LOCKS)
+
+
 def client_ids(local_cluster: LocalCluster) -> list[set[int]]:
     """The ids of the clients connected to each primary (but the one asking)."""
     found = []
