@@ -9,6 +9,7 @@ counted in the plain side-effect Redis of `$COGWORKER_TEST_REDIS_URL`.
 from __future__ import annotations
 
 import cogworker
+from cogworker import Job
 from tests.production_redis.jobs import Dies, Drain, FailsOnce, Unique, record
 
 QUEUES = ("critical", "default")
@@ -55,3 +56,21 @@ class BatchDone(Drain):
 
     def perform(self, bid: str) -> None:  # type: ignore[override]  # a callback's argument
         record("batch_done", self.jid)
+
+
+class ChainAsync(Job, queue="critical"):
+    """An async job: counts its run, then enqueues the chain's next link (`n - 1`, down to
+    0) on the other queue with `aperform_async` (see `shortcuts_app`)."""
+
+    async def perform(self, n: int) -> None:
+        record("chain", self.jid)
+        if n > 0:
+            await LINKS[n % 2].aperform_async(n - 1)
+
+
+class ChainAsyncDefault(ChainAsync, queue="default"):
+    """`ChainAsync` on the default queue."""
+
+
+#: The chain's links, taking turns: odd numbers go to the default queue.
+LINKS = (ChainAsync, ChainAsyncDefault)

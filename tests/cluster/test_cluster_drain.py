@@ -12,6 +12,7 @@ from tests.cluster import jobs
 from tests.faults import oracle
 from tests.production_redis import drain
 from tests.production_redis.jobs import Drain
+from tests.support.clients import EitherClient
 from tests.support.cluster import LocalCluster
 from tests.support.processes import CogworkerProcess, wait_until
 
@@ -25,7 +26,7 @@ def cluster_url(cluster: LocalCluster) -> str:
     return f"redis+cluster://{nodes}/0"
 
 
-def enqueue_both(client: cogworker.Client) -> None:
+def enqueue_both(client: EitherClient) -> None:
     """The drain's mix on `default`, and the same on `critical`."""
     drain.enqueue(client, MIX)
     client.enqueue_many(jobs.CriticalDrain, [[n] for n in range(MIX.plain)])
@@ -42,6 +43,19 @@ def twice(mix: drain.Mix) -> drain.Mix:
     """`mix` on both queues."""
     counts = (mix.plain, mix.retried, mix.scheduled, mix.dead, mix.unique)
     return drain.Mix(*(2 * count for count in counts))
+
+
+def assert_each_ran_once(rc: redis.Redis, cluster_client: redis.RedisCluster) -> None:
+    """Each job of the drain ran once (a retried one twice), the dead are in their queue's
+    dead set, and nothing is left over."""
+    assert all(count == 1 for count in drain.runs(rc, "drain").values())
+    assert all(count == 2 for count in drain.runs(rc, "fails_once").values())
+    for queue in jobs.QUEUES:
+        assert cluster_client.zcard(f"cogworker:{{q:{queue}}}:dead") == MIX.dead
+        assert cluster_client.llen(f"cogworker:{{q:{queue}}}:queue") == 0
+        assert cluster_client.zcard(f"cogworker:{{q:{queue}}}:schedule") == 0
+        assert cluster_client.zcard(f"cogworker:{{q:{queue}}}:retry") == 0
+    oracle.assert_nothing_left_behind(cluster_client)
 
 
 def test_a_worker_drains_two_queues_on_two_primaries_each_job_once(
@@ -71,12 +85,5 @@ def test_a_worker_drains_two_queues_on_two_primaries_each_job_once(
         wait_until(lambda: rc.hlen("runs:batch_done") == 1, 30, message=supervisor.log_tail)
         assert supervisor.terminate(60.0) == 0, supervisor.log_tail()
     assert "Traceback" not in supervisor.log_text()
-    assert all(count == 1 for count in drain.runs(rc, "drain").values())
-    assert all(count == 2 for count in drain.runs(rc, "fails_once").values())
-    for queue in jobs.QUEUES:
-        assert cluster_client.zcard(f"cogworker:{{q:{queue}}}:dead") == MIX.dead
-        assert cluster_client.llen(f"cogworker:{{q:{queue}}}:queue") == 0
-        assert cluster_client.zcard(f"cogworker:{{q:{queue}}}:schedule") == 0
-        assert cluster_client.zcard(f"cogworker:{{q:{queue}}}:retry") == 0
-    oracle.assert_nothing_left_behind(cluster_client)
+    assert_each_ran_once(rc, cluster_client)
     client.close()

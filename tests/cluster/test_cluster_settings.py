@@ -3,8 +3,11 @@ work on a cluster (a clear error), and the factory's client on the real local cl
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 import redis
+import redis.asyncio
 
 import cogworker
 from cogworker.adapters.connection import connect
@@ -94,11 +97,29 @@ def test_what_a_cluster_cannot_do_is_a_config_error(fields: dict[str, object], s
         cogworker.Config(**fields)  # type: ignore[arg-type]  # the fields under test
 
 
-def test_an_async_client_of_a_cluster_is_refused_for_now() -> None:
-    """AsyncClient has no cluster client yet: a ConfigError saying so, at construction."""
-    config = cogworker.Config(redis_url="redis+cluster://127.0.0.1:1")
-    with pytest.raises(cogworker.ConfigError, match="AsyncClient does not support a Redis Cluster"):
-        cogworker.AsyncClient(config)
+def test_an_async_client_of_a_cluster_no_node_answers_raises_unavailable_errors() -> None:
+    """An AsyncClient of a cluster is made without connecting; with no node answering, an
+    enqueue is an EnqueueUnavailableError and a status read a RedisUnavailableError (the
+    cluster's "unreachable" raised as a connection error), neither showing the password."""
+    config = cogworker.Config(redis_url="redis+cluster://u:secret@127.0.0.1:1")
+
+    async def calls() -> list[BaseException]:
+        errors: list[BaseException] = []
+        async with cogworker.AsyncClient(config) as client:
+            assert isinstance(client.redis, redis.asyncio.RedisCluster)
+            for call in (client.enqueue(_Plain, jid="lost-1"), client.status("lost-1")):
+                with pytest.raises(cogworker.RedisUnavailableError) as info:
+                    await call
+                errors.append(info.value)
+        return errors
+
+    enqueued, status = asyncio.run(calls())
+    assert isinstance(enqueued, cogworker.EnqueueUnavailableError)
+    assert enqueued.unknown == ("lost-1",)
+    assert not isinstance(status, cogworker.EnqueueError)
+    for error in (enqueued, status):
+        assert "u:***@127.0.0.1:1" in str(error)
+        assert "secret" not in str(error)
 
 
 def test_the_factory_s_cluster_client_authenticates_as_an_acl_user_and_never_retries(

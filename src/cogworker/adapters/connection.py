@@ -9,8 +9,8 @@ replica; a connection still open to a demoted primary is dropped at its
 first READONLY answer (redis-py's `SentinelManagedConnection`).
 `connect_async` does the same for redis.asyncio (see `sentinel`).
 On a Redis Cluster (`RedisTarget.cluster`) `connect` builds a
-`redis.RedisCluster` from the start-up nodes; asyncio clients of a cluster
-are not supported yet (a ConfigError).
+`redis.RedisCluster` from the start-up nodes, and `connect_async` a
+`redis.asyncio.RedisCluster` (`connect_cluster_async`, see `async_cluster`).
 
 redis-py re-sends a command after a connection error by default.  A job
 move that timed out may still have been applied, so a blind re-send could
@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 import redis
 import redis.asyncio
+import redis.asyncio.cluster
 import redis.asyncio.sentinel
 from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
@@ -39,7 +40,8 @@ from redis.connection import Connection, SSLConnection, UnixDomainSocketConnecti
 from redis.retry import Retry
 from redis.sentinel import SentinelConnectionPool
 
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.async_cluster import AsyncCluster
+from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
 from cogworker.adapters.redis_target import RedisTarget, Tls
 from cogworker.adapters.sentinel import (
     BlockingSentinelPool,
@@ -48,7 +50,6 @@ from cogworker.adapters.sentinel import (
     SentinelSet,
     ThreadedSentinels,
 )
-from cogworker.exceptions import ConfigError
 
 #: Longer than any blocking command cogworker issues (see BLOCK_SECONDS).
 SOCKET_TIMEOUT = 5.0
@@ -122,7 +123,19 @@ def connect_cluster(
 ) -> redis.RedisCluster:
     """A `redis.RedisCluster` of `target`'s start-up nodes: `connect`'s rules on every node
     (`timeout` for each command and connect, `SOCKET_TIMEOUT` by default)."""
-    options: dict[str, Any] = {
+    options = cluster_options(target, timeout=timeout)
+    if max_connections is not None:
+        options["max_connections"] = max_connections
+    return redis.RedisCluster(
+        startup_nodes=[ClusterNode(host, port) for host, port in target.cluster],  # type: ignore[no-untyped-call]
+        **options,
+    )
+
+
+def cluster_options(target: RedisTarget, *, timeout: float = SOCKET_TIMEOUT) -> dict[str, Any]:
+    """A cluster client's options for `target`: `connect`'s rules on every node, `timeout`
+    for each command and connect; the same for redis-py and redis.asyncio."""
+    return {
         **_socket_options(),
         "socket_timeout": timeout,
         "socket_connect_timeout": min(timeout, CONNECT_TIMEOUT),
@@ -133,12 +146,6 @@ def connect_cluster(
         "username": target.username,
         "password": target.password,
     }
-    if max_connections is not None:
-        options["max_connections"] = max_connections
-    return redis.RedisCluster(
-        startup_nodes=[ClusterNode(host, port) for host, port in target.cluster],  # type: ignore[no-untyped-call]
-        **options,
-    )
 
 
 def dedicated(target: RedisTarget, *, fallback: RedisClient) -> RedisClient:
@@ -210,7 +217,7 @@ ASYNC_CONNECTIONS = 50
 
 def connect_async(
     target: RedisTarget, *, max_connections: int = ASYNC_CONNECTIONS
-) -> redis.asyncio.Redis:
+) -> AsyncRedisClient:
     """`connect` for asyncio code: the same timeouts, TLS, credentials and Sentinel, no
     command ever re-sent, and at most `max_connections` open; a task finding them all busy
     waits for one, however long the queue of tasks ahead of it.
@@ -219,10 +226,7 @@ def connect_async(
     is (`SOCKET_TIMEOUT`), so a Redis that stopped answering frees them all; a bound on
     the wait would only turn a burst of enqueues into "Redis is unavailable" errors."""
     if target.cluster:
-        raise ConfigError(
-            f"AsyncClient does not support a Redis Cluster yet ({target.described()}): "
-            "use Client (docs/redis-cluster.md)"
-        )
+        return connect_cluster_async(target, max_connections=max_connections)
     options: dict[str, Any] = {
         **_socket_options(unix=target.path is not None),
         **tls_options(target.tls),
@@ -243,6 +247,23 @@ def connect_async(
         kind = redis.asyncio.SSLConnection if target.tls is not None else redis.asyncio.Connection
         options.update(connection_class=kind, host=target.host, port=target.port)
     return redis.asyncio.Redis.from_pool(redis.asyncio.BlockingConnectionPool(**options))
+
+
+def connect_cluster_async(
+    target: RedisTarget, *, max_connections: int = ASYNC_CONNECTIONS
+) -> AsyncCluster:
+    """`connect_cluster` for asyncio code: a `redis.asyncio.RedisCluster` of `target`'s
+    start-up nodes with the same rules, at most `max_connections` calls at once (a task
+    finding them busy waits, as with `connect_async`), and a slot without a primary or no
+    node answering raised as `redis.ConnectionError` (see `async_cluster`).  It connects at
+    its first command, not here."""
+    return AsyncCluster(
+        startup_nodes=[
+            redis.asyncio.cluster.ClusterNode(host, port) for host, port in target.cluster
+        ],
+        **{**cluster_options(target), "retry": AsyncRetry(NoBackoff(), 0)},
+        max_connections=max_connections,
+    )
 
 
 def _async_sentinel_pool(

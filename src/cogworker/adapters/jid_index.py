@@ -24,12 +24,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import attrs
-import redis
-import redis.asyncio
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
 from cogworker.adapters.replies import as_bytes
 
 #: The keys of a jid's records in a queue's slot (all in that one slot): `probe(queue)`.
@@ -99,7 +97,7 @@ def locate(client: RedisClient, jid: str, probe: Probe, *, result: bool = False)
 
 
 async def locate_async(
-    client: redis.asyncio.Redis, jid: str, probe: Probe, *, result: bool = False
+    client: AsyncRedisClient, jid: str, probe: Probe, *, result: bool = False
 ) -> str | None:
     """`locate` through a redis.asyncio client."""
     found = _entry(await client.get(keys.jid_index(jid)), result)

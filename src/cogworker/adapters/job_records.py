@@ -14,15 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import redis
-import redis.asyncio
-
 from cogworker.adapters import jid_index, parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jid_index import JidIndex
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import Retention
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
 
 
 def probe(jid: str) -> jid_index.Probe:
@@ -63,7 +60,7 @@ def holders(client: RedisClient, jid: str) -> tuple[str, ...]:
     return holders_of(jid_index.locate(client, jid, probe(jid)))
 
 
-async def holders_async(client: redis.asyncio.Redis, jid: str) -> tuple[str, ...]:
+async def holders_async(client: AsyncRedisClient, jid: str) -> tuple[str, ...]:
     """`holders` through a redis.asyncio client."""
     return holders_of(await jid_index.locate_async(client, jid, probe(jid)))
 

@@ -13,11 +13,9 @@ import itertools
 from collections.abc import Iterable, Sequence
 
 import attrs
-import redis
-import redis.asyncio
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
 from cogworker.domain import layout, layout_moves, layout_verdicts
@@ -136,9 +134,7 @@ class LayoutStore:
         return int(RAISE_LAYOUT(self.client, (keys.LAYOUT,), (step.number,)))
 
 
-async def admit_async(
-    client: redis.asyncio.Redis, steps: tuple[Step, ...] = layout.STEPS
-) -> Verdict:
+async def admit_async(client: AsyncRedisClient, steps: tuple[Step, ...] = layout.STEPS) -> Verdict:
     """`LayoutStore.admit` for an asyncio client."""
     names = layout.old_names(steps)
     pipe = client.pipeline(transaction=False)

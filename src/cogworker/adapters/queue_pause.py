@@ -32,13 +32,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 import redis
-import redis.asyncio
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import AsyncRedisClient, AsyncRedisPipeline, RedisClient
 from cogworker.adapters.replies import as_bytes
 
-P = TypeVar("P", redis.client.Pipeline, redis.asyncio.client.Pipeline)
+#: A pipeline of any client (redis-py leaves a sync cluster's pipeline untyped).
+P = TypeVar("P", bound=redis.client.Pipeline | AsyncRedisPipeline)
 
 
 def pause(client: RedisClient, queues: Sequence[str]) -> list[bool]:
@@ -61,12 +61,12 @@ def paused(client: RedisClient) -> frozenset[str]:
     return _flagged(listed, _flags(client.pipeline(transaction=False), listed).execute())
 
 
-async def pause_async(client: redis.asyncio.Redis, queues: Sequence[str]) -> list[bool]:
+async def pause_async(client: AsyncRedisClient, queues: Sequence[str]) -> list[bool]:
     """`pause` through an asyncio client."""
     return _paused_now(await _pausing(client.pipeline(transaction=False), queues).execute())
 
 
-async def resume_async(client: redis.asyncio.Redis, queues: Sequence[str]) -> list[bool]:
+async def resume_async(client: AsyncRedisClient, queues: Sequence[str]) -> list[bool]:
     """`resume` through an asyncio client."""
     replies = await _resuming(client.pipeline(transaction=False), queues).execute()
     paused_again = _paused_again(queues, replies)
@@ -75,7 +75,7 @@ async def resume_async(client: redis.asyncio.Redis, queues: Sequence[str]) -> li
     return _resumed_now(replies)
 
 
-async def paused_async(client: redis.asyncio.Redis) -> frozenset[str]:
+async def paused_async(client: AsyncRedisClient) -> frozenset[str]:
     """`paused` through an asyncio client."""
     listed = sorted(names_of(await client.smembers(keys.PAUSED)))
     return _flagged(listed, await _flags(client.pipeline(transaction=False), listed).execute())

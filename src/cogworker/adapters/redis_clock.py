@@ -19,7 +19,7 @@ import attrs
 import redis
 import redis.asyncio
 
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
 
 #: How often the offset is measured again (monotonic clocks drift slowly).
 REFRESH_EVERY = 30.0
@@ -107,7 +107,7 @@ class AsyncRedisClock:
     the offset measured before.
     """
 
-    client: redis.asyncio.Redis
+    client: AsyncRedisClient
     refresh_every: float = REFRESH_EVERY
     _offset: ClockOffset = attrs.field(
         default=attrs.Factory(lambda self: ClockOffset(self.refresh_every), takes_self=True),

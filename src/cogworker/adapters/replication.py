@@ -16,8 +16,9 @@ from typing import Any
 
 import attrs
 import redis
-import redis.asyncio.client
 import redis.client
+
+from cogworker.adapters.redis_client import AsyncRedisPipeline
 
 #: Seconds a write waits for its replicas by default.
 DEFAULT_TIMEOUT = 1.0
@@ -25,7 +26,7 @@ DEFAULT_TIMEOUT = 1.0
 #: (connection.SOCKET_TIMEOUT, 5 s), or the connection is dropped as dead.
 MAX_TIMEOUT = 3.0
 
-Pipeline = redis.client.Pipeline | redis.asyncio.client.Pipeline
+Pipeline = redis.client.Pipeline | AsyncRedisPipeline
 
 
 def checked_replicas(value: object, setting: str) -> int:

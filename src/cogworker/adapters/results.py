@@ -18,14 +18,12 @@ from collections.abc import Callable, Iterable
 from typing import Literal, TypeAlias
 
 import attrs
-import redis
-import redis.asyncio
 from returns.pipeline import is_successful
 
 from cogworker.adapters import jid_index, scripts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.connection import SOCKET_TIMEOUT
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
 from cogworker.domain import payload, results
 
 _KEEP_TEXT = f'"{results.PAYLOAD_KEY}"'.encode()
@@ -84,7 +82,7 @@ def wait(client: RedisClient, jid: str, timeout: float | None) -> Found:
     return "timed out"
 
 
-async def wait_async(client: redis.asyncio.Redis, jid: str, timeout: float | None) -> Found:
+async def wait_async(client: AsyncRedisClient, jid: str, timeout: float | None) -> Found:
     """`wait` through a redis.asyncio client."""
     queue = await jid_index.locate_async(client, jid, probe(jid), result=True)
     if queue is None:

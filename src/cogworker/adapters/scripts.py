@@ -6,7 +6,8 @@ by SHA and loaded only when Redis answers NOSCRIPT (after a restart or a
 `SCRIPT FLUSH`).  A NOSCRIPT answer means the script did not run, so sending
 it again can't apply it twice.  The same goes for redis.asyncio clients
 (`run_async`, `run_pipeline_async`): what is sent is the same, only the
-sending is awaited.
+sending is awaited.  On a Redis Cluster (either client) a script runs on the
+node owning its keys' slot, and the reload loads it on every primary.
 
 Every script is sent with `lua/_checks.lua` in front of it: the argument
 checks each one runs before its first write (Lua doesn't roll back).
@@ -32,14 +33,21 @@ from typing import Any
 import attrs
 import redis
 import redis.asyncio
+import redis.asyncio.cluster
 from redis.exceptions import NoScriptError
 
-from cogworker.adapters.redis_client import RedisClient, RedisPipeline
+from cogworker.adapters.redis_client import (
+    AsyncRedisClient,
+    AsyncRedisPipeline,
+    RedisClient,
+    RedisPipeline,
+)
 from cogworker.adapters.replies import as_bytes
 
 KeyOrArg = str | bytes | int | float
-#: A pipeline of either client: scripts and commands are queued on both alike.
-Pipeline = redis.client.Pipeline | redis.asyncio.client.Pipeline
+#: A pipeline of any client: scripts and commands are queued on all alike (redis-py
+#: leaves a sync cluster's pipeline untyped).
+Pipeline = redis.client.Pipeline | AsyncRedisPipeline
 
 
 def _source_of(name: str) -> str:
@@ -138,9 +146,10 @@ class LuaScript:
             return client.evalsha(self.sha, len(keys), *keys, *args)
 
     async def run_async(
-        self, client: redis.asyncio.Redis, keys: Sequence[KeyOrArg], args: Sequence[KeyOrArg]
+        self, client: AsyncRedisClient, keys: Sequence[KeyOrArg], args: Sequence[KeyOrArg]
     ) -> Any:
-        """Run the script on an asyncio `client` and give its reply."""
+        """Run the script on an asyncio `client` and give its reply (on a cluster, as
+        `__call__` does)."""
         self.check(keys, args)
         try:
             return await client.evalsha(self.sha, len(keys), *keys, *args)
@@ -207,11 +216,9 @@ def _count_answers(
     return sum(as_bytes(reply) == counted for reply in run_pipeline(client, pipe))
 
 
-async def run_pipeline_async(
-    client: redis.asyncio.Redis, pipe: redis.asyncio.client.Pipeline
-) -> list[Any]:
+async def run_pipeline_async(client: AsyncRedisClient, pipe: AsyncRedisPipeline) -> list[Any]:
     """`run_pipeline` for an asyncio client and its pipeline."""
-    commands = list(pipe.command_stack)
+    commands = _queued(pipe)
     replies: list[Any] = await pipe.execute(raise_on_error=False)
     wait = _final_wait(commands)
     for index, script, call in _forgotten(commands, replies):
@@ -226,14 +233,18 @@ async def run_pipeline_async(
     return replies
 
 
-def _queued(pipe: RedisPipeline) -> list[tuple[Any, Any]]:
+def _queued(pipe: RedisPipeline | AsyncRedisPipeline) -> list[tuple[Any, Any]]:
     """The (args, options) of each command queued on `pipe`, in order.
 
-    A cluster's pipeline keeps them with its execution strategy (redis-py has no
-    public accessor); a plain one in `command_stack`."""
+    A cluster's pipeline keeps them with its execution strategy, and empties it
+    when executed (redis-py 8.2 has no public accessor, for either client); a
+    plain one in `command_stack`."""
     if isinstance(pipe, redis.cluster.ClusterPipeline):
         queue = pipe._execution_strategy.command_queue  # (private: see above)
         return [(command.args, command.options) for command in queue]
+    if isinstance(pipe, redis.asyncio.cluster.ClusterPipeline):
+        strategy = pipe._execution_strategy  # (private: see above)
+        return [(command.args, command.kwargs) for command in strategy._command_queue]  # type: ignore[attr-defined]  # (the same)
     return list(pipe.command_stack)
 
 

@@ -15,14 +15,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
 import attrs
-import redis
-import redis.asyncio
 from returns.pipeline import is_successful
 
 from cogworker.adapters import counters, job_records, parts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.flagged_reads import Flags, count_of, refusal, replies
-from cogworker.adapters.redis_client import RedisClient, queue_mget
+from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient, queue_mget
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory, payload
 from cogworker.domain.records import AttemptRecord, RunRecord
@@ -39,7 +37,7 @@ def status(client: RedisClient, jid: str) -> str | None:
     return first_status(pipe.execute())
 
 
-async def status_async(client: redis.asyncio.Redis, jid: str) -> str | None:
+async def status_async(client: AsyncRedisClient, jid: str) -> str | None:
     """`status` through an asyncio client."""
     pipe = client.pipeline(transaction=False)
     for queue in await job_records.holders_async(client, jid):

@@ -16,15 +16,12 @@ from collections.abc import Awaitable, Iterable, Sequence
 from types import TracebackType
 from typing import NoReturn, Self, TypeVar
 
-import redis
-import redis.asyncio
-
 from cogworker.adapters import queue_pause, results, tracking
 from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.connection import connect, connect_async
 from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import AsyncEnqueueStore
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
 from cogworker.adapters.redis_clock import AsyncRedisClock
 from cogworker.app import testing
 from cogworker.app.async_batches import AsyncBatch
@@ -55,7 +52,7 @@ class AsyncClient:
     may be sync or ``async def`` (see `cogworker.app.middleware`).
     """
 
-    def __init__(self, config: Config, *, client: redis.asyncio.Redis | None = None) -> None:
+    def __init__(self, config: Config, *, client: AsyncRedisClient | None = None) -> None:
         self.config = config
         target = config.redis_target()
         self.redis = client or connect_async(target)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 
 import attrs
-import redis.asyncio
 
 from cogworker.adapters.jobs.enqueue import AsyncEnqueueStore
 from cogworker.adapters.layout_store import admit_async
+from cogworker.adapters.redis_client import AsyncRedisClient
 from cogworker.app import testing
 from cogworker.app.config import Config
 from cogworker.app.enqueue_call import batch_outcome, batches, enqueue_errors, with_pushed
@@ -25,7 +25,7 @@ class AsyncPusher:
     """Pushes an `AsyncClient`'s jobs on `redis` (`clock`: the client's "now")."""
 
     config: Config
-    redis: redis.asyncio.Redis
+    redis: AsyncRedisClient
     store: AsyncEnqueueStore
     clock: Callable[[], Awaitable[float]]
     _layout_checked: bool = attrs.field(default=False, init=False)

@@ -20,14 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
-import redis
-import redis.asyncio
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.jid_index import JidIndex, queue_indexes
 from cogworker.adapters.jobs.status_marks import queue_mark
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
 from cogworker.adapters.registrations import Registrations
 from cogworker.adapters.replication import Replication
 
@@ -230,9 +228,9 @@ class EnqueueStore:
 
 @attrs.define
 class AsyncEnqueueStore:
-    """`EnqueueStore`'s pushes on one Redis, through a redis.asyncio client."""
+    """`EnqueueStore`'s pushes on one Redis or a cluster, through a redis.asyncio client."""
 
-    client: redis.asyncio.Redis
+    client: AsyncRedisClient
     #: How long a tracked job's "queued" status is kept.
     status_ttl: float = 30 * 60
     registrations: Registrations[str] = attrs.field(factory=Registrations)
@@ -272,7 +270,7 @@ class AsyncEnqueueStore:
             pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl,
             register=due, indexed=indexed, parts=parts,
         )  # fmt: skip
-        if pipe.command_stack:
+        if len(pipe):  # (a cluster's pipeline keeps no `command_stack`)
             self.replication.queue_wait(pipe)
             self.replication.confirmed(await scripts.run_pipeline_async(self.client, pipe))
         self.registrations.done(due)
