@@ -165,7 +165,7 @@ def run_pipeline(client: RedisClient, pipe: RedisPipeline) -> list[Any]:
     (see `replication`) is sent again with each script sent again, on its connection:
     then it covers that script's writes too.
     """
-    commands = _queued(pipe)
+    commands = queued(pipe)
     replies: list[Any] = pipe.execute(raise_on_error=False)
     wait = _final_wait(commands)
     for index, script, call in _forgotten(commands, replies):
@@ -226,7 +226,7 @@ async def run_pipeline_async(
     return replies
 
 
-def _queued(pipe: RedisPipeline) -> list[tuple[Any, Any]]:
+def queued(pipe: RedisPipeline) -> list[tuple[Any, Any]]:
     """The (args, options) of each command queued on `pipe`, in order.
 
     A cluster's pipeline keeps them with its execution strategy (redis-py has no
