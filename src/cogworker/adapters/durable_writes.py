@@ -56,8 +56,10 @@ def run(
         return replication.split(scripts.run_pipeline(client, pipe))
     commands = scripts.queued(pipe)
     pipe.reset()
+    if not commands:
+        return [], None
     written = run_on_primaries(client, commands, replication)
-    return written.replies, replication.shortfall(min(written.reached.values(), default=0))
+    return written.replies, replication.shortfall(min(written.reached.values()))
 
 
 def confirmed(client: RedisClient, pipe: RedisPipeline, replication: Replication) -> list[Any]:
