@@ -1,11 +1,12 @@
 """Recovery and the liveness pulse on the real local cluster: a worker killed with jobs of two
 queues (on two primaries) running is recovered by another, and a pulse reaches the node
-owning its process's slot."""
+owning its process's slot, past a first start-up node that doesn't answer."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -19,6 +20,7 @@ from tests.faults.conftest import starts_of, stop_all
 from tests.faults.jobs_queues import QUEUES, SleepHigh, SleepLow
 from tests.support.cluster import LocalCluster
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
+from tests.support.redis_server import HOST, free_port
 
 APP = "tests.faults.jobs_queues:config"
 
@@ -82,13 +84,28 @@ def test_the_pulse_beats_on_the_primary_owning_its_process_s_slot(
         for n in range(1000)
         if cluster_client.get_node_from_key(keys.process(f"host:{n}:pulse")) != seed
     )
-    cluster_client.hset(keys.process(identity), "beat", "0")
-    config = cogworker.Config(
-        redis_url=f"redis://{seed_host}:{seed_port}/0",
-        redis_cluster=True,
-        heartbeat_interval=0.1,
-        orphan_threshold=1.0,
+    assert_the_pulse_beats(
+        cluster_client, identity, redis_url=f"redis://{seed_host}:{seed_port}/0", redis_cluster=True
     )
+
+
+def test_the_pulse_starts_at_the_next_start_up_node_when_the_first_doesn_t_answer(
+    local_cluster: LocalCluster, cluster_client: redis.RedisCluster
+) -> None:
+    """A cluster URL whose first node is a closed port: the pulse tries the next one, which
+    answers, and its process's late beat is stamped all the same."""
+    host, port = local_cluster.addresses[0]
+    url = f"redis+cluster://{HOST}:{free_port()},{host}:{port}/0"
+    assert_the_pulse_beats(cluster_client, "host:closed-first:pulse", redis_url=url)
+
+
+def assert_the_pulse_beats(
+    cluster_client: redis.RedisCluster, identity: str, **settings: Any
+) -> None:
+    """A pulse of `identity` started with the Config `settings` stamps its late beat, and
+    exits cleanly when stopped."""
+    cluster_client.hset(keys.process(identity), "beat", "0")
+    config = cogworker.Config(heartbeat_interval=0.1, orphan_threshold=1.0, **settings)
     companion = pulse.start(config, config.redis_target(), identity, logging.getLogger("test"))
     assert companion is not None
     try:

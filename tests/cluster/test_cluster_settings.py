@@ -82,11 +82,6 @@ CONFLICTS = [
         "Config.redis_cluster needs a redis:// or rediss:// URL",
         id="sentinels",
     ),
-    pytest.param(
-        {"redis_url": "redis+cluster://h:7000", "min_replicas": 1},
-        "min_replicas \\(durable writes\\) is not supported on a Redis Cluster yet",
-        id="min-replicas",
-    ),
 ]
 
 

@@ -8,6 +8,12 @@ its own directory (its `nodes.conf`) and its own bus port (`--cluster-port`,
 so a data port near 65535 needs no bus port above it).  `close()` stops
 every node, whatever state the start left them in.
 
+With `tls` (certificates as the single-node TLS tests make them), every
+node also listens on a TLS port of its own, and the cluster bus and
+replication speak TLS (`--tls-cluster`, `--tls-replication`): a client
+connected over TLS is told the nodes' TLS ports (`tls_addresses`, `tls_url`).
+The plain port stays open for the set-up and the test's own looks.
+
 `slot_checking_server` is a single node in cluster mode that owns every
 slot: a plain `redis.Redis` talks to it as to any server (nothing is ever
 redirected), and it refuses, as a cluster does, a script or a multi-key
@@ -29,6 +35,7 @@ from redis.backoff import NoBackoff
 from redis.cluster import ClusterNode
 from redis.retry import Retry
 
+from tests.production_redis.servers import Certificates
 from tests.support.processes import wait_until
 from tests.support.redis_server import HOST, RedisServer, free_port
 
@@ -39,8 +46,11 @@ SLOTS = 16384
 _JOIN_TIMEOUT = 60.0
 
 
-def cluster_node(directory: Path, *, node_timeout_ms: int = NODE_TIMEOUT_MS) -> RedisServer:
-    """A started redis-server in cluster mode (in no cluster yet), in `directory`.
+def cluster_node(
+    directory: Path, *, node_timeout_ms: int = NODE_TIMEOUT_MS, tls: Certificates | None = None
+) -> RedisServer:
+    """A started redis-server in cluster mode (in no cluster yet), in `directory`; with `tls`,
+    also speaking TLS on a port of its own (see `tls_arguments`).
 
     The bus port is picked free just before the start; a start that finds it
     taken meanwhile is tried again with another.
@@ -55,6 +65,7 @@ def cluster_node(directory: Path, *, node_timeout_ms: int = NODE_TIMEOUT_MS) -> 
                 "--cluster-config-file", "nodes.conf",
                 "--cluster-node-timeout", str(node_timeout_ms),
                 "--cluster-port", str(free_port()),
+                *tls_arguments(tls),
             ),
         )  # fmt: skip
         try:
@@ -93,6 +104,7 @@ class LocalCluster:
         masters: int = 3,
         replicas: int = 1,
         node_timeout_ms: int = NODE_TIMEOUT_MS,
+        tls: Certificates | None = None,
     ) -> None:
         if masters < 3:
             raise ValueError(f"redis-cli --cluster create needs 3 masters or more, not {masters}")
@@ -100,6 +112,8 @@ class LocalCluster:
         self.masters = masters
         self.replicas = replicas
         self.node_timeout_ms = node_timeout_ms
+        #: With certificates, the nodes speak TLS to clients, each other and their replicas.
+        self.tls = tls
         self.nodes: list[RedisServer] = []
 
     @property
@@ -127,7 +141,9 @@ class LocalCluster:
             for index in range(count):
                 self.nodes.append(
                     cluster_node(
-                        self.directory / f"node-{index}", node_timeout_ms=self.node_timeout_ms
+                        self.directory / f"node-{index}",
+                        node_timeout_ms=self.node_timeout_ms,
+                        tls=self.tls,
                     )
                 )
             self._create()
@@ -198,3 +214,37 @@ def _role(node: RedisServer) -> str:
 def _synced(node: RedisServer) -> bool:
     info = _ask(node, "INFO", "replication")
     return info.get("role") == "master" or info.get("master_link_status") == "up"
+
+
+def tls_arguments(tls: Certificates | None) -> tuple[str, ...]:
+    """A cluster node's TLS options: a free TLS port for clients, TLS on the cluster bus and
+    to its replicas, clients not asked for certificates (none with no `tls`)."""
+    if tls is None:
+        return ()
+    return (
+        "--tls-port", str(free_port()),
+        "--tls-cert-file", str(tls.cert_file),
+        "--tls-key-file", str(tls.key_file),
+        "--tls-ca-cert-file", str(tls.ca_file),
+        "--tls-auth-clients", "no",
+        "--tls-cluster", "yes",
+        "--tls-replication", "yes",
+    )  # fmt: skip
+
+
+def tls_port(node: RedisServer) -> int:
+    """The TLS port `node` was started with (`tls_arguments`)."""
+    return int(node.extra_args[node.extra_args.index("--tls-port") + 1])
+
+
+def tls_addresses(cluster: LocalCluster) -> list[tuple[str, int]]:
+    """Every node's (host, TLS port) of a cluster started with `tls`."""
+    return [(HOST, tls_port(node)) for node in cluster.nodes]
+
+
+def tls_url(cluster: LocalCluster, credentials: str = "") -> str:
+    """A rediss+cluster:// URL naming two of a TLS cluster's nodes and trusting its CA
+    (`credentials`: `USER:PASSWORD@`, or none)."""
+    assert cluster.tls is not None, "the cluster was started without tls"
+    nodes = ",".join(f"{host}:{port}" for host, port in tls_addresses(cluster)[:2])
+    return f"rediss+cluster://{credentials}{nodes}/0?tls_ca_file={cluster.tls.ca_file}"

@@ -32,11 +32,13 @@ def pulse_eval(identity: str, *, ttl: int, stale_after: float) -> list[str | int
 
 def connection_settings(target: RedisTarget) -> dict[str, Any]:
     """Where and how to connect for `target`: TCP or unix socket, TLS, AUTH, database,
-    and the sentinels to ask for the primary at each new connection."""
+    the sentinels to ask for the primary at each new connection, a cluster's nodes."""
     sentinels = target.sentinels
     return {
         "host": target.host,
         "port": target.port,
+        # a cluster's start-up nodes, tried in turn when the node in use doesn't answer
+        "nodes": [list(address) for address in target.cluster],
         "path": target.path,
         "db": target.db,
         "username": target.username,

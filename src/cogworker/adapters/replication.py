@@ -3,7 +3,8 @@
 Redis replicates asynchronously: a write the primary acknowledged can be
 gone after a failover if no replica had it yet.  With `replicas` above 0, a
 pipeline that moves jobs (an enqueue, an outcome) ends with `WAIT`, which
-answers how many replicas have every write this connection made so far.
+answers how many replicas have every write this connection made so far (on a
+cluster, each primary's writes end with their own: see `durable_writes`).
 Fewer than asked is a `Shortfall`: the writes are on the primary all the
 same, and a failover before the replicas catch up may lose them.
 """
@@ -17,6 +18,7 @@ from typing import Any
 import attrs
 import redis
 import redis.client
+import redis.cluster
 
 from cogworker.adapters.redis_client import AsyncRedisPipeline
 
@@ -26,7 +28,7 @@ DEFAULT_TIMEOUT = 1.0
 #: (connection.SOCKET_TIMEOUT, 5 s), or the connection is dropped as dead.
 MAX_TIMEOUT = 3.0
 
-Pipeline = redis.client.Pipeline | AsyncRedisPipeline
+Pipeline = redis.client.Pipeline | redis.cluster.ClusterPipeline | AsyncRedisPipeline
 
 
 def checked_replicas(value: object, setting: str) -> int:
@@ -72,9 +74,11 @@ class Replication:
             return replies, None
         if isinstance(replies[-1], redis.RedisError):
             raise replies[-1]  # refused (an ACL without +wait): said as any refusal is
-        reached = int(replies[-1])
-        short = None if reached >= self.replicas else Shortfall(reached=reached, of=self)
-        return replies[:-1], short
+        return replies[:-1], self.shortfall(int(replies[-1]))
+
+    def shortfall(self, reached: int) -> Shortfall | None:
+        """The shortfall of writes that reached `reached` replicas (None: enough)."""
+        return None if reached >= self.replicas else Shortfall(reached=reached, of=self)
 
     def confirmed(self, replies: list[Any]) -> list[Any]:
         """A pipeline's replies without the WAIT's; NotReplicatedError if it reached too few."""

@@ -174,7 +174,7 @@ def run_pipeline(client: RedisClient, pipe: RedisPipeline) -> list[Any]:
     (see `replication`) is sent again with each script sent again, on its connection:
     then it covers that script's writes too.
     """
-    commands = _queued(pipe)
+    commands = queued(pipe)
     replies: list[Any] = pipe.execute(raise_on_error=False)
     wait = _final_wait(commands)
     for index, script, call in _forgotten(commands, replies):
@@ -218,7 +218,7 @@ def _count_answers(
 
 async def run_pipeline_async(client: AsyncRedisClient, pipe: AsyncRedisPipeline) -> list[Any]:
     """`run_pipeline` for an asyncio client and its pipeline."""
-    commands = _queued(pipe)
+    commands = queued(pipe)
     replies: list[Any] = await pipe.execute(raise_on_error=False)
     wait = _final_wait(commands)
     for index, script, call in _forgotten(commands, replies):
@@ -233,7 +233,7 @@ async def run_pipeline_async(client: AsyncRedisClient, pipe: AsyncRedisPipeline)
     return replies
 
 
-def _queued(pipe: RedisPipeline | AsyncRedisPipeline) -> list[tuple[Any, Any]]:
+def queued(pipe: RedisPipeline | AsyncRedisPipeline) -> list[tuple[Any, Any]]:
     """The (args, options) of each command queued on `pipe`, in order.
 
     A cluster's pipeline keeps them with its execution strategy, and empties it

@@ -108,15 +108,7 @@ def target_of(config: Config) -> RedisTarget:
         password=_given(config.redis_password, target.password),
     )
     target = _with_replication(target, config)
-    target = _with_sentinel_credentials(_with_tls(target, config), config)
-    if target.cluster and target.replication.replicas:
-        # WAIT counts the replicas of the node it reaches: it would have to follow each
-        # write to the primary that took it, which the pipelines don't do yet.
-        raise ConfigError(
-            f"min_replicas (durable writes) is not supported on a Redis Cluster yet "
-            f"({target.described()}): leave it at 0 (docs/redis-cluster.md)"
-        )
-    return target
+    return _with_sentinel_credentials(_with_tls(target, config), config)
 
 
 def _as_cluster(target: RedisTarget) -> RedisTarget:

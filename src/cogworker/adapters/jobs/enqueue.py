@@ -21,8 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
+from cogworker.adapters import durable_writes, scripts
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import scripts
 from cogworker.adapters.jid_index import JidIndex, queue_indexes
 from cogworker.adapters.jobs.status_marks import queue_mark
 from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
@@ -175,8 +175,7 @@ class EnqueueStore:
         pipe = self.client.pipeline(transaction=False)
         scripts.PUSH.queue(pipe, *push_call(queue, payloads))
         queue_registrations(pipe, due)
-        self.replication.queue_wait(pipe)
-        self.replication.confirmed(scripts.run_pipeline(self.client, pipe))
+        durable_writes.confirmed(self.client, pipe, self.replication)
         self.registrations.done(due)
 
     def push_all(
@@ -199,8 +198,7 @@ class EnqueueStore:
             register=due, indexed=indexed, parts=parts,
         )  # fmt: skip
         if len(pipe):  # (a cluster's pipeline keeps no `command_stack`)
-            self.replication.queue_wait(pipe)
-            self.replication.confirmed(scripts.run_pipeline(self.client, pipe))
+            durable_writes.confirmed(self.client, pipe, self.replication)
         self.registrations.done(due)
         self.parts.done(parts)
 
@@ -219,8 +217,7 @@ class EnqueueStore:
         first = queue_push_unique(
             pipe, pushes, now=now, status_ttl=self.status_ttl, register=due, parts=parts
         )
-        self.replication.queue_wait(pipe)
-        replies = self.replication.confirmed(scripts.run_pipeline(self.client, pipe))
+        replies = durable_writes.confirmed(self.client, pipe, self.replication)
         self.registrations.done(due)
         self.parts.done(parts)
         return [int(reply) for reply in replies[first : first + len(pushes)]]

@@ -28,7 +28,7 @@ from typing import Any, TypeVar, cast
 import attrs
 import redis
 
-from cogworker.adapters import jid_index, scripts
+from cogworker.adapters import durable_writes, jid_index, scripts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_events import event_target, with_batch
 from cogworker.adapters.job_records import settled_index
@@ -193,8 +193,7 @@ class SettleStore:
 
     def _run(self, pipe: redis.client.Pipeline) -> list[Any]:
         """Run `pipe` followed by the WAIT for replicas, if any; the writes' replies."""
-        self.replication.queue_wait(pipe)
-        replies, short = self.replication.split(scripts.run_pipeline(self.client, pipe))
+        replies, short = durable_writes.run(self.client, pipe, self.replication)
         if self.shortfalls is not None and self.replication.replicas:
             self.shortfalls.record(short)
         return replies

@@ -11,8 +11,10 @@ stdin then stays open, and its end (the worker closed it, or died) ends
 the pulse.
 Every `interval` seconds, while its worker (`pid`, its parent) lives and
 is not stopped, it runs the pulse script (`lua/pulse.lua`) with EVAL.  On a
-Redis Cluster it starts at a start-up node; a MOVED reply (the script did
-not run) sends it to the node that reply names, which it keeps using.
+Redis Cluster it starts at the first start-up node that answers (each tried
+once in turn per beat, from the one in use: a beat none answers fails, and
+the next beat tries again); a MOVED reply (the script did not run) sends it
+to the node that reply names, which it keeps using.
 Terminal and service-manager signals are ignored: the worker decides when
 to stop.
 """
@@ -151,15 +153,35 @@ def connect(settings: dict[str, Any]) -> Stream:
             sock.close()
             raise
         stream = buffered(sock)
+    elif settings["sentinels"] is not None:
+        stream = open_tcp(settings, primary(settings))
     else:
-        where = settings["host"], settings["port"]
-        if settings["sentinels"] is not None:
-            where = primary(settings)
-        stream = open_tcp(settings, where)
+        stream = open_answering(settings)
     authenticate(stream, settings["username"], settings["password"])
     if settings["db"]:
         command(stream, "SELECT", settings["db"])
     return stream
+
+
+def open_answering(settings: dict[str, Any]) -> Stream:
+    """A TCP connection to the node the settings point at or, on a cluster, when it doesn't
+    answer, to the first of the other start-up nodes that does: the settings then point
+    there.  Each is tried once; the error of the last, if none answers."""
+    where = settings["host"], settings["port"]
+    others = [(host, port) for host, port in settings["nodes"] if (host, port) != where]
+    problems: list[str] = []
+    for host, port in [where, *others]:
+        try:
+            stream = open_tcp(settings, (host, port))
+        except OSError as error:
+            problems.append(f"{host}:{port} {error!r}")
+            failure = error
+            continue
+        settings["host"], settings["port"] = host, port
+        return stream
+    if not others:
+        raise failure
+    raise OSError(f"no node of the cluster answers: {'; '.join(problems)}")
 
 
 def open_tcp(settings: dict[str, Any], where: tuple[str, int]) -> Stream:
