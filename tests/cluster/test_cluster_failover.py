@@ -1,7 +1,8 @@
 """Topology faults on a Redis Cluster of the test's own.  Mid-drain, a primary killed and
 failed over to its replica, and every node stopped and started again: two `cogworker work`
 processes drain 5,000 oracle jobs of two queues on two primaries through either, and live.
-And what each way of sending commands raises once no node answers."""
+And on a one-node cluster: what each way of sending commands raises once no node answers,
+and a pipeline whose connection drops sending nothing again."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import cogworker
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.connection import connect
 from cogworker.adapters.redis_access import PROBE
+from cogworker.adapters.redis_client import RedisClient
 from tests.cluster.test_cluster_drain import cluster_url
 from tests.faults import oracle
 from tests.faults.conftest import stop_all
@@ -30,12 +32,15 @@ from tests.support.cluster_failover import (
     wait_until_replicated,
 )
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
+from tests.support.redis_server import RedisServer
 
 APP = "tests.support.cluster_failover:config"
 JOBS_PER_QUEUE = 2_500
 #: Jobs ended before the fault: well into `critical` (served first), far from its end.
 ENDED_BEFORE_THE_FAULT = 1_000
 DRAIN_TIMEOUT = 90.0
+#: A key of `default`'s slot.
+COUNTER = "cogworker:{q:default}:probe"
 
 
 @pytest.fixture
@@ -143,29 +148,58 @@ def test_every_node_stopped_and_started_mid_drain_and_every_job_ends_once(
         oracle.assert_nothing_left_behind(inspect)
 
 
-def test_a_cluster_no_node_of_which_answers_raises_connection_errors(tmp_path: Path) -> None:
+@pytest.fixture
+def own_node(tmp_path: Path) -> Iterator[RedisServer]:
+    """A one-node cluster owning every slot, this test's own (it gets stopped)."""
+    node = slot_checking_server(tmp_path / "node")
+    yield node
+    node.close()
+
+
+def cluster_client(node: RedisServer) -> RedisClient:
+    """The connection factory's client of the one-node cluster `node`."""
+    return connect(
+        cogworker.Config(redis_url=f"redis+cluster://127.0.0.1:{node.port}/0").redis_target()
+    )
+
+
+def test_a_cluster_no_node_of_which_answers_raises_connection_errors(own_node: RedisServer) -> None:
     """A command, a script and a pipeline each raise `redis.ConnectionError` once the
     cluster's only node is gone, also when redis-py's cluster client finds the cluster
     unreachable (a refresh reached no node); a `Client` made then raises
     `RedisUnavailableError`, as its enqueue would on one server."""
-    node = slot_checking_server(tmp_path / "node")
-    try:
-        url = f"redis+cluster://127.0.0.1:{node.port}/0"
-        client = connect(cogworker.Config(redis_url=url).redis_target())
-        assert client.set("cogworker:{q:default}:probe", 1)
-        node.stop()
-        sends: list[Callable[[], Any]] = [
-            lambda: client.get("cogworker:{q:default}:probe"),
-            lambda: PROBE(client, (keys.no_lock("default"),), ()),
-            lambda: client.pipeline(transaction=False).get("cogworker:{q:default}:probe").execute(),
-        ]
-        for send in sends:
-            wait_until(lambda send=send: _found_unreachable(send), 10, interval=0.05)
-        with pytest.raises(cogworker.RedisUnavailableError, match="Redis is unavailable"):
-            cogworker.Client(cogworker.Config(redis_url=url))
-        client.close()
-    finally:
-        node.close()
+    client = cluster_client(own_node)
+    assert client.set(COUNTER, 1)
+    own_node.stop()
+    sends: list[Callable[[], Any]] = [
+        lambda: client.get(COUNTER),
+        lambda: PROBE(client, (keys.no_lock("default"),), ()),
+        lambda: client.pipeline(transaction=False).get(COUNTER).execute(),
+    ]
+    for send in sends:
+        wait_until(lambda send=send: _found_unreachable(send), 10, interval=0.05)
+    with pytest.raises(cogworker.RedisUnavailableError, match="Redis is unavailable"):
+        cogworker.Client(cogworker.Config(redis_url=f"redis+cluster://127.0.0.1:{own_node.port}"))
+    client.close()
+
+
+def test_a_pipeline_whose_node_dropped_its_connection_sends_nothing_again(
+    own_node: RedisServer,
+) -> None:
+    """The node closes the connection after an INCR ran and before the pipeline's last reply:
+    the pipeline raises the connection error (whatever `raise_on_error` says) and sends
+    none of its commands again (redis-py's would, the INCR too)."""
+    client = cluster_client(own_node)
+    node = client.get_node_from_key(COUNTER)
+    pipe = client.pipeline(transaction=False)
+    pipe.incr(COUNTER)
+    # Killing itself, a connection gets this reply, then is closed: the PING gets none.
+    pipe.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "no", target_nodes=node)
+    pipe.execute_command("PING", target_nodes=node)
+    with pytest.raises(redis.ConnectionError):
+        pipe.execute(raise_on_error=False)
+    assert client.get(COUNTER) == b"1"
+    client.close()
 
 
 def _found_unreachable(send: Callable[[], Any]) -> bool:

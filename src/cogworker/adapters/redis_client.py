@@ -14,7 +14,8 @@ failover) and `RedisClusterUnreachableError` (no node answers), as
 `redis.ConnectionError`.  They are not `redis.RedisError`s, and every loop of
 a worker backs off on `RedisError`: one of them would end the thread, and its
 process with it.  Like a connection error, they leave unknown whether the
-command ran, and like one they are never re-sent here.
+command ran, and like one they are never re-sent here: a cluster's pipeline
+doesn't send a command again whose node failed, which redis-py's does.
 """
 
 from __future__ import annotations
@@ -65,22 +66,65 @@ class ClusterClient(redis.RedisCluster):
             return node
 
     def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> ClusterPipeline:
-        """A pipeline of this cluster whose `execute` raises an outage as a connection error."""
+        """A pipeline of this cluster: see `ClusterClientPipeline`."""
         pipe = super().pipeline(transaction, shard_hint)  # type: ignore[no-untyped-call]
-        # The same object, with `execute` wrapped: no state is added, and redis-py's own
-        # construction of the pipeline (its many arguments) stays redis-py's.
+        # The same object with methods of a subclass: redis-py's own construction of the
+        # pipeline (its many arguments) stays redis-py's.
         pipe.__class__ = ClusterClientPipeline
         assert isinstance(pipe, ClusterClientPipeline)
+        pipe.refuse_sending_again()
         return pipe
 
 
+#: What leaves unknown whether a command sent ran.
+UNKNOWN_OUTCOME = (redis.ConnectionError, redis.TimeoutError)
+
+
 class ClusterClientPipeline(ClusterPipeline):
-    """`ClusterClient.pipeline`'s pipelines."""
+    """`ClusterClient.pipeline`'s pipelines: an outage raised as a connection error, and a
+    command whose node failed never sent again (redis-py would)."""
 
     def execute(self, raise_on_error: bool = True) -> list[Any]:
-        """Send the queued commands, each node its part in one round trip."""
+        """Send the queued commands, each node its part in one round trip.
+
+        A connection error or a timeout met by any node is raised, whatever
+        `raise_on_error` says, as a single server's pipeline raises it: the
+        replies of that node's commands are lost, and they may have run.
+        """
         with outage_as_connection_error():
-            return super().execute(raise_on_error)
+            replies: list[Any] = super().execute(raise_on_error)
+        lost = next((reply for reply in replies if isinstance(reply, UNKNOWN_OUTCOME)), None)
+        if lost is not None:
+            raise lost
+        return replies
+
+    def refuse_sending_again(self) -> None:
+        """Keep redis-py from sending a command again whose node failed.
+
+        When a node's replies are lost (a connection error, a timeout), redis-py
+        marks every command sent to it failed, even those already answered, and
+        sends each again on its own, as it rightly does after a MOVED or ASK
+        reply (a redirected command did not run).  These may have run: sent
+        again, a job move would apply twice.  So such a command's answer stays
+        the error it met.
+        """
+        send = self.parent_execute_command
+
+        def send_unless_it_may_have_run(*args: Any, **kwargs: Any) -> Any:
+            met = self._unknown_outcome_of(args)
+            if met is not None:
+                raise met
+            return send(*args, **kwargs)  # type: ignore[no-untyped-call]
+
+        self.parent_execute_command = send_unless_it_may_have_run
+
+    def _unknown_outcome_of(self, args: tuple[Any, ...]) -> Exception | None:
+        """The connection error or timeout a queued command `args` met, if it met one."""
+        for command in self._execution_strategy.command_queue:
+            if command.args == args and isinstance(command.result, UNKNOWN_OUTCOME):
+                met: Exception = command.result
+                return met
+        return None
 
 
 def is_cluster(client: RedisClient) -> TypeGuard[redis.RedisCluster]:
