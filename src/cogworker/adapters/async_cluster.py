@@ -30,7 +30,8 @@ import attrs
 import redis
 import redis.asyncio
 import redis.asyncio.cluster
-from redis.exceptions import RedisClusterUnreachableError, SlotNotCoveredError
+
+from cogworker.adapters.redis_client import outage_as_connection_error
 
 T = TypeVar("T")
 
@@ -68,10 +69,8 @@ class Turns:
 async def in_turn(turns: Turns, call: Callable[[], Awaitable[T]]) -> T:
     """`call()` awaited in a turn, its cluster outages raised as `redis.ConnectionError`."""
     async with turns.taken():
-        try:
+        with outage_as_connection_error():
             return await call()
-        except (SlotNotCoveredError, RedisClusterUnreachableError) as error:
-            raise redis.ConnectionError(f"{type(error).__name__}: {error}") from error
 
 
 class AsyncCluster(redis.asyncio.RedisCluster):

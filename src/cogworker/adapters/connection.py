@@ -20,7 +20,9 @@ decides when to try again (with back-off).  On a cluster the same holds:
 redis-py's cluster client follows MOVED and ASK redirects and waits out
 TRYAGAIN (a refused command did not run, so sending it where the slot lives
 can't apply it twice), and re-sends nothing after a connection error or a
-timeout (`retry` with no retries).
+timeout (`retry` with no retries).  Its outages (a slot without a primary
+mid-failover, no node answering) are raised as connection errors, made or not
+(`redis_client.ClusterClient`).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from redis.retry import Retry
 from redis.sentinel import SentinelConnectionPool
 
 from cogworker.adapters.async_cluster import AsyncCluster
-from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
+from cogworker.adapters.redis_client import AsyncRedisClient, ClusterClient, RedisClient
 from cogworker.adapters.redis_target import RedisTarget, Tls
 from cogworker.adapters.sentinel import (
     BlockingSentinelPool,
@@ -121,13 +123,14 @@ def connect(
 
 def connect_cluster(
     target: RedisTarget, *, max_connections: int | None = None, timeout: float = SOCKET_TIMEOUT
-) -> redis.RedisCluster:
+) -> ClusterClient:
     """A `redis.RedisCluster` of `target`'s start-up nodes: `connect`'s rules on every node
-    (`timeout` for each command and connect, `SOCKET_TIMEOUT` by default)."""
+    (`timeout` for each command and connect, `SOCKET_TIMEOUT` by default).  It connects
+    when made: `redis.ConnectionError` if no node answers."""
     options = cluster_options(target, timeout=timeout)
     if max_connections is not None:
         options["max_connections"] = max_connections
-    return redis.RedisCluster(
+    return ClusterClient(
         startup_nodes=[ClusterNode(host, port) for host, port in target.cluster],  # type: ignore[no-untyped-call]
         **options,
     )

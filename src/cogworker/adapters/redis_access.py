@@ -99,16 +99,30 @@ def refused_access(target: RedisTarget, *, writes: bool = True) -> str | None:
     as much as a dashboard, which may be read-only, needs.
     """
     try:
-        # A single-connection client connects (and authenticates) at once.
-        with connect(target, connections="single") as client:
+        # A single-connection client connects (and authenticates) when made; so does a
+        # cluster's client, whatever its connections.
+        client = connect(target, connections="single")
+    except (redis.RedisError, redis.RedisClusterException) as error:
+        return _unmade(target, error)
+    try:
+        with client:
             if writes:
                 PROBE(client, (keys.no_lock(""),), ())
             else:
                 client.ping()
     except redis.RedisError as error:
         return lasting_refusal(error)
-    except redis.RedisClusterException as error:
-        # redis-py's cluster client connects at construction: a worker can't wait for a
-        # cluster no node of which answers yet, as it does for one server.
-        return f"no node of the Redis Cluster answers, or none lets this user in ({error})"
     return None
+
+
+def _unmade(
+    target: RedisTarget, error: redis.RedisError | redis.RedisClusterException
+) -> str | None:
+    """What `refused_access` says when `error` stopped the making of a client of `target`."""
+    if target.cluster:
+        # A worker can't wait for a cluster no node of which answers yet, as it does for
+        # one server: its own client could not be made (redis-py's cluster client connects
+        # when made, a refused user included).
+        return f"no node of the Redis Cluster answers, or none lets this user in ({error})"
+    assert isinstance(error, redis.RedisError)  # only a cluster's client raises the other
+    return lasting_refusal(error)

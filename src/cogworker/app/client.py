@@ -54,7 +54,8 @@ class Client:
         """`clock`: what "now" is for created, enqueued and due times (default: Redis's)."""
         self.config = config
         target = config.redis_target()
-        self.redis = client or connect(target, connections="per-thread")
+        with read_errors(config, "can't connect"):  # a cluster's client connects when made
+            self.redis = client or connect(target, connections="per-thread")
         self.store = EnqueueStore(
             self.redis, status_ttl=config.retention.status_ttl, replication=target.replication
         )
