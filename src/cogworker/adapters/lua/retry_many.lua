@@ -11,7 +11,7 @@
 -- ack_many.  Entries are looked for from the list's tail (see ack_many.lua).
 --
 -- shape: KEYS 7 + 10n, ARGV 9 + 12n
--- uses: _tallies, _located
+-- uses: _tallies, _located, _lists
 -- KEYS[1]  the list holding the entries   KEYS[2]  the queue's retry set
 -- KEYS[3]  the queue's processed counter, in total    KEYS[4]  the same, today
 -- KEYS[5]  the queue's failed counter, in total       KEYS[6]  the same, today
@@ -65,14 +65,6 @@ if #KEYS ~= 7 + (#ARGV - 9) / 12 * 10 then
   error({err = "ERR cogworker: " .. #KEYS .. " keys for " .. (#ARGV - 9) / 12 .. " entries"})
 end
 
--- A job's own list: trimmed only when too long (a failing job's lists are short).
-local function keep(list, record, most, ttl)
-  if redis.call("LPUSH", list, record) > tonumber(most) then
-    redis.call("LTRIM", list, 0, tonumber(most) - 1)
-  end
-  redis.call("EXPIRE", list, ttl)
-end
-
 local written = {}
 local filed = 0
 -- The class lists, each trimmed (when too long) and given its TTL once, after its pushes.
@@ -89,11 +81,11 @@ for i = 10, #ARGV, 12 do
     located_add(KEYS[7], jid, "retry", ARGV[i + 2])
     redis.call("DEL", KEYS[k], KEYS[k + 1])
     if ARGV[i + 4] ~= "" then
-      keep(KEYS[k + 2], ARGV[i + 4], ARGV[3], ARGV[4])
+      keep_list(KEYS[k + 2], ARGV[i + 4], ARGV[3], ARGV[4])
     end
     if ARGV[i + 5] ~= "" then
       if ARGV[i + 6] == "1" then
-        keep(KEYS[k + 3], ARGV[i + 5], ARGV[5], ARGV[7])
+        keep_list(KEYS[k + 3], ARGV[i + 5], ARGV[5], ARGV[7])
       end
       local class_list = KEYS[k + 4]
       if not longest[class_list] then
