@@ -47,14 +47,18 @@ def _held(rc: redis.Redis, queue: str, jid: str) -> Fetched:
     return Fetched(queue=queue, raw=_raw(queue, jid))
 
 
-def _settle(kind: Literal["retry", "dead"]) -> Write:
+def _settle(kind: Literal["retry", "dead"], *, batched: bool = False) -> Write:
     def write(rc: redis.Redis, queue: str, jid: str, n: int) -> None:
         payload = _raw(queue, jid).decode()
         outcome = OutcomeRecord(
             kind=kind, jid=jid, class_name="app.Send", score=NOW + n, payload=payload, attempt="{}"
         )
         order = SettleOrder(fetched=_held(rc, queue, jid), outcome=outcome)
-        SettleStore(rc, retention=KEPT).settle(IDENTITY, order, NOW)
+        store = SettleStore(rc, retention=KEPT)
+        if batched:  # a plain retry in the acker's batch: its queue's retry_many
+            store.settle_many(IDENTITY, [order], NOW)
+        else:
+            store.settle(IDENTITY, order, NOW)
 
     return write
 
@@ -128,6 +132,7 @@ def _bury(name: str) -> Write:
 
 WRITES: dict[str, Write] = {
     "settle a retry": _settle("retry"),
+    "settle a retry in a batch": _settle("retry", batched=True),
     "settle a death": _settle("dead"),
     "schedule": _schedule,
     "schedule a unique job": _schedule_unique,

@@ -95,6 +95,14 @@ CALLS = {
          '{"outcome":"success","value":1}', "60", "j1"),
         _on_list(LIST),
     ),
+    "retry_many": Call(
+        scripts.RETRY_MANY,
+        (LIST, keys.retry("default"), "s1", "s2", "s3", "s4", LOCATED, "o", "hb", "a", "h", "ch",
+         "mm", "mh", "mt", "mc", "lim"),
+        ("1", "86400", "5", "600", "5", "5", "600", "1700000000.5", "259200", ENTRY, "j1",
+         "1700000000.5", ENTRY, "{}", "{}", "1", "a.B", "1200", "1", "1", "release"),
+        _on_list(LIST),
+    ),
     "requeue": Call(
         scripts.REQUEUE,
         (LIST, keys.queue("default"), keys.repeat_orphans("default"),
@@ -244,11 +252,11 @@ READ_ONLY = frozenset({"dashboard_find", "probe"})
 
 
 def test_every_script_is_probed() -> None:
-    """Each Lua script (but the shared checks) has a call here, or only reads."""
+    """Each Lua script (but the shared files) has a call here, or only reads."""
     lua = resources.files("cogworker.adapters").joinpath("lua")
     names = {f.name.removesuffix(".lua") for f in lua.iterdir() if f.name.endswith(".lua")}
     assert (
-        names - {"_checks", "_tallies", "_results", "_limit_places", "_located"}
+        names - {"_checks", "_tallies", "_results", "_limit_places", "_located", "_lists"}
         == set(CALLS) | READ_ONLY
     )
 

@@ -120,11 +120,13 @@ def test_a_count_fits_its_fixed_part_and_whole_groups(
 
 
 def test_a_script_that_uses_a_shared_file_gets_it_in_front() -> None:
-    """settle.lua says it uses _tallies.lua, _results.lua and _located.lua: its source holds
-    the checks, then those files."""
-    checks, tallies = _LUA.joinpath("_checks.lua").read_text(), _LUA.joinpath("_tallies.lua")
-    kept, located = (_LUA.joinpath(f"_{name}.lua").read_text() for name in ("results", "located"))
-    assert SETTLE.source == checks + tallies.read_text() + kept + located + _source("settle")
+    """settle.lua says it uses _tallies.lua, _results.lua, _located.lua and _lists.lua: its
+    source holds the checks, then those files."""
+    checks, tallies, kept, located, lists = (
+        _LUA.joinpath(f"_{name}.lua").read_text()
+        for name in ("checks", "tallies", "results", "located", "lists")
+    )
+    assert SETTLE.source == checks + tallies + kept + located + lists + _source("settle")
     assert PROBE.source == checks + _source("probe")
 
 

@@ -91,6 +91,15 @@ def _ack_batch(rc: redis.Redis) -> None:
     SettleStore(rc).settle_many(IDENTITY, [SettleOrder(fetched=_held(rc), outcome=plain)], NOW)
 
 
+def _retry_batch(rc: redis.Redis) -> None:
+    """A plain retry in the acker's batch: its queue's retry_many, with a limit place."""
+    place = keys.no_lock("default")
+    retry = OutcomeRecord(
+        kind="retry", jid=JID, class_name="app.Send", score=NOW, payload="{}", limit_place=place
+    )
+    SettleStore(rc).settle_many(IDENTITY, [SettleOrder(fetched=_held(rc), outcome=retry)], NOW)
+
+
 def _fetch_two(rc: redis.Redis) -> None:
     """The first queue short: the other's length, then its fetch (the fetch plan)."""
     rc.lpush(keys.queue("default"), _raw())
@@ -350,6 +359,7 @@ OPERATIONS: dict[str, Callable[[redis.Redis], object]] = {
         rc, OutcomeRecord(kind="retry", jid=JID, score=NOW, payload="{}", attempt="{}")
     ),
     "ack a batch": _ack_batch,
+    "retry a batch": _retry_batch,
     "defer": lambda rc: RunStore(rc).defer(IDENTITY, _held(rc), NOW, jid=JID),
     "take and release a lock": _take_and_release,
     "hand over": lambda rc: HandoverStore(SettleStore(rc)).hand_over(

@@ -75,6 +75,13 @@ class OutcomeRecord:
             self.history_per_job or self.status or self.unique_lock or self.running_lock or self.bid
         )
 
+    @property
+    def is_plain_retry(self) -> bool:
+        """A retry with no status, lock or result to write (see retry_many.lua)."""
+        return self.kind == "retry" and not (
+            self.status or self.unique_lock or self.running_lock or self.result is not None
+        )
+
 
 def outcome_record(settlement: Settlement, limit_place: str = "") -> OutcomeRecord:
     """`settlement` as settle.lua takes it, letting go of the run's `limit_place` if any."""

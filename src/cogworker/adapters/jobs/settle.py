@@ -1,5 +1,5 @@
 """Settle: a run's outcome written in one script with taking the job off the list it
-was on, and only if it was still there (see settle.lua and ack_many.lua).
+was on, and only if it was still there (see settle.lua, ack_many.lua, retry_many.lua).
 
 With `replication` asking for replicas, each write ends with a WAIT; one
 that reached too few is told to `shortfalls` (the outcome stands on the
@@ -16,8 +16,9 @@ queue's slot (`adapters.counters`, `tracking.class_history` and
 `adapters.class_metrics` read them).  What needn't be written with every
 run is written at most once a `REGISTER_EVERY` per store: the queue joins
 the registry of parts (in the same pipeline, ahead of the scripts), and
-the scripts refresh a class's total TTL and registry entry.  Plain acks of
-several queues are one `ack_many` per queue, in the same pipeline.
+the scripts refresh a class's total TTL and registry entry.  A batch's plain
+acks are one `ack_many` per queue, its plain retries one `retry_many` per
+queue, in the same pipeline (`adapters.jobs.grouped`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from cogworker.adapters import durable_writes, jid_index, scripts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_events import event_target, with_batch
 from cogworker.adapters.job_records import settled_index
+from cogworker.adapters.jobs import grouped
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
@@ -100,33 +102,29 @@ class SettleStore:
     ) -> list[bool]:
         """Write many outcomes in one round trip; see `settle`.
 
-        Plain acks of one queue share one script call (its counters and history
-        lists written once per call); every other outcome is a `settle` of its own.
+        Plain acks of one queue share one script call, and so do plain retries (their
+        counters, class history trims and metrics written once per call: `grouped`);
+        every other outcome is a `settle` of its own.
         `working`: tracked jobs that started (jid: its queue and when), marked working first.
         """
         orders = [order.with_batch() for order in orders]
         pipe = self.client.pipeline(transaction=False)
         parts = self._queue_parts(pipe, {order.fetched.queue for order in orders}, now)
-        plain: dict[str, list[int]] = {}
-        others: list[int] = []
-        for i, order in enumerate(orders):
-            if order.outcome.is_plain_ack:
-                plain.setdefault(order.fetched.queue, []).append(i)
-            else:
-                others.append(i)
+        groups, others = grouped.groups_of(orders)
         indexed = queue_indexes(pipe, [(o.outcome.jid, o.outcome.result) for o in orders])
         # A plain ack writes none of the job's own records: no index entry for them.
-        records = [settled_index(orders[i].outcome, orders[i].fetched.queue, self.retention)
-                   for i in others]  # fmt: skip
+        records = [settled_index(o.outcome, o.fetched.queue, self.retention) for o in orders
+                   if not o.outcome.is_plain_ack]  # fmt: skip
         indexed += jid_index.queue_indexes(pipe, records)
         refreshes = self._due_classes([order.outcome for order in orders], now)
         marks = working or {}
         for jid, (queue, started_at) in marks.items():
             queue_mark(pipe, queue, jid, "working", started_at, self.retention.status_ttl)
-        for queue, indexes in plain.items():
-            acks = [orders[i] for i in indexes]
+        for (kind, queue), indexes in groups.items():
             holder = keys.in_progress(queue, identity or "")
-            self._queue_acks(pipe, holder, identity is not None, queue, acks, now, refreshes)
+            group = [orders[i] for i in indexes]
+            owned = identity is not None
+            grouped.queue_group(pipe, kind, holder, owned, group, now, self.retention, refreshes)
         for i in others:
             order = orders[i]
             holder = keys.in_progress(order.fetched.queue, identity or "")
@@ -137,7 +135,7 @@ class SettleStore:
         replies = iter(self._run(pipe)[bool(parts) + indexed + 2 * len(marks) :])
         self._registered.done([*parts, *refreshes], now)
         written = [False] * len(orders)
-        for indexes in plain.values():
+        for indexes in groups.values():
             for i, flag in zip(indexes, next(replies), strict=True):
                 written[i] = bool(flag)
         for i, reply in zip(others, replies, strict=True):
@@ -197,42 +195,6 @@ class SettleStore:
         if self.shortfalls is not None and self.replication.replicas:
             self.shortfalls.record(short)
         return replies
-
-    def _queue_acks(
-        self,
-        pipe: redis.client.Pipeline,
-        holder: str,
-        owned: bool,
-        queue: str,
-        acks: Sequence[SettleOrder],
-        now: float,
-        refreshes: Collection[tuple[str, str]],
-    ) -> None:
-        """Queue one `ack_many` of `acks`, plain acks of jobs of `queue`."""
-        day, kept = day_of(now), self.retention
-        ack_keys = [holder, keys.stat(queue, "processed"), keys.stat(queue, "processed", day)]
-        ack_args: list[bytes | str | int | float] = [
-            "1" if owned else "0",
-            DAY_COUNTER_TTL,
-            kept.history_per_class,
-            int(kept.history_ttl),
-            now,
-            int(kept.metrics_ttl),
-        ]
-        for ack in acks:
-            outcome = ack.outcome
-            ack_keys += (
-                keys.orphanings(queue, outcome.jid),
-                keys.handbacks(queue, outcome.jid),
-                keys.class_history(queue, outcome.class_name),
-                *metrics_keys(outcome.class_name, outcome.sample, now, queue),
-                result_key(outcome.jid, outcome.result, queue),
-                outcome.limit_place or keys.no_lock(queue),
-            )
-            ack_args += (ack.fetched.raw, outcome.history, outcome.class_name)
-            ack_args += metrics_args(outcome, refreshes)
-            ack_args += (*result_args(outcome.result), outcome.jid if outcome.limit_place else "")
-        scripts.ACK_MANY.queue(pipe, ack_keys, ack_args)
 
     def _settle_call(
         self,

@@ -6,7 +6,7 @@
 -- queue's unsettled list (a settlement a stopped process handed over).
 --
 -- shape: KEYS 22, ARGV 33
--- uses: _tallies, _results, _located
+-- uses: _tallies, _results, _located, _lists
 -- KEYS[1]  the list holding the entry
 -- KEYS[2]  the target sorted set (retry or dead; unused for ack and discard)
 -- KEYS[3]  its queue's processed counter, in total    KEYS[4]  the same, today
@@ -96,14 +96,6 @@ local function count(total, today)
   end
 end
 
-local function keep(list, record, most, ttl)
-  -- Trimmed only when too long: a failing job's own lists are short (a retry's commands cost).
-  if redis.call("LPUSH", list, record) > tonumber(most) then
-    redis.call("LTRIM", list, 0, tonumber(most) - 1)
-  end
-  redis.call("EXPIRE", list, ttl)
-end
-
 count(KEYS[3], KEYS[4])
 if kind ~= "ack" then
   count(KEYS[5], KEYS[6])
@@ -117,13 +109,13 @@ if kind == "dead" then
 end
 redis.call("DEL", KEYS[7], KEYS[14])
 if ARGV[9] ~= "" then
-  keep(KEYS[8], ARGV[9], ARGV[10], ARGV[11])
+  keep_list(KEYS[8], ARGV[9], ARGV[10], ARGV[11])
 end
 if ARGV[12] ~= "" then
   if ARGV[23] == "1" then
-    keep(KEYS[9], ARGV[12], ARGV[13], ARGV[15])
+    keep_list(KEYS[9], ARGV[12], ARGV[13], ARGV[15])
   end
-  keep(KEYS[10], ARGV[12], ARGV[14], ARGV[15])
+  keep_list(KEYS[10], ARGV[12], ARGV[14], ARGV[15])
 end
 local function owned(lock)
   return redis.call("GET", lock) == ARGV[19]
