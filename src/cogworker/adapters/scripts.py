@@ -26,7 +26,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
 from typing import Any
@@ -38,11 +37,7 @@ from redis.exceptions import NoScriptError
 
 from cogworker.adapters.redis_client import RedisClient, RedisPipeline
 from cogworker.adapters.replies import as_bytes
-from cogworker.adapters.slot_moves import (
-    patience_from_now,
-    refused_while_moving,
-    while_slot_moves,
-)
+from cogworker.adapters.slot_moves import patience_from_now, send_refused_again, while_slot_moves
 
 KeyOrArg = str | bytes | int | float
 #: A pipeline of either client: scripts and commands are queued on both alike.
@@ -177,7 +172,7 @@ def run_pipeline(client: RedisClient, pipe: RedisPipeline) -> list[Any]:
     """
     commands = _queued(pipe)
     replies: list[Any] = pipe.execute(raise_on_error=False)
-    _send_refused_again(client, commands, replies)
+    send_refused_again(client, commands, replies)
     wait = _final_wait(commands)
     for index, script, call in _forgotten(commands, replies):
         client.script_load(script.source)
@@ -246,25 +241,6 @@ def _queued(pipe: RedisPipeline) -> list[tuple[Any, Any]]:
         queue = pipe._execution_strategy.command_queue  # (private: see above)
         return [(command.args, command.options) for command in queue]
     return list(pipe.command_stack)
-
-
-def _send_refused_again(client: RedisClient, commands: Sequence[Any], replies: list[Any]) -> None:
-    """Each command of a cluster's pipeline that redis-py gave up on while its slot moved
-    (it never ran), sent again on its own until the slot has moved (`slot_moves`); its
-    reply, or its error, put in its place.  They go after the others, in order, as
-    redis-py sends the commands a redirect refused; all within one `PATIENCE`, past
-    which the rest keep their error unsent (a batch of a moving queue's acks waits no
-    longer than one)."""
-    until = patience_from_now()
-    for index, reply in enumerate(replies):
-        if refused_while_moving(reply) and time.monotonic() < until:
-            args, options = commands[index]
-            try:
-                replies[index] = while_slot_moves(
-                    functools.partial(client.execute_command, *args, **options), until=until
-                )
-            except redis.RedisError as error:
-                replies[index] = error
 
 
 def _final_wait(commands: Sequence[Any]) -> tuple[Any, ...] | None:

@@ -11,20 +11,25 @@ again, 16 times in all over about half a second, then gives up with
 longer than that to move.
 
 Each of those answers means the command did not run, so sending it again
-can't apply it twice: `while_slot_moves` does, for as long as cogworker lets
-one command take (`SOCKET_TIMEOUT`), then lets the error through.  A timeout or
-a lost connection is never sent again (see `connection`).
+can't apply it twice: `while_slot_moves` does (around each script call, see
+`scripts`), for as long as cogworker lets one command take (`SOCKET_TIMEOUT`),
+then lets the error through; `send_refused_again` does it for a pipeline's
+commands redis-py gave up on.  A timeout or a lost connection is never sent
+again (see `connection`).
 """
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
+import redis
 from redis.exceptions import ClusterError
 
 from cogworker.adapters.connection import SOCKET_TIMEOUT
+from cogworker.adapters.redis_client import RedisClient
 
 T = TypeVar("T")
 
@@ -65,3 +70,21 @@ def while_slot_moves(
             if not refused_while_moving(error) or clock() >= deadline:
                 raise
         sleep(PAUSE)
+
+
+def send_refused_again(client: RedisClient, commands: Sequence[Any], replies: list[Any]) -> None:
+    """Each command of a cluster's pipeline (`commands`: the (args, options) of each, in
+    order) that redis-py gave up on as its slot moved, sent again on its own until the
+    slot has moved; its reply, or its error, put in its place in `replies`.  They go
+    after the others, in order, as redis-py sends the commands a redirect refused; all
+    within one `PATIENCE`, past which the rest keep their error, unsent (a batch of a
+    moving queue's acks waits no longer than one)."""
+    until = patience_from_now()
+    for index, reply in enumerate(replies):
+        if refused_while_moving(reply) and time.monotonic() < until:
+            args, options = commands[index]
+            send = functools.partial(client.execute_command, *args, **options)
+            try:
+                replies[index] = while_slot_moves(send, until=until)
+            except redis.RedisError as error:
+                replies[index] = error
