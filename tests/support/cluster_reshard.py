@@ -14,9 +14,11 @@ while the rest wait: a test holds a queue's slot half-moved until its workers me
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 
 import attrs
+import redis
 
 from tests.support.redis_server import HOST, RedisServer
 
@@ -80,11 +82,20 @@ def reshard(
     midway: Midway | None = None,
     batch: int = BATCH,
 ) -> None:
-    """Move each of `slots` from `source` to `target`, in order; `others` are told the new
-    owner too.  `midway` runs in each slot holding keys, after its first batch moved."""
-    rest = list(others)
-    for slot in slots:
-        move_slot(source, target, rest, slot, midway=midway, batch=batch)
+    """Move each of `slots` and its keys from `source` to `target`, in order (see the
+    module's docstring), over one connection per node; `others` are told the new owner
+    too.  `midway` runs in each slot holding keys, after its first batch moved."""
+    with contextlib.ExitStack() as stack:
+        source_client, target_client = (
+            stack.enter_context(node.server.client()) for node in (source, target)
+        )
+        told = [stack.enter_context(other.server.client()) for other in others]
+        for slot in slots:
+            target_client.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source.node_id)
+            source_client.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target.node_id)
+            _migrate_keys(source_client, target.server.port, slot, midway, batch)
+            for node in (target_client, source_client, *told):  # the target first
+                node.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target.node_id)
 
 
 def move_slot(
@@ -96,23 +107,23 @@ def move_slot(
     midway: Midway | None = None,
     batch: int = BATCH,
 ) -> None:
-    """Move one slot and its keys from `source` to `target` (see the module's docstring)."""
-    with source.server.client() as source_client, target.server.client() as target_client:
-        target_client.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source.node_id)
-        source_client.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target.node_id)
-        moved_any = False
-        while names := source_client.execute_command("CLUSTER", "GETKEYSINSLOT", slot, batch):
-            source_client.execute_command(
-                "MIGRATE", HOST, target.server.port, "", 0, MIGRATE_TIMEOUT_MS, "KEYS", *names
-            )
-            if not moved_any and midway is not None:
-                midway(slot)
-            moved_any = True
-        target_client.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target.node_id)
-        source_client.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target.node_id)
-    for other in others:
-        with other.server.client() as other_client:
-            other_client.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target.node_id)
+    """`reshard` of one slot."""
+    reshard(source, target, others, [slot], midway=midway, batch=batch)
+
+
+def _migrate_keys(
+    source: redis.Redis, target_port: int, slot: int, midway: Midway | None, batch: int
+) -> None:
+    """MIGRATE `slot`'s keys from `source` to the node on `target_port`, `batch` at a time,
+    calling `midway` after the first batch."""
+    moved_any = False
+    while names := source.execute_command("CLUSTER", "GETKEYSINSLOT", slot, batch):
+        source.execute_command(
+            "MIGRATE", HOST, target_port, "", 0, MIGRATE_TIMEOUT_MS, "KEYS", *names
+        )
+        if not moved_any and midway is not None:
+            midway(slot)
+        moved_any = True
 
 
 def _text(reply: bytes | str) -> str:
