@@ -24,6 +24,7 @@ file goes in front of it, after `_checks.lua`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -43,6 +44,7 @@ from cogworker.adapters.redis_client import (
     RedisPipeline,
 )
 from cogworker.adapters.replies import as_bytes
+from cogworker.adapters.slot_moves import patience_from_now, send_refused_again, while_slot_moves
 
 KeyOrArg = str | bytes | int | float
 #: A pipeline of any client: scripts and commands are queued on all alike (redis-py
@@ -135,15 +137,18 @@ class LuaScript:
         """Run the script on `client` and give its reply.
 
         On a `RedisCluster` the call goes to the node owning its keys' slot (one
-        slot: redis-py refuses keys of several before sending), and a reload
-        after NOSCRIPT loads the script on every primary.
+        slot: redis-py refuses keys of several before sending), a reload after
+        NOSCRIPT loads the script on every primary, and a call refused while the
+        slot moves is sent again until it has (`slot_moves`).
         """
         self.check(keys, args)
+        run = functools.partial(client.evalsha, self.sha, len(keys), *keys, *args)
+        until = patience_from_now()
         try:
-            return client.evalsha(self.sha, len(keys), *keys, *args)
+            return while_slot_moves(run, until=until)
         except NoScriptError:
             client.script_load(self.source)
-            return client.evalsha(self.sha, len(keys), *keys, *args)
+            return while_slot_moves(run, until=until)
 
     async def run_async(
         self, client: AsyncRedisClient, keys: Sequence[KeyOrArg], args: Sequence[KeyOrArg]
@@ -176,6 +181,7 @@ def run_pipeline(client: RedisClient, pipe: RedisPipeline) -> list[Any]:
     """
     commands = queued(pipe)
     replies: list[Any] = pipe.execute(raise_on_error=False)
+    send_refused_again(client, commands, replies)
     wait = _final_wait(commands)
     for index, script, call in _forgotten(commands, replies):
         client.script_load(script.source)

@@ -12,6 +12,7 @@ import redis
 
 from cogworker.adapters import redis_access
 from cogworker.adapters.replication import NotReplicatedError
+from cogworker.adapters.slot_moves import refused_while_moving
 from cogworker.app.config import Config
 from cogworker.domain.job import JobRecord
 from cogworker.exceptions import (
@@ -126,4 +127,7 @@ def _failure(config: Config, doing: str, error: redis.RedisError) -> tuple[str, 
         return f"{doing}: {where}: {refused}", True
     if isinstance(error, redis.ConnectionError | redis.TimeoutError):
         return f"{doing}: {where}: Redis is unavailable ({error})", False
+    if refused_while_moving(error):  # sent again for `PATIENCE` already (scripts)
+        moving = "its hash slot is moving to another primary; try again once it has"
+        return f"{doing}: {where}: {moving} ({error})", False
     return None

@@ -1,0 +1,90 @@
+"""Commands a Redis Cluster refused while their hash slot moved, sent again until it has.
+
+While a slot migrates between primaries (`redis-cli --cluster reshard`), a
+node answers a command on a key it no longer holds with ASK, and a script or
+multi-key command whose keys are not all on one side with TRYAGAIN.  Every
+cogworker script names a key that may not exist (a lock's placeholder, a
+counter not yet counted), so a slot's scripts are refused with TRYAGAIN for as
+long as its move takes.  redis-py follows ASK and sends a refused command
+again, 16 times in all over about half a second, then gives up with
+`ClusterError("TTL exhausted.")`; a slot holding a busy queue's keys takes
+longer than that to move.
+
+Each of those answers means the command did not run, so sending it again
+can't apply it twice: `while_slot_moves` does (around each script call, see
+`scripts`), for as long as cogworker lets one command take (`SOCKET_TIMEOUT`),
+then lets the error through; `send_refused_again` does it for a pipeline's
+commands redis-py gave up on.  A timeout or a lost connection is never sent
+again (see `connection`).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import redis
+from redis.exceptions import ClusterError
+
+from cogworker.adapters.connection import SOCKET_TIMEOUT
+from cogworker.adapters.redis_client import RedisClient
+
+T = TypeVar("T")
+
+#: How long a command refused by its slot's move is sent again (seconds).
+PATIENCE = SOCKET_TIMEOUT
+#: The pause before each sending again: redis-py's own attempts already took a while.
+PAUSE = 0.05
+#: What redis-py says when every one of its attempts was redirected or refused.
+_GAVE_UP = "TTL exhausted."
+
+
+def refused_while_moving(reply: object) -> bool:
+    """Whether `reply` is redis-py giving up on a command that every node it reached
+    redirected or refused with TRYAGAIN: the command never ran."""
+    return type(reply) is ClusterError and str(reply) == _GAVE_UP
+
+
+def patience_from_now(clock: Callable[[], float] = time.monotonic) -> float:
+    """The `clock` time until which a command refused now is sent again."""
+    return clock() + PATIENCE
+
+
+def while_slot_moves(
+    send: Callable[[], T],
+    *,
+    until: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """`send()`'s reply, sending it again while its slot's move refuses it, until the
+    `clock` reads `until` (`PATIENCE` from now if not given: a caller sending several
+    commands gives them one); then (or for any other error) the error is raised."""
+    deadline = patience_from_now(clock) if until is None else until
+    while True:
+        try:
+            return send()
+        except ClusterError as error:
+            if not refused_while_moving(error) or clock() >= deadline:
+                raise
+        sleep(PAUSE)
+
+
+def send_refused_again(client: RedisClient, commands: Sequence[Any], replies: list[Any]) -> None:
+    """Each command of a cluster's pipeline (`commands`: the (args, options) of each, in
+    order) that redis-py gave up on as its slot moved, sent again on its own until the
+    slot has moved; its reply, or its error, put in its place in `replies`.  They go
+    after the others, in order, as redis-py sends the commands a redirect refused; all
+    within one `PATIENCE`, past which the rest keep their error, unsent (a batch of a
+    moving queue's acks waits no longer than one)."""
+    until = patience_from_now()
+    for index, reply in enumerate(replies):
+        if refused_while_moving(reply) and time.monotonic() < until:
+            args, options = commands[index]
+            send = functools.partial(client.execute_command, *args, **options)
+            try:
+                replies[index] = while_slot_moves(send, until=until)
+            except redis.RedisError as error:
+                replies[index] = error
