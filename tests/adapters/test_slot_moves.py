@@ -4,13 +4,20 @@ tests/cluster/test_cluster_resharding.py.)"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import pytest
 import redis
 from redis.exceptions import ClusterDownError, ClusterError, TryAgainError
 
-from cogworker.adapters.slot_moves import PATIENCE, PAUSE, refused_while_moving, while_slot_moves
+from cogworker.adapters.slot_moves import (
+    PATIENCE,
+    PAUSE,
+    refused_while_moving,
+    while_slot_moves,
+    while_slot_moves_async,
+)
 
 
 def gave_up() -> ClusterError:
@@ -68,6 +75,23 @@ def test_a_refused_command_is_sent_again_until_it_runs() -> None:
     assert while_slot_moves(send, clock=clock, sleep=clock.sleep) == "OK"
     assert sent == [3]
     assert clock.slept == [PAUSE, PAUSE]
+
+
+def test_an_async_command_is_sent_again_until_it_runs_and_no_longer_past_the_patience() -> None:
+    """The asyncio twin: refused twice, then answered (three sends); refused past the
+    deadline `until` (the clock already there), the refusal raised after one send."""
+    clock = Clock()
+    send, sent = sender([gave_up(), gave_up(), "OK"])
+
+    async def awaited(send: Callable[[], object]) -> object:
+        return send()
+
+    reply = asyncio.run(while_slot_moves_async(lambda: awaited(send), clock=clock))
+    assert (reply, sent) == ("OK", [3])
+    refused, tries = sender([gave_up()])
+    with pytest.raises(ClusterError, match="TTL exhausted"):
+        asyncio.run(while_slot_moves_async(lambda: awaited(refused), until=clock(), clock=clock))
+    assert tries == [1]
 
 
 def test_a_command_refused_past_the_patience_raises_the_refusal() -> None:

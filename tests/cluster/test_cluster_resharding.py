@@ -20,6 +20,7 @@ from tests.cluster import jobs_reshard as jobs
 from tests.cluster.test_cluster_drain import cluster_url
 from tests.faults import oracle
 from tests.faults.conftest import stop_all
+from tests.support.clients import CLIENT_KINDS, client_of
 from tests.support.cluster import LocalCluster
 from tests.support.cluster_reshard import Primary, move_slot, primaries, reshard
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
@@ -93,17 +94,19 @@ def enqueue_traffic(client: cogworker.Client, queue: str, plain: int) -> Expecte
     return expected
 
 
+@pytest.mark.parametrize("kind", CLIENT_KINDS)
 def test_an_enqueue_waits_out_its_queue_s_slot_move_within_patience(
-    own_cluster: LocalCluster, inspect: redis.RedisCluster
+    own_cluster: LocalCluster, inspect: redis.RedisCluster, kind: str
 ) -> None:
     """A scheduled push onto a queue whose slot is moving (its one key, the queue, moved
     already) is refused with TRYAGAIN more often than redis-py sends it again: it is sent
     again until the move ends and lands once, on the new primary; one refused for longer
-    than `slot_moves.PATIENCE` fails with `EnqueueUnavailableError`, pushing nothing."""
+    than `slot_moves.PATIENCE` fails with `EnqueueUnavailableError`, pushing nothing.
+    The same through `Client` and `AsyncClient`."""
     nodes = primaries(own_cluster.primaries())
     source, target = owner(nodes, "default"), owner(nodes, "mail")
     others = [node for node in nodes if node not in (source, target)]
-    client = cogworker.Client(cogworker.Config(redis_url=cluster_url(own_cluster)))
+    client = client_of(kind, cogworker.Config(redis_url=cluster_url(own_cluster)))
     waiting = client.enqueue(jobs.COUNT["default"], 0)
     given_up: list[str] = []
     landing: list[Future[str | None]] = []

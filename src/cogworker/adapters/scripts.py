@@ -44,7 +44,13 @@ from cogworker.adapters.redis_client import (
     RedisPipeline,
 )
 from cogworker.adapters.replies import as_bytes
-from cogworker.adapters.slot_moves import patience_from_now, send_refused_again, while_slot_moves
+from cogworker.adapters.slot_moves import (
+    patience_from_now,
+    send_refused_again,
+    send_refused_again_async,
+    while_slot_moves,
+    while_slot_moves_async,
+)
 
 KeyOrArg = str | bytes | int | float
 #: A pipeline of any client: scripts and commands are queued on all alike (redis-py
@@ -156,11 +162,13 @@ class LuaScript:
         """Run the script on an asyncio `client` and give its reply (on a cluster, as
         `__call__` does)."""
         self.check(keys, args)
+        run = functools.partial(client.evalsha, self.sha, len(keys), *keys, *args)
+        until = patience_from_now()
         try:
-            return await client.evalsha(self.sha, len(keys), *keys, *args)
+            return await while_slot_moves_async(run, until=until)
         except NoScriptError:
             await client.script_load(self.source)
-            return await client.evalsha(self.sha, len(keys), *keys, *args)
+            return await while_slot_moves_async(run, until=until)
 
     def queue(self, pipe: Pipeline, keys: Sequence[KeyOrArg], args: Sequence[KeyOrArg]) -> None:
         """Queue a run on `pipe`; `run_pipeline` then gives its reply."""
@@ -226,6 +234,7 @@ async def run_pipeline_async(client: AsyncRedisClient, pipe: AsyncRedisPipeline)
     """`run_pipeline` for an asyncio client and its pipeline."""
     commands = queued(pipe)
     replies: list[Any] = await pipe.execute(raise_on_error=False)
+    await send_refused_again_async(client, commands, replies)
     wait = _final_wait(commands)
     for index, script, call in _forgotten(commands, replies):
         await client.script_load(script.source)

@@ -14,22 +14,24 @@ Each of those answers means the command did not run, so sending it again
 can't apply it twice: `while_slot_moves` does (around each script call, see
 `scripts`), for as long as cogworker lets one command take (`SOCKET_TIMEOUT`),
 then lets the error through; `send_refused_again` does it for a pipeline's
-commands redis-py gave up on.  A timeout or a lost connection is never sent
+commands redis-py gave up on.  The `_async` twins do the same for asyncio
+clients (redis.asyncio gives up the same way).  A timeout or a lost connection is never sent
 again (see `connection`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import redis
 from redis.exceptions import ClusterError
 
 from cogworker.adapters.connection import SOCKET_TIMEOUT
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
 
 T = TypeVar("T")
 
@@ -67,9 +69,34 @@ def while_slot_moves(
         try:
             return send()
         except ClusterError as error:
-            if not refused_while_moving(error) or clock() >= deadline:
-                raise
+            _raise_unless_refused_in_time(error, deadline, clock)
         sleep(PAUSE)
+
+
+async def while_slot_moves_async(
+    send: Callable[[], Awaitable[T]],
+    *,
+    until: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> T:
+    """`while_slot_moves` for an asyncio client: `send()` awaited, and awaited again while
+    its slot's move refuses it, until `until`; the pause between is the loop's."""
+    deadline = patience_from_now(clock) if until is None else until
+    while True:
+        try:
+            return await send()
+        except ClusterError as error:
+            _raise_unless_refused_in_time(error, deadline, clock)
+        await asyncio.sleep(PAUSE)
+
+
+def _raise_unless_refused_in_time(
+    error: ClusterError, deadline: float, clock: Callable[[], float]
+) -> None:
+    """Return if `error` is a slot move's refusal met before `deadline` (send it again);
+    else raise it."""
+    if not refused_while_moving(error) or clock() >= deadline:
+        raise error
 
 
 def send_refused_again(client: RedisClient, commands: Sequence[Any], replies: list[Any]) -> None:
@@ -80,11 +107,33 @@ def send_refused_again(client: RedisClient, commands: Sequence[Any], replies: li
     within one `PATIENCE`, past which the rest keep their error, unsent (a batch of a
     moving queue's acks waits no longer than one)."""
     until = patience_from_now()
+    for index, args, options in _refused(commands, replies, until):
+        send = functools.partial(client.execute_command, *args, **options)
+        try:
+            replies[index] = while_slot_moves(send, until=until)
+        except redis.RedisError as error:
+            replies[index] = error
+
+
+async def send_refused_again_async(
+    client: AsyncRedisClient, commands: Sequence[Any], replies: list[Any]
+) -> None:
+    """`send_refused_again` for an asyncio client's pipeline."""
+    until = patience_from_now()
+    for index, args, options in _refused(commands, replies, until):
+        send = functools.partial(client.execute_command, *args, **options)
+        try:
+            replies[index] = await while_slot_moves_async(send, until=until)
+        except redis.RedisError as error:
+            replies[index] = error
+
+
+def _refused(
+    commands: Sequence[Any], replies: list[Any], until: float
+) -> Iterator[tuple[int, Any, Any]]:
+    """The index, args and options of each command whose reply is a slot move's refusal,
+    while the monotonic clock is before `until`."""
     for index, reply in enumerate(replies):
         if refused_while_moving(reply) and time.monotonic() < until:
             args, options = commands[index]
-            send = functools.partial(client.execute_command, *args, **options)
-            try:
-                replies[index] = while_slot_moves(send, until=until)
-            except redis.RedisError as error:
-                replies[index] = error
+            yield index, args, options
