@@ -13,8 +13,10 @@ from tests.faults import jobs, oracle
 from tests.faults.conftest import StartWorker, each_registered, registered, starts_of, stop_all
 from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
 
 
+@on_both_topologies
 def test_a_job_killed_mid_run_runs_again_on_another_process(
     start_worker: StartWorker,
     client: cogworker.Client,
@@ -38,6 +40,7 @@ def test_a_job_killed_mid_run_runs_again_on_another_process(
     oracle.assert_nothing_left_behind(inspect)
 
 
+@on_both_topologies
 def test_a_job_that_kills_its_process_every_time_ends_in_dead(
     start_worker: StartWorker,
     client: cogworker.Client,
@@ -90,6 +93,7 @@ def test_a_live_process_with_a_long_cpu_bound_job_is_never_reconciled(
     oracle.assert_nothing_left_behind(inspect)
 
 
+@on_both_topologies
 def test_racing_reconcilers_requeue_each_orphan_exactly_once(
     start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
 ) -> None:
