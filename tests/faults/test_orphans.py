@@ -22,17 +22,20 @@ def test_a_job_killed_mid_run_runs_again_on_another_process(
     client: cogworker.Client,
     inspect: redis.Redis,
     oracle_file: Path,
+    tmp_path: Path,
     kind: Kind,
 ) -> None:
     """kill -9 during a job: another process runs it again; the dead one leaves nothing."""
     victim = start_worker()
     registered(inspect, 1)
-    jid = client.enqueue(of_kind(jobs.Sleep, kind), 2.0)
+    gate = tmp_path / "gate"  # opened after the kill: the first run can't end before it
+    jid = client.enqueue(of_kind(jobs.DoneAtGate, kind), str(gate))
     assert jid is not None
     wait_until(lambda: starts_of(oracle_file, jid) == 1, 20, message="first run started")
     survivor = start_worker()
     registered(inspect, 2)
     victim.kill()
+    gate.touch()
     wait_until(lambda: jid in oracle.finished(oracle_file), 30, message=survivor.log_tail)
     stop_all(survivor)
     assert oracle.runs(oracle_file)[0][jid] == 2  # starts = 1 + kills
