@@ -66,6 +66,7 @@ def _shared_redis(
 def _shared_run(
     url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[dict[Kind, Observed]]:
+    """Start the shared worker on `url`, settle every case, stop it, and yield the runs."""
     rc = plain_client(url)
     client = cogworker.Client(cogworker.Config(redis_url=url))
     worker = start_worker(
