@@ -14,14 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 from hypothesis import settings
 
 import cogworker
+from cogworker.adapters.redis_client import RedisClient
 from tests.support.async_variants import KINDS, Kind
-from tests.support.clients import CLIENT_KINDS, EitherClient, client_of
+from tests.support.clients import ClientKind, EitherClient, client_of
+from tests.support.cluster import LocalCluster
 from tests.support.processes import CogworkerFactory, CogworkerProcess, start_worker
 from tests.support.redis_server import RedisServer, RedisServerFactory
+from tests.support.topology import Topology, cluster_url, flushed_url, plain_client
+from tests.support.topology_marks import generate_topologies
 
 # No per-example deadline: the suite asserts nothing about timing, and an example that
 # a busy machine slows past Hypothesis's default 200 ms would fail as "unreliable".
@@ -37,6 +40,12 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["COGWORKER_REDIS_URL"] = UNREACHABLE_REDIS_URL
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run a test marked `topologies(...)` on each topology it names, and one taking
+    `client_kind` with each client (tests/support/topology_marks.py)."""
+    generate_topologies(metafunc)
+
+
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
     """One redis-server for the whole session; tests reach it through `redis_url`."""
@@ -45,18 +54,40 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
     server.close()
 
 
+@pytest.fixture(scope="session")
+def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    """Three primaries with a replica each, on loopback ports, started by the first test that
+    asks (six processes, seconds to join) and stopped at the session's end."""
+    cluster = LocalCluster(tmp_path_factory.mktemp("cluster")).start()
+    yield cluster
+    cluster.close()
+
+
 @pytest.fixture
-def redis_url(redis_server: RedisServer) -> str:
-    """The session server's URL, its data flushed before the test."""
-    with redis_server.client(socket_timeout=10.0) as client:
+def topology(request: pytest.FixtureRequest) -> Topology:
+    """Where the test's Redis lives: one server, unless the test is marked `topologies(...)`
+    and runs on the cluster (tests/support/topology.py)."""
+    chosen: Topology = getattr(request, "param", "single")
+    return chosen
+
+
+@pytest.fixture
+def redis_url(topology: Topology, request: pytest.FixtureRequest) -> str:
+    """The URL of the test's Redis, its data flushed before the test: the session server's,
+    or the local cluster's `redis+cluster://` URL (every primary flushed)."""
+    if topology == "cluster":
+        return flushed_url(cluster_url(request.getfixturevalue("local_cluster")))
+    server: RedisServer = request.getfixturevalue("redis_server")
+    with server.client(socket_timeout=10.0) as client:
         client.flushall()
-    return redis_server.url
+    return server.url
 
 
 @pytest.fixture
-def rc(redis_url: str) -> Iterator[redis.Redis]:
-    """A plain client of the test's (flushed) Redis, for setting up and checking keys."""
-    client = redis.Redis.from_url(redis_url, socket_timeout=10.0)
+def rc(redis_url: str) -> Iterator[RedisClient]:
+    """A plain client of the test's (flushed) Redis, for setting up and checking keys: a
+    `redis.RedisCluster` on the cluster."""
+    client = plain_client(redis_url)
     yield client
     client.close()
 
@@ -76,13 +107,22 @@ def client_config(redis_url: str) -> cogworker.Config:
     return cogworker.Config(redis_url=redis_url)
 
 
-@pytest.fixture(params=CLIENT_KINDS)
+@pytest.fixture
+def client_kind(request: pytest.FixtureRequest) -> ClientKind:
+    """`Client`, then `AsyncClient`: a test using it runs for each (parametrized by
+    `pytest_generate_tests`; the AsyncClient on one node only, as it refuses a cluster yet:
+    tests/support/topology_marks.py)."""
+    chosen: ClientKind = request.param
+    return chosen
+
+
+@pytest.fixture
 def either_client(
-    client_config: cogworker.Config, request: pytest.FixtureRequest
+    client_config: cogworker.Config, client_kind: ClientKind
 ) -> Iterator[EitherClient]:
     """A `Client`, then an `AsyncClient` (blocking, see tests/support/clients.py), of
     `client_config`: a test using it runs for each."""
-    made = client_of(request.param, client_config)
+    made = client_of(client_kind, client_config)
     yield made
     made.close()
 

@@ -22,6 +22,9 @@ from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.app.batch_folding import fold_queue
 from cogworker.domain import batches
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 IDENTITY = "host:1:test"
 NOW = 1_800_000_000.0
@@ -105,14 +108,12 @@ def test_a_repeat_orphan_buried_and_a_hand_over_keep_their_batch(rc: redis.Redis
 def test_a_member_killed_or_deleted_on_the_dashboard_ends_there(rc: redis.Redis) -> None:
     """Killed from Retries: dead; deleted from Scheduled: discarded (removed for good)."""
     sets = SetStore(rc, Retention())
-    rc.zadd(keys.retry("default"), {_payload("m0"): NOW})
-    rc.zadd(keys.schedule("default"), {_payload("m1"): NOW})
-    assert sets.kill(
-        keys.retry("default"), "default", [Removal(entry=_payload("m0"), jid="m0")], NOW
-    ) == [True]
-    assert sets.delete(
-        keys.schedule("default"), "default", [Removal(entry=_payload("m1"), jid="m1")]
-    ) == [True]
+    rc.zadd(keys.retry("work"), {_payload("m0"): NOW})
+    rc.zadd(keys.schedule("work"), {_payload("m1"): NOW})
+    killed = Removal(entry=_payload("m0"), jid="m0", queue="work")
+    assert sets.kill(keys.retry("work"), "work", [killed], NOW) == [True]
+    deleted = Removal(entry=_payload("m1"), jid="m1", queue="work")
+    assert sets.delete(keys.schedule("work"), "work", [deleted]) == [True]
     assert rc.lrange(keys.batch_events("work"), 0, -1) == [b"b1 m0 dead", b"b1 m1 discard"]
 
 

@@ -8,6 +8,9 @@ import redis
 
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.process_registry import ProcessRegistry
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 IDENTITY = "host:1:locks"
 #: A lock's TTL before the beat, and the one the beat renews it for, milliseconds.

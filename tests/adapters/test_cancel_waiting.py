@@ -10,6 +10,9 @@ import redis
 import cogworker
 from cogworker.adapters import redis_keys as keys
 from cogworker.app.cancelling import CancelResult
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 RETRIES = 20_000
 

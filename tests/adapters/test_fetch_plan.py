@@ -14,6 +14,9 @@ from hypothesis import strategies as st
 from cogworker.adapters import queue_pause
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.fetch import FetchStore
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 IDENTITY = "host:1:plan"
 QUEUES = ("high", "mid", "low")

@@ -14,6 +14,9 @@ from cogworker.app.worker.reconciler import Reconciler
 from cogworker.exceptions import ConfigError
 from tests.support.processes import wait_until
 from tests.support.reconcilers import reconciler
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 #: Far from every age drawn below: a look's own duration never crosses it.
 THRESHOLD = 10.0

@@ -20,6 +20,9 @@ from cogworker.adapters.layout_store import LayoutStore
 from cogworker.app.worker.reconciler import Reconciler
 from cogworker.domain import layout, layout_verdicts, payload
 from tests.support.reconcilers import reconciler
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 IDENTITY = "host:1:stopping"
 QUEUES = ("mail", "reports")

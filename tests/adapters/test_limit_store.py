@@ -15,6 +15,9 @@ from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.adapters.limit_store import LimitStore, Spot, spot_of
 from cogworker.domain.key_limits import Concurrency, Rate, claim_for
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 IDENTITY = "host:1:limits"
 TWO = Concurrency(max=2)

@@ -27,6 +27,9 @@ from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.domain import payload
 from cogworker.domain.job import JobRecord
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 IDENTITY = "host:1:located"
 QUEUES = ("default", "mail")
@@ -230,5 +233,7 @@ def test_an_unreadable_entry_filed_in_dead_leaves_the_index_with_its_deletion(
                                      jid="filed-as", now=NOW, queue="default")  # fmt: skip
     assert set(rc.hgetall(keys.located("default"))) == {b"filed-as"}
     (wrapped,) = _entries(rc, "dead", "default")
-    SetStore(rc, KEPT).delete(keys.dead("default"), "default", [Removal(entry=wrapped)])
+    SetStore(rc, KEPT).delete(
+        keys.dead("default"), "default", [Removal(entry=wrapped, queue="default")]
+    )
     assert rc.hgetall(keys.located("default")) == {}

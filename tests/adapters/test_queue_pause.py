@@ -10,6 +10,9 @@ import redis
 from cogworker.adapters import queue_pause, tracking
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.fetch import FetchStore
+from tests.support.topology_marks import on_both_topologies, single_node_only
+
+pytestmark = on_both_topologies
 
 IDENTITY = "host:1:pause"
 
@@ -66,6 +69,7 @@ class PauseAfterFirstCommand(redis.Redis):
         return Raced(self.connection_pool, self.response_callbacks, transaction, shard_hint)
 
 
+@single_node_only  # races on a connection of its own to one server
 def test_a_resume_raced_by_a_pause_leaves_the_queue_paused_and_listed(
     rc: redis.Redis, redis_url: str
 ) -> None:

@@ -16,6 +16,9 @@ from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.domain import results as domain_results
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 IDENTITY = "host:1:results"
 JOB = b'{"class":"a.B","args":[],"jid":"j1","queue":"mail"}'

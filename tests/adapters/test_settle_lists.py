@@ -12,6 +12,9 @@ from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 IDENTITY = "host:1:lists"
 NOW = 1_800_000_000.0

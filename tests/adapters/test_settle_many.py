@@ -13,7 +13,10 @@ from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.domain.stats import day_of
+from tests.support.topology_marks import on_both_topologies, single_node_only
 from tests.tracking.test_tracking import CountingConnection
+
+pytestmark = on_both_topologies
 
 IDENTITY = "host:1:test"
 NOW = 1_800_000_000.0
@@ -88,6 +91,7 @@ def test_acks_of_several_queues_are_counted_each_on_its_own_queue(rc: redis.Redi
     assert histories == {"mail": [b'{"jid":"j2"}', b'{"jid":"j0"}'], "a{b}": [b'{"jid":"j1"}']}
 
 
+@single_node_only  # counts one server's round trips: a cluster's, one per node
 def test_a_batch_of_several_queues_is_one_round_trip(redis_url: str, rc: redis.Redis) -> None:
     """Acks of three queues (one ack_many each), their parts' registration and a failure:
     one packet sent to Redis, every outcome written."""
@@ -192,13 +196,13 @@ def test_a_cancel_and_an_expiry_are_counted_apart_and_file_nothing(rc: redis.Red
     orders = []
     for n, (kind, status) in enumerate((("cancel", "cancelled"), ("expire", "expired"))):
         held = _held(rc, f"j{n}")
-        rc.set(f"cogworker:unique:{n}", f"j{n}")
+        rc.set(keys.unique_lock("default", str(n)), f"j{n}")
         outcome = OutcomeRecord(
             kind=kind, jid=f"j{n}", class_name="app.Plain", attempt='{"outcome":"x"}',
-            status=status, unique_lock=f"cogworker:unique:{n}", unique_action="release",
+            status=status, unique_lock=keys.unique_lock("default", str(n)), unique_action="release",
         )  # fmt: skip
         orders.append(SettleOrder(fetched=held.fetched, outcome=outcome))
-    rc.set("cogworker:unique:1", "someone-else")
+    rc.set(keys.unique_lock("default", "1"), "someone-else")
 
     assert store.settle_many(IDENTITY, orders, NOW) == [True, True]
 
@@ -208,7 +212,7 @@ def test_a_cancel_and_an_expiry_are_counted_apart_and_file_nothing(rc: redis.Red
     assert counts == {"processed": b"2", "cancelled": b"1", "expired": b"1"}
     assert rc.get(keys.stat("default", "failed")) is None
     assert rc.zcard(keys.retry("default")) == rc.zcard(keys.dead("default")) == 0
-    assert not rc.exists("cogworker:unique:0")
-    assert rc.get("cogworker:unique:1") == b"someone-else"  # owner-checked
+    assert not rc.exists(keys.unique_lock("default", "0"))
+    assert rc.get(keys.unique_lock("default", "1")) == b"someone-else"  # owner-checked
     assert rc.hget(keys.status("default", "j0"), "status") == b"cancelled"
     assert rc.llen(keys.job_attempts("default", "j1")) == 1

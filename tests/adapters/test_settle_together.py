@@ -15,6 +15,9 @@ from cogworker.adapters.jobs.handover import HandoverStore, parse_handover_recor
 from cogworker.adapters.jobs.outcome import OutcomeKind, OutcomeRecord
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
 from cogworker.domain import results
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 IDENTITY = "host:1:together"
 NOW = 1_800_000_000.0

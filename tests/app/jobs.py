@@ -23,6 +23,7 @@ import redis
 
 import cogworker
 from cogworker import Job
+from tests.support.topology import plain_client
 
 #: The environment variable naming the Redis that jobs record their side effects in.
 SIDE_EFFECTS_URL_ENV = "COGWORKER_TEST_REDIS_URL"
@@ -67,7 +68,7 @@ def side_effects() -> redis.Redis:
     global _client
     with _lock:
         if _client is None:
-            _client = redis.Redis.from_url(os.environ[SIDE_EFFECTS_URL_ENV])
+            _client = plain_client(os.environ[SIDE_EFFECTS_URL_ENV])
         return _client
 
 

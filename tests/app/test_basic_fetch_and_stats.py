@@ -13,6 +13,9 @@ from cogworker.domain.stats import day_of
 from tests.app.helpers import Workers, logs, wait_for_processes
 from tests.app.jobs import Gate, NoRetryFalse, Record
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 
 def in_progress_keys(rc: redis.Redis) -> list[bytes]:

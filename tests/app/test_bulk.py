@@ -9,6 +9,9 @@ from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import Workers, identities, logs, wait_for_processes
 from tests.app.jobs import Count
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 JOBS = 10_000
 

@@ -26,6 +26,9 @@ from cogworker.domain import payload
 from cogworker.domain.job import JobRecord
 from tests.app.jobs import Count
 from tests.app.limit_jobs import FivePerSecond, HoldsOne, ThreeAtOnce
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 IDENTITY = "host:1:fetch-places"
 #: The gate's orphan threshold: how long a place lasts unrenewed.

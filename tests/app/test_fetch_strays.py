@@ -15,6 +15,9 @@ from cogworker.adapters.jobs.fetch import Fetched, FetchStore
 from cogworker.app.worker.fetcher import Fetcher
 from cogworker.app.worker.slots import FetchSlots
 from cogworker.app.worker.state import WorkerState
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 IDENTITY = "host:1:strays"
 CONFIG = cogworker.Config(queues=("high", "low"))

@@ -16,6 +16,9 @@ from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.worker.heartbeat import Heartbeat
 from cogworker.app.worker.lease import Lease, may_start, may_start_on_loop
 from cogworker.app.worker.state import WorkerState
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 IDENTITY = "host:1:lease"
 JOB = Fetched(queue="default", raw=b'{"jid":"j1","class":"app.Job","queue":"default"}')

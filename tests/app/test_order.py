@@ -9,6 +9,9 @@ import cogworker
 from tests.app.helpers import Workers, runs, start_times, wait_for_processes
 from tests.app.jobs import Record
 from tests.support.processes import CogworkerProcess, wait_until
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 
 def run_in_order(rc: redis.Redis, jids: list[str], worker: CogworkerProcess) -> list[str]:

@@ -15,6 +15,9 @@ from cogworker.adapters.jobs.due import DueStore
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.app.worker.poller import Poller
 from tests.support.sets import add_to_set
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 NOW = 1_800_000_000.0
 

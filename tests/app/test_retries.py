@@ -12,6 +12,9 @@ from cogworker.domain.retries import max_retries
 from tests.app.helpers import Workers, identities, runs, wait_for_beats_over, zset_entries
 from tests.app.jobs import AlwaysFails, FailsTwiceRetried, NoRetryFalse, NoRetryZero
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 ERROR_CLASS = "tests.app.jobs.JobBoomError"
 

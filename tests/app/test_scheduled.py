@@ -21,6 +21,9 @@ from tests.app.helpers import (
 )
 from tests.app.jobs import Record
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 #: A start may be seen this much before its time: the clocks of two processes, read apart.
 CLOCK_SLACK = 0.05

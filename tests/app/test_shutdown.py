@@ -14,6 +14,9 @@ from cogworker.adapters import redis_keys as keys
 from tests.app.helpers import Workers, logs, queue_payloads, wait_for_processes
 from tests.app.jobs import Record, Sleeper
 from tests.support.processes import CogworkerProcess, wait_until
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 
 def test_sigterm_lets_short_jobs_finish_and_requeues_long_ones_once(

@@ -1,7 +1,6 @@
-"""Fixtures of the Redis Cluster tests: a real local cluster, and a node that checks slots.
-
-Both are started once per session, by the first test that asks (the
-cluster is six processes and takes seconds to join), and stopped at its end.
+"""Fixtures of the Redis Cluster tests: a client of the local cluster (`local_cluster`, in
+tests/conftest.py, as the suites run on it too), and a node that checks slots, started once
+per session by the first test that asks and stopped at its end.
 """
 
 from __future__ import annotations
@@ -13,14 +12,6 @@ import redis
 
 from tests.support.cluster import LocalCluster, slot_checking_server
 from tests.support.redis_server import RedisServer
-
-
-@pytest.fixture(scope="session")
-def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    """Three primaries with a replica each, on loopback ports."""
-    cluster = LocalCluster(tmp_path_factory.mktemp("cluster")).start()
-    yield cluster
-    cluster.close()
 
 
 @pytest.fixture

@@ -1,4 +1,7 @@
-"""Fixtures of the fault tests: a Redis of the test's own, an oracle file, worker starters."""
+"""Fixtures of the fault tests: a Redis of the test's own, an oracle file, worker starters.
+
+A test marked `on_both_topologies` runs on its own durable server, then on the local
+cluster (`fault_url`); one that stops, kills or pauses `server` stays on one node."""
 
 from __future__ import annotations
 
@@ -10,9 +13,11 @@ import pytest
 import redis
 
 import cogworker
+from cogworker.adapters.redis_client import RedisClient
 from tests.faults import oracle
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
 from tests.support.redis_server import RedisServer, RedisServerFactory
+from tests.support.topology import Topology, plain_client
 
 APP = "tests.faults.jobs:config"
 StartWorker = Callable[..., CogworkerProcess]
@@ -25,15 +30,26 @@ def server(redis_server_factory: RedisServerFactory) -> RedisServer:
 
 
 @pytest.fixture
+def fault_url(topology: Topology, request: pytest.FixtureRequest) -> str:
+    """The URL of the test's Redis: its own durable `server` on one node, the flushed local
+    cluster's on a cluster."""
+    if topology == "cluster":
+        url: str = request.getfixturevalue("redis_url")
+        return url
+    server: RedisServer = request.getfixturevalue("server")
+    return server.url
+
+
+@pytest.fixture
 def oracle_file(tmp_path: Path) -> Path:
     """The append-only record of job starts and ends."""
     return tmp_path / "oracle.log"
 
 
 @pytest.fixture
-def client_config(server: RedisServer) -> cogworker.Config:
+def client_config(fault_url: str) -> cogworker.Config:
     """The clients' config: the test's Redis."""
-    return cogworker.Config(redis_url=server.url)
+    return cogworker.Config(redis_url=fault_url)
 
 
 @pytest.fixture
@@ -45,22 +61,22 @@ def client(client_config: cogworker.Config) -> Iterator[cogworker.Client]:
 
 
 @pytest.fixture
-def inspect(server: RedisServer) -> Iterator[redis.Redis]:
+def inspect(fault_url: str) -> Iterator[RedisClient]:
     """A plain client for looking at Redis (tolerant of restarts)."""
-    connection = redis.Redis.from_url(server.url, socket_timeout=5)
+    connection = plain_client(fault_url, socket_timeout=5)
     yield connection
     connection.close()
 
 
 @pytest.fixture
 def start_worker(
-    cogworker_factory: CogworkerFactory, server: RedisServer, oracle_file: Path
+    cogworker_factory: CogworkerFactory, fault_url: str, oracle_file: Path
 ) -> StartWorker:
     """Start a fault-test worker on the test's Redis: `start_worker(concurrency=4, ...)`."""
 
     def start(app: str = APP, **options: object) -> CogworkerProcess:
-        env = {"COGWORKER_ORACLE": str(oracle_file), "COGWORKER_TEST_REDIS_URL": server.url}
-        return cogworker_factory(app, redis_url=server.url, env=env, **options)  # type: ignore[arg-type]
+        env = {"COGWORKER_ORACLE": str(oracle_file), "COGWORKER_TEST_REDIS_URL": fault_url}
+        return cogworker_factory(app, redis_url=fault_url, env=env, **options)  # type: ignore[arg-type]
 
     return start
 

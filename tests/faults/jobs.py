@@ -21,6 +21,7 @@ import redis
 
 import cogworker
 from tests.support.async_variants import Paced, register
+from tests.support.topology import plain_client
 
 config = cogworker.Config(
     concurrency=4,
@@ -43,7 +44,7 @@ def side_effects() -> redis.Redis:
     """A client for the jobs' own side effects (the test's Redis)."""
     global _redis
     if _redis is None:
-        _redis = redis.Redis.from_url(os.environ["COGWORKER_TEST_REDIS_URL"], socket_timeout=5)
+        _redis = plain_client(os.environ["COGWORKER_TEST_REDIS_URL"], socket_timeout=5)
     return _redis
 
 

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import cogworker
 from tests.faults.jobs import note
 
 
-class ExclusiveSleep(cogworker.Job, unique="while_executing"):
-    """Never two at once; sleeps `seconds`, noting start and end in the oracle."""
+class ExclusiveAtGate(cogworker.Job, unique="while_executing"):
+    """Never two at once; waits until the gate file exists, noting start and end in the
+    oracle."""
 
-    def perform(self, seconds: float) -> None:
-        """Sleep, noting start and end."""
+    def perform(self, gate: str) -> None:
+        """Wait for the gate (a minute at most), noting start and end."""
         note("start", self.jid)
-        time.sleep(seconds)
+        deadline = time.monotonic() + 60
+        while not Path(gate).exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
         note("end", self.jid)

@@ -17,6 +17,7 @@ from cogworker.domain.retries import LONGEST_DELAY
 from tests.faults import jobs_lua, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
 
 APP = "tests.faults.jobs_lua:lua_config"
 
@@ -89,6 +90,7 @@ def test_a_running_job_with_huge_arguments_is_shown_as_a_bounded_preview(
     stop_all(worker)
 
 
+@on_both_topologies
 def test_a_retry_in_of_1e300_on_a_unique_job_is_written_whole(
     start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
 ) -> None:

@@ -18,6 +18,7 @@ from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.faults.jobs_async import async_config
 from tests.support.clients import EitherClient
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
 
 ASYNC_APP = "tests.faults.jobs_async:async_config"
 assert async_config.async_concurrency > 0
@@ -30,6 +31,7 @@ def attempt_outcomes(inspect: redis.Redis, jid: str) -> list[str]:
     ]
 
 
+@on_both_topologies
 def test_waiting_jobs_are_removed_and_never_run(
     start_worker: StartWorker, either_client: EitherClient, inspect: redis.Redis, oracle_file: Path
 ) -> None:
@@ -59,6 +61,7 @@ def test_waiting_jobs_are_removed_and_never_run(
     oracle.assert_nothing_left_behind(inspect)
 
 
+@on_both_topologies
 @pytest.mark.parametrize("app", ["tests.faults.jobs:config", ASYNC_APP])
 def test_a_running_job_is_stopped_and_ends_cancelled(
     start_worker: StartWorker,

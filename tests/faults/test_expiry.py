@@ -15,8 +15,10 @@ from cogworker.adapters import redis_keys as keys
 from tests.faults import jobs_limits, oracle
 from tests.faults.conftest import StartWorker, registered, stop_all
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
 
 
+@on_both_topologies
 def test_a_job_fetched_past_its_expiry_is_dropped_unrun(
     start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
 ) -> None:
@@ -50,6 +52,7 @@ def test_a_job_fetched_past_its_expiry_is_dropped_unrun(
     oracle.assert_nothing_left_behind(inspect)
 
 
+@on_both_topologies
 def test_a_retry_that_would_come_past_the_expiry_is_expired_not_retried(
     start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
 ) -> None:

@@ -13,24 +13,29 @@ from tests.faults import jobs, oracle
 from tests.faults.conftest import StartWorker, each_registered, registered, starts_of, stop_all
 from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
 
 
+@on_both_topologies
 def test_a_job_killed_mid_run_runs_again_on_another_process(
     start_worker: StartWorker,
     client: cogworker.Client,
     inspect: redis.Redis,
     oracle_file: Path,
+    tmp_path: Path,
     kind: Kind,
 ) -> None:
     """kill -9 during a job: another process runs it again; the dead one leaves nothing."""
     victim = start_worker()
     registered(inspect, 1)
-    jid = client.enqueue(of_kind(jobs.Sleep, kind), 2.0)
+    gate = tmp_path / "gate"  # opened after the kill: the first run can't end before it
+    jid = client.enqueue(of_kind(jobs.DoneAtGate, kind), str(gate))
     assert jid is not None
     wait_until(lambda: starts_of(oracle_file, jid) == 1, 20, message="first run started")
     survivor = start_worker()
     registered(inspect, 2)
     victim.kill()
+    gate.touch()
     wait_until(lambda: jid in oracle.finished(oracle_file), 30, message=survivor.log_tail)
     stop_all(survivor)
     assert oracle.runs(oracle_file)[0][jid] == 2  # starts = 1 + kills
@@ -38,6 +43,7 @@ def test_a_job_killed_mid_run_runs_again_on_another_process(
     oracle.assert_nothing_left_behind(inspect)
 
 
+@on_both_topologies
 def test_a_job_that_kills_its_process_every_time_ends_in_dead(
     start_worker: StartWorker,
     client: cogworker.Client,
@@ -90,6 +96,7 @@ def test_a_live_process_with_a_long_cpu_bound_job_is_never_reconciled(
     oracle.assert_nothing_left_behind(inspect)
 
 
+@on_both_topologies
 def test_racing_reconcilers_requeue_each_orphan_exactly_once(
     start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
 ) -> None:

@@ -19,6 +19,7 @@ from cogworker.domain import payload
 from tests.faults import jobs_lua, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
 
 APP = "tests.faults.jobs_lua:lua_config"
 #: What `os.listdir` gives for a file name that isn't UTF-8: a lone surrogate.
@@ -99,6 +100,7 @@ def test_a_surrogate_payload_killed_mid_run_is_recovered_and_runs_again(
     oracle.assert_nothing_left_behind(inspect)
 
 
+@on_both_topologies
 def test_a_job_still_running_at_every_stop_ends_in_dead_with_its_hooks(
     start_worker: StartWorker, inspect: redis.Redis, oracle_file: Path
 ) -> None:

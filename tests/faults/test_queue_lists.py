@@ -16,6 +16,7 @@ from tests.faults import oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.faults.jobs_queues import QUEUES, SleepHigh, SleepLow
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
 
 APP = "tests.faults.jobs_queues:config"
 
@@ -36,6 +37,7 @@ def _held(inspect: redis.Redis, identity: str) -> dict[str, list[str]]:
     }
 
 
+@on_both_topologies
 def test_a_killed_worker_s_jobs_of_two_queues_come_back_and_run_again(
     start_worker: StartWorker,
     client: cogworker.Client,
@@ -75,6 +77,7 @@ def test_a_killed_worker_s_jobs_of_two_queues_come_back_and_run_again(
     oracle.assert_nothing_left_behind(inspect)
 
 
+@on_both_topologies
 def test_a_stopped_worker_hands_each_queue_s_job_back_to_its_own_queue(
     start_worker: StartWorker,
     client: cogworker.Client,

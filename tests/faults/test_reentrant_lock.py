@@ -11,22 +11,28 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.run import RunStore
 from tests.faults import oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
-from tests.faults.jobs_reentrant import ExclusiveSleep
+from tests.faults.jobs_reentrant import ExclusiveAtGate
 from tests.support.processes import wait_until
 
 
 def test_a_recovered_while_executing_job_runs_at_once_despite_its_own_lock(
-    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    tmp_path: Path,
 ) -> None:
     """kill -9 mid-run: recovered by another worker, it runs again promptly, not put back."""
     victim = start_worker()
     registered(inspect, 1)
-    jid = client.enqueue(ExclusiveSleep, 2.0)
+    gate = tmp_path / "gate"  # opened after the kill: the first run can't end before it
+    jid = client.enqueue(ExclusiveAtGate, str(gate))
     assert jid is not None
     wait_until(lambda: starts_of(oracle_file, jid) == 1, 20, message=victim.log_tail)
     survivor = start_worker()
     registered(inspect, 2)
     victim.kill()
+    gate.touch()
     # The lock's TTL is the default hour: only taking it again lets the job run now.
     wait_until(lambda: jid in oracle.finished(oracle_file), 60, message=survivor.log_tail)
     stop_all(survivor)

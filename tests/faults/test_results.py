@@ -19,6 +19,7 @@ from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.faults.jobs_results import MAX_RESULT_BYTES
 from tests.support.clients import EitherClient
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
 
 APP = "tests.faults.jobs_results:results_config"
 
@@ -30,6 +31,7 @@ def ended(client: EitherClient, jid: str | None) -> cogworker.JobResultError:
     return raised.value
 
 
+@on_both_topologies
 def test_result_of_every_end(
     start_worker: StartWorker, either_client: EitherClient, inspect: redis.Redis, oracle_file: Path
 ) -> None:
@@ -75,6 +77,7 @@ def test_result_of_every_end(
     oracle.assert_nothing_left_behind(inspect)
 
 
+@on_both_topologies
 def test_a_result_is_there_exactly_when_the_ack_is(
     start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis
 ) -> None:

@@ -13,8 +13,10 @@ from tests.faults import jobs, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
 
 
+@on_both_topologies
 def test_jobs_cut_off_by_shutdown_run_again_exactly_once_on_a_new_process(
     start_worker: StartWorker,
     client: cogworker.Client,

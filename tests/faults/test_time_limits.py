@@ -23,6 +23,7 @@ from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.support.async_variants import KINDS, Kind, of_kind
 from tests.support.processes import wait_until
 from tests.support.redis_server import RedisServer
+from tests.support.topology_marks import on_both_topologies
 
 APP = "tests.faults.jobs_timeouts:config"
 #: What a client meets while its Redis restarts.
@@ -34,6 +35,7 @@ def attempts(inspect: redis.Redis, jid: str) -> list[dict[str, object]]:
     return [json.loads(entry) for entry in inspect.lrange(keys.job_attempts("default", jid), 0, -1)]
 
 
+@on_both_topologies
 def test_a_python_loop_past_its_limit_fails_once_and_is_retried(
     start_worker: StartWorker,
     client: cogworker.Client,
@@ -70,6 +72,7 @@ def test_a_python_loop_past_its_limit_fails_once_and_is_retried(
     oracle.assert_nothing_left_behind(inspect)
 
 
+@on_both_topologies
 def test_retry_in_may_kill_a_run_at_its_limit(
     start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, kind: Kind
 ) -> None:
@@ -102,6 +105,7 @@ def start_pids(oracle_file: Path, jid: str) -> list[str]:
         of_kind(jobs_timeouts.SleepsInCOnce, "async"),  # blocking its event loop
     ],
 )
+@on_both_topologies
 def test_a_job_stuck_in_c_is_filed_and_its_process_replaced(
     start_worker: StartWorker,
     client: cogworker.Client,

@@ -21,6 +21,7 @@ import redis
 
 import cogworker
 from cogworker import Periodic, RunContext
+from tests.support.topology import plain_client
 
 RUNS = "test:periodic:runs"
 #: The cron of the catch-up and replace configs, set by the test: a minute far from now.
@@ -32,7 +33,7 @@ _redis: redis.Redis | None = None
 def _side_effects() -> redis.Redis:
     global _redis
     if _redis is None:
-        _redis = redis.Redis.from_url(os.environ["COGWORKER_TEST_REDIS_URL"], socket_timeout=5)
+        _redis = plain_client(os.environ["COGWORKER_TEST_REDIS_URL"], socket_timeout=5)
     return _redis
 
 

@@ -14,6 +14,9 @@ from tests.periodic import jobs
 from tests.periodic.conftest import StartWorker
 from tests.periodic.helpers import claim_of, entry, runs, workers_up
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 #: How long the three workers run the one-second job together.
 WINDOW = 12.0

@@ -11,6 +11,10 @@ from cogworker.adapters import redis_keys as keys
 from tests.periodic.helpers import entry, runs, workers_up
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
 from tests.support.redis_server import RedisServerFactory
+from tests.support.topology import plain_client
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 LOSS_WARNING = "WARNING Redis lost its data"
 
@@ -19,7 +23,7 @@ def start_two(factory: CogworkerFactory, url: str) -> list[CogworkerProcess]:
     """Two workers of the one-second periodic job on `url`, once both have registered."""
     env = {"COGWORKER_TEST_REDIS_URL": url}
     workers = [factory("tests.periodic.jobs:every_second", redis_url=url, env=env) for _ in "ab"]
-    with redis.Redis.from_url(url, socket_timeout=10) as rc:
+    with plain_client(url, socket_timeout=10) as rc:
         workers_up(rc, 2, *workers)
         wait_until(lambda: runs(rc), 20, message=workers[0].log_tail)
     return workers

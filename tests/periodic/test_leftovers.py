@@ -14,13 +14,17 @@ from cogworker.adapters import tracking
 from tests.periodic import jobs_leftovers
 from tests.periodic.helpers import claim_of, runs, workers_up
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
+from tests.support.topology import plain_client
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 
 def start(factory: CogworkerFactory, url: str, name: str) -> CogworkerProcess:
     """`cogworker work tests.periodic.jobs_leftovers:NAME`, once it has registered."""
     env = {"COGWORKER_TEST_REDIS_URL": url}
     worker = factory(f"tests.periodic.jobs_leftovers:{name}", redis_url=url, env=env)
-    with redis.Redis.from_url(url, socket_timeout=10) as rc:
+    with plain_client(url, socket_timeout=10) as rc:
         workers_up(rc, 1, worker)
     return worker
 

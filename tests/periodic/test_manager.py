@@ -20,6 +20,9 @@ from cogworker.app.worker import periodic_manager
 from cogworker.app.worker.periodic_manager import PeriodicManager
 from cogworker.domain.job import JobRecord
 from tests.periodic import jobs
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 T = 1_800_000_000.0
 EVERY_SECOND = Periodic(cron="* * * * * *", job=jobs.Tick, name="tick", args=[7])

@@ -19,6 +19,9 @@ from tests.periodic import jobs
 from tests.periodic.conftest import StartWorker
 from tests.periodic.helpers import entry, far_minute_cron, runs
 from tests.support.processes import wait_until
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 HOUR = 3600.0
 

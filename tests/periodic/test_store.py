@@ -18,6 +18,9 @@ from cogworker.adapters.periodic_store import (
     encode_entry,
 )
 from cogworker.domain.cron import ScheduleEntry, TickAction
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 TICK = 1_700_000_000.0
 ENTRY = ScheduleEntry(

@@ -28,6 +28,10 @@ from cogworker.domain.cron import Due
 from tests.periodic import jobs
 from tests.periodic.helpers import claim_of, entry
 from tests.periodic.test_manager import Clock, queued
+from tests.support.topology import plain_client
+from tests.support.topology_marks import on_both_topologies
+
+pytestmark = on_both_topologies
 
 T = 1_800_000_000.0
 EVERY_SECOND = Periodic(cron="* * * * * *", job=jobs.Tick, name="tick")
@@ -121,7 +125,7 @@ def test_two_clients_racing_for_each_tick_enqueue_it_once(redis_url: str, rc: re
     (each having read the entry before either claimed): one run per tick, the other finds
     it taken or the entry moved on."""
     rc.hset(keys.PERIODIC_SCHEDULE, "tick", encode_entry(EVERY_SECOND.entry(T - 1)))
-    clients = [redis.Redis.from_url(redis_url, socket_timeout=10.0) for _ in range(2)]
+    clients = [plain_client(redis_url, socket_timeout=10.0) for _ in range(2)]
     stores = [PeriodicStore(client) for client in clients]
     start = threading.Barrier(2)
 

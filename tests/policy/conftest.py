@@ -1,6 +1,7 @@
 """The shared run: one worker process and a private Redis for every case that needs no crash.
 
-The package-scoped `shared_runs` enqueues one job per table row / scope point
+The package-scoped `shared_runs`, once on a private redis-server and once on the local
+cluster, enqueues one job per table row / scope point
 (see `helpers.CASES`) for each kind of job class (sync, async), lets one
 `cogworker work tests.policy.jobs:shared_config` process settle them all, and
 hands the tests an `Observed` per kind to read what landed where, which hooks
@@ -12,6 +13,7 @@ read on its own.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Collection, Iterator
 
 import pytest
@@ -33,19 +35,45 @@ from tests.policy.helpers import (
 from tests.support.async_variants import KINDS, Kind
 from tests.support.processes import start_worker, wait_until
 from tests.support.redis_server import RedisServer
+from tests.support.topology import TOPOLOGIES, cluster_url, flushed_url, plain_client
 
 
-@pytest.fixture(scope="package")
-def shared_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[Kind, Observed]]:
-    """One worker settles every case of both kinds; each kind's DISCARD case alone first."""
+@pytest.fixture(scope="package", params=TOPOLOGIES)
+def shared_runs(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[Kind, Observed]]:
+    """One worker settles every case of both kinds; each kind's DISCARD case alone first.
+    Once on a private redis-server, once on the (flushed) local cluster."""
+    with contextlib.ExitStack() as stack:
+        url = _shared_redis(request, tmp_path_factory, stack)
+        yield from _shared_run(url, tmp_path_factory)
+
+
+def _shared_redis(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    stack: contextlib.ExitStack,
+) -> str:
+    """The URL of the shared run's Redis on the topology of `request.param`, stopped with
+    `stack` if it is the run's own server."""
+    if request.param == "cluster":
+        return flushed_url(cluster_url(request.getfixturevalue("local_cluster")))
     server = RedisServer(tmp_path_factory.mktemp("policy-redis")).start()
-    rc = server.client(socket_timeout=10.0)
-    client = cogworker.Client(cogworker.Config(redis_url=server.url))
+    stack.callback(server.close)
+    return server.url
+
+
+def _shared_run(
+    url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[Kind, Observed]]:
+    """Start the shared worker on `url`, settle every case, stop it, and yield the runs."""
+    rc = plain_client(url)
+    client = cogworker.Client(cogworker.Config(redis_url=url))
     worker = start_worker(
         SHARED_APP,
-        redis_url=server.url,
+        redis_url=url,
         directory=tmp_path_factory.mktemp("policy-worker"),
-        env={jobs.SIDE_EFFECTS_URL_ENV: server.url},
+        env={jobs.SIDE_EFFECTS_URL_ENV: url},
         name="shared-worker",
     )
     try:
@@ -73,7 +101,6 @@ def shared_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[Kind,
         worker.close()
         client.close()
         rc.close()
-        server.close()
 
 
 @pytest.fixture(scope="package", params=KINDS)

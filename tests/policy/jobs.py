@@ -33,6 +33,7 @@ from redis.retry import Retry
 import cogworker
 from cogworker import DISCARD, KILL, Job, RunContext
 from tests.support.async_variants import Paced, register
+from tests.support.topology import plain_client
 
 #: The environment variable naming the Redis the hooks and jobs record in.
 SIDE_EFFECTS_URL_ENV = "COGWORKER_TEST_REDIS_URL"
@@ -109,7 +110,7 @@ def side_effects() -> redis.Redis | None:
         return None
     with _lock:
         if _client is None:
-            _client = redis.Redis.from_url(
+            _client = plain_client(
                 url,
                 socket_timeout=10.0,
                 # Enough to get past a connection a Redis restart broke, not more.

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine, Iterable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar, get_args
 
 import cogworker
 from cogworker.app.cancelling import CancelResult
 from cogworker.domain.json_values import JSON
 
 T = TypeVar("T")
+ClientKind = Literal["Client", "AsyncClient"]
 #: The two clients a test can be parametrized over.
-CLIENT_KINDS = ("Client", "AsyncClient")
+CLIENT_KINDS: tuple[ClientKind, ...] = get_args(ClientKind)
 
 
 class EitherClient(Protocol):

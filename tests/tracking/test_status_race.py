@@ -11,7 +11,10 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import tracking
 from cogworker.adapters.jobs.enqueue import EnqueueStore, UniquePush
 from tests.support.processes import CogworkerFactory, wait_until
+from tests.support.topology_marks import on_both_topologies
 from tests.tracking import jobs
+
+pytestmark = on_both_topologies
 
 APP = "tests.tracking.jobs:config"
 
@@ -19,9 +22,10 @@ APP = "tests.tracking.jobs:config"
 def test_a_unique_push_marks_a_tracked_job_queued_in_the_same_script(rc: redis.Redis) -> None:
     """Pushed: queued, with the status's TTL; refused (lock held): nothing written."""
     store = EnqueueStore(rc, status_ttl=600)
-    pushed = UniquePush(queue="q", payload="{}", jid="j1", lock="lk1", ttl=60, tracked=True)
-    duplicate = UniquePush(queue="q", payload="{}", jid="j2", lock="lk1", ttl=60, tracked=True)
-    untracked = UniquePush(queue="q", payload="{}", jid="j3", lock="lk3", ttl=60)
+    lock, other_lock = keys.unique_lock("q", "lk1"), keys.unique_lock("q", "lk3")
+    pushed = UniquePush(queue="q", payload="{}", jid="j1", lock=lock, ttl=60, tracked=True)
+    duplicate = UniquePush(queue="q", payload="{}", jid="j2", lock=lock, ttl=60, tracked=True)
+    untracked = UniquePush(queue="q", payload="{}", jid="j3", lock=other_lock, ttl=60)
     assert store.push_unique([pushed, duplicate, untracked], 1_800_000_000.0) == [1, 0, 1]
     assert rc.hgetall(keys.status("q", "j1")) == {
         b"status": b"queued",

@@ -17,7 +17,10 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.domain import memory
 from tests.support.async_variants import Kind, of_kind
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
+from tests.support.topology_marks import on_both_topologies, single_node_only
 from tests.tracking import jobs
+
+pytestmark = on_both_topologies
 
 APP = "tests.tracking.jobs:config"
 
@@ -252,6 +255,7 @@ class CountingConnection(redis.Connection):
         super().send_packed_command(command, check_health)  # type: ignore[arg-type]
 
 
+@single_node_only  # counts one server's round trips: a cluster's take one per node
 def test_reading_fifty_processes_memory_is_one_round_trip(redis_url: str) -> None:
     """memory_series of 50 identities sends one packet to Redis, and gives 96 slots each."""
     pool = redis.ConnectionPool.from_url(redis_url, connection_class=CountingConnection)

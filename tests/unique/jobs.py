@@ -12,10 +12,9 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
-import redis
-
 import cogworker
 from tests.support.async_variants import Paced, register
+from tests.support.topology import plain_client
 
 config = cogworker.Config(
     concurrency=4, poll_interval=0.2, heartbeat_interval=0.3, shutdown_timeout=2.0
@@ -24,7 +23,7 @@ config = cogworker.Config(
 
 def record(event: str, jid: str) -> None:
     """RPUSH `event:jid:time` to `unique:events` in the test's Redis."""
-    client = redis.Redis.from_url(os.environ["COGWORKER_TEST_REDIS_URL"])
+    client = plain_client(os.environ["COGWORKER_TEST_REDIS_URL"])
     client.rpush("unique:events", f"{event}:{jid}:{time.time()}")
     client.close()
 

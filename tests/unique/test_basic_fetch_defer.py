@@ -17,7 +17,10 @@ from cogworker.app.job_record import build_job
 from cogworker.app.worker.run_start import RunStart
 from cogworker.app.worker.state import WorkerState
 from cogworker.domain import locks, payload
+from tests.support.topology_marks import on_both_topologies
 from tests.unique.jobs import Exclusive
+
+pytestmark = on_both_topologies
 
 
 def test_a_basic_fetch_duplicate_goes_to_the_schedule(rc: redis.Redis) -> None:

@@ -21,8 +21,12 @@ import cogworker
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.run import RunStore
 from tests.support.async_variants import Kind, of_kind
+from tests.support.clients import ClientKind
 from tests.support.processes import CogworkerFactory, CogworkerProcess, wait_until
+from tests.support.topology_marks import on_both_topologies
 from tests.unique import jobs
+
+pytestmark = on_both_topologies
 
 APP = "tests.unique.jobs:config"
 StartWorker = Callable[[], CogworkerProcess]
@@ -58,7 +62,7 @@ def lock_of(client: cogworker.Client, job_class: type[cogworker.Job], *args: obj
 
 #: Enqueues of one unique job in one process: 4 threads x 125 (Client), or 500 tasks
 #: on one event loop (AsyncClient); prints how many were pushed.
-ENQUEUE_SCRIPTS = {
+ENQUEUE_SCRIPTS: dict[ClientKind, str] = {
     "Client": textwrap.dedent(
         """
         import sys
@@ -85,16 +89,15 @@ ENQUEUE_SCRIPTS = {
 }
 
 
-@pytest.mark.parametrize("kind", sorted(ENQUEUE_SCRIPTS))
 def test_a_thousand_concurrent_enqueues_push_exactly_one(
-    client: cogworker.Client, rc: redis.Redis, redis_url: str, kind: str
+    client: cogworker.Client, rc: redis.Redis, redis_url: str, client_kind: ClientKind
 ) -> None:
     """Threads or tasks in 2 processes enqueue the same unique job 1,000 times, through
     either client: exactly one is pushed."""
     repo = Path(__file__).resolve().parents[2]
     others = [
         subprocess.Popen(
-            [sys.executable, "-c", ENQUEUE_SCRIPTS[kind], redis_url],
+            [sys.executable, "-c", ENQUEUE_SCRIPTS[client_kind], redis_url],
             cwd=repo,
             stdout=subprocess.PIPE,
             text=True,

@@ -56,9 +56,12 @@ def removals(views: Sequence[JobView]) -> list[Removal]:
     return [attrs.evolve(removal(view.raw, view.job), queue=view.part) for view in views]
 
 
-def _decoded_removal(raw: bytes) -> Removal:
+def _decoded_removal(raw: bytes, queue: str) -> Removal:
+    """The removal of `raw` from `queue`'s list: its placeholders in that queue's slot, where
+    the script's other keys are, even for an entry that isn't a job (no queue of its own)."""
     decoded = payload.decode(raw)
-    return removal(raw, decoded.unwrap() if is_successful(decoded) else None)
+    found = removal(raw, decoded.unwrap() if is_successful(decoded) else None)
+    return attrs.evolve(found, queue=queue)
 
 
 def clear_queue(queues: QueueStore, queue: str) -> int:
@@ -72,7 +75,9 @@ def clear_queue(queues: QueueStore, queue: str) -> int:
         return 0
     for _ in range(size // CLEAR_BATCH + 2):
         entries = queues.tail(queue, CLEAR_BATCH)
-        done = queues.delete(queue, [_decoded_removal(raw) for raw in entries], clearing=True)
+        done = queues.delete(
+            queue, [_decoded_removal(raw, queue) for raw in entries], clearing=True
+        )
         deleted += sum(done)
         if not entries:
             break
