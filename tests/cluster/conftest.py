@@ -1,12 +1,14 @@
 """Fixtures of the Redis Cluster tests: a real local cluster, and a node that checks slots.
 
 Both are started once per session, by the first test that asks (the
-cluster is six processes and takes seconds to join), and stopped at its end.
+cluster is six processes and takes seconds to join), and stopped at its end;
+a test that stops nodes or moves slots starts a cluster of its own (`own_cluster`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import redis
@@ -30,6 +32,22 @@ def cluster_client(local_cluster: LocalCluster) -> Iterator[redis.RedisCluster]:
     client.flushall(target_nodes=redis.RedisCluster.PRIMARIES)
     yield client
     client.close()
+
+
+@pytest.fixture
+def own_cluster(tmp_path: Path) -> Iterator[LocalCluster]:
+    """A cluster of this test's own (three primaries, a replica each), to stop or reshard."""
+    cluster = LocalCluster(tmp_path / "own-cluster").start()
+    yield cluster
+    cluster.close()
+
+
+@pytest.fixture
+def own_node(tmp_path: Path) -> Iterator[RedisServer]:
+    """A one-node cluster owning every slot, this test's own (to stop, or close clients of)."""
+    node = slot_checking_server(tmp_path / "node")
+    yield node
+    node.close()
 
 
 @pytest.fixture(scope="session")

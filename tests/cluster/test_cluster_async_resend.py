@@ -10,8 +10,6 @@ tests/cluster/test_cluster_failover.py); these hold the asyncio one to the same.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
@@ -19,7 +17,6 @@ import redis
 import cogworker
 from cogworker.adapters.async_cluster import AsyncCluster
 from cogworker.adapters.connection import connect_cluster_async
-from tests.support.cluster import slot_checking_server
 from tests.support.redis_server import RedisServer
 
 #: A key of `default`'s slot.
@@ -29,14 +26,6 @@ INCR_THEN_TOO_LONG = "redis.call('INCR', KEYS[1]) return string.rep('x', 100000)
 #: A normal client's output limit (bytes) small enough for that reply to close its
 #: connection, once the command has run, and big enough for every other reply here.
 SMALL_REPLIES = "normal 4096 0 0"
-
-
-@pytest.fixture
-def own_node(tmp_path: Path) -> Iterator[RedisServer]:
-    """A one-node cluster owning every slot, this test's own (its clients get closed)."""
-    node = slot_checking_server(tmp_path / "node")
-    yield node
-    node.close()
 
 
 def async_cluster(node: RedisServer) -> AsyncCluster:

@@ -84,10 +84,6 @@ class Replication:
         """The shortfall of writes that reached `reached` replicas (None: enough)."""
         return None if reached >= self.replicas else Shortfall(reached=reached, of=self)
 
-    def confirmed(self, replies: list[Any]) -> list[Any]:
-        """A pipeline's replies without the WAIT's; NotReplicatedError if it reached too few."""
-        return unless_short(self.split(replies))
-
 
 @attrs.frozen(kw_only=True)
 class Shortfall:
