@@ -96,7 +96,7 @@ def test_a_stopped_replica_is_a_shortfall_of_its_primary_only(own_cluster: Local
     default_primary = server_at(own_cluster, primary_of(client, "default"))
     replica_of(own_cluster, default_primary).stop()
     commands = queue_pushes(client, ("default", "critical"))
-    config = cogworker.Config(redis_url=cluster_url(own_cluster) + "?min_replicas=1")
+    config = cogworker.Config(redis_url=cluster_url(own_cluster) + WAITING)
 
     async def send() -> tuple[async_durable_writes.Written, cogworker.EnqueueNotReplicatedError]:
         async with async_cluster(own_cluster) as cluster:
