@@ -64,8 +64,7 @@ async def run_on_primaries(
     """Send `commands`, each primary's with a WAIT for `replication` on one connection."""
     steps = cluster_rounds.rounds(commands, replication)
     perform = functools.partial(_perform, client)
-    written: Written = await _in_a_turn(client, lambda: cluster_rounds.driven_async(steps, perform))
-    return written
+    return await _in_a_turn(client, lambda: cluster_rounds.driven_async(steps, perform))
 
 
 async def _in_a_turn(client: redis.asyncio.RedisCluster, call: Callable[[], Awaitable[T]]) -> T:

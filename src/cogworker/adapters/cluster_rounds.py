@@ -22,7 +22,7 @@ calls (`driven`, `driven_async`).  The steps' nodes are either client's
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import attrs
 import redis
@@ -106,12 +106,13 @@ class Pause:
     seconds: float
 
 
+T = TypeVar("T")
 Step = Locate | Send | Moved | Asked | Reload | Pause
-#: `rounds`, or a part of it: yields steps, is sent their outcomes, ends with `T`.
-Steps = Generator[Step, Any, Any]
+#: `rounds`, or a part of it: yields steps, is sent their outcomes, ends with a `T`.
+Steps = Generator[Step, Any, T]
 
 
-def rounds(commands: Sequence[Command], replication: Replication) -> Steps:
+def rounds(commands: Sequence[Command], replication: Replication) -> Steps[Written]:
     """Send `commands`, each primary's with a WAIT for `replication` on one connection:
     ends with what they answered (`Written`)."""
     replies: list[Any] = [None] * len(commands)
@@ -129,7 +130,7 @@ def rounds(commands: Sequence[Command], replication: Replication) -> Steps:
     return Written(replies=replies, reached=reached)
 
 
-def driven(steps: Steps, perform: Callable[[Step], Any]) -> Any:
+def driven(steps: Steps[T], perform: Callable[[Step], Any]) -> T:
     """Run `steps` to their end, `perform` doing each: what they end with."""
     outcome = None
     while not isinstance(step := _next(steps, outcome), _Done):
@@ -137,7 +138,7 @@ def driven(steps: Steps, perform: Callable[[Step], Any]) -> Any:
     return step.value
 
 
-async def driven_async(steps: Steps, perform: Callable[[Step], Awaitable[Any]]) -> Any:
+async def driven_async(steps: Steps[T], perform: Callable[[Step], Awaitable[Any]]) -> T:
     """`driven`, each step awaited."""
     outcome = None
     while not isinstance(step := _next(steps, outcome), _Done):
@@ -146,11 +147,13 @@ async def driven_async(steps: Steps, perform: Callable[[Step], Awaitable[Any]]) 
 
 
 @attrs.frozen
-class _Done:
-    value: Any
+class _Done(Generic[T]):
+    """What `steps` ended with."""
+
+    value: T
 
 
-def _next(steps: Steps, outcome: Any) -> Step | _Done:
+def _next(steps: Steps[T], outcome: Any) -> Step | _Done[T]:
     """`steps`' next step, sent the last one's `outcome`; `_Done` with their end."""
     try:
         return steps.send(outcome)
@@ -164,7 +167,7 @@ def _round_of(
     replication: Replication,
     replies: list[Any],
     reached: dict[str, int],
-) -> Steps:
+) -> Steps[dict[int, Route]]:
     """Send each node its commands of this round, then a WAIT; note the replies and what
     each WAIT reached: ends with the routes of the commands to send again."""
     again: dict[int, Route] = {}
@@ -224,7 +227,7 @@ def _after_asking(answers: Any, route: Route) -> Any:
     return next(answers)
 
 
-def _next_route(node: Any, command: Command, answer: Any) -> Steps:
+def _next_route(node: Any, command: Command, answer: Any) -> Steps[Route | None]:
     """Where a command that did not run goes next: ends with its route (None: it ran, or
     failed for good)."""
     if isinstance(answer, MovedError | AskError) and not answer.host:

@@ -58,8 +58,7 @@ def run_on_primaries(
 ) -> Written:
     """Send `commands`, each primary's with a WAIT for `replication` on one connection."""
     steps = cluster_rounds.rounds(commands, replication)
-    written: Written = cluster_rounds.driven(steps, functools.partial(_perform, client))
-    return written
+    return cluster_rounds.driven(steps, functools.partial(_perform, client))
 
 
 def _perform(client: redis.RedisCluster, step: cluster_rounds.Step) -> Any:
