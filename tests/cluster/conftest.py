@@ -1,11 +1,13 @@
 """Fixtures of the Redis Cluster tests: a client of the local cluster (`local_cluster`, in
 tests/conftest.py, as the suites run on it too), and a node that checks slots, started once
-per session by the first test that asks and stopped at its end.
+per session by the first test that asks and stopped at its end; a test that stops nodes or
+moves slots starts a cluster of its own (`own_cluster`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import redis
@@ -21,6 +23,22 @@ def cluster_client(local_cluster: LocalCluster) -> Iterator[redis.RedisCluster]:
     client.flushall(target_nodes=redis.RedisCluster.PRIMARIES)
     yield client
     client.close()
+
+
+@pytest.fixture
+def own_cluster(tmp_path: Path) -> Iterator[LocalCluster]:
+    """A cluster of this test's own (three primaries, a replica each), to stop or reshard."""
+    cluster = LocalCluster(tmp_path / "own-cluster").start()
+    yield cluster
+    cluster.close()
+
+
+@pytest.fixture
+def own_node(tmp_path: Path) -> Iterator[RedisServer]:
+    """A one-node cluster owning every slot, this test's own (to stop, or close clients of)."""
+    node = slot_checking_server(tmp_path / "node")
+    yield node
+    node.close()
 
 
 @pytest.fixture(scope="session")

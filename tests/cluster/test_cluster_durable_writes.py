@@ -8,7 +8,6 @@ cluster of their own.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,14 +34,6 @@ MIX = drain.Mix(plain=30, retried=3, scheduled=3, dead=2, unique=1)
 
 class BulkDrain(Drain, queue="bulk"):
     """`Drain` on the bulk queue (on the middle primary), which the worker doesn't work."""
-
-
-@pytest.fixture
-def own_cluster(tmp_path: Path) -> Iterator[LocalCluster]:
-    """A cluster of this test's own (three primaries, a replica each), to stop or reshard."""
-    cluster = LocalCluster(tmp_path / "own-cluster").start()
-    yield cluster
-    cluster.close()
 
 
 def queue_pushes(
@@ -96,12 +87,20 @@ def test_each_primary_waits_for_its_own_replica(
     written = durable_writes.run_on_primaries(
         cluster_client, queue_pushes(cluster_client, QUEUES), ONE_REPLICA
     )
+    assert_each_primary_reached_its_replica(local_cluster, cluster_client, written)
+
+
+def assert_each_primary_reached_its_replica(
+    cluster: LocalCluster, client: redis.RedisCluster, written: durable_writes.Written
+) -> None:
+    """`written`, a push onto each of `QUEUES` (on three primaries), ran, each primary's
+    WAIT reached its one replica, and that replica has the job."""
     assert written.replies == [1, 1, 1]
-    assert written.reached == {primary_of(cluster_client, queue): 1 for queue in QUEUES}
+    assert written.reached == {primary_of(client, queue): 1 for queue in QUEUES}
     assert len(written.reached) == 3
     for queue in QUEUES:
-        primary = server_at(local_cluster, primary_of(cluster_client, queue))
-        assert replica_length(replica_of(local_cluster, primary), queue) == 1
+        primary = server_at(cluster, primary_of(client, queue))
+        assert replica_length(replica_of(cluster, primary), queue) == 1
 
 
 @pytest.mark.usefixtures("cluster_client")  # (an emptied cluster)

@@ -22,7 +22,7 @@ from cogworker.adapters.redis_client import RedisClient
 from tests.cluster.test_cluster_drain import cluster_url
 from tests.faults import oracle
 from tests.faults.conftest import stop_all
-from tests.support.cluster import LocalCluster, slot_checking_server
+from tests.support.cluster import LocalCluster
 from tests.support.cluster_failover import (
     CountCritical,
     CountDefault,
@@ -146,14 +146,6 @@ def test_every_node_stopped_and_started_mid_drain_and_every_job_ends_once(
     with own_cluster.client() as inspect:
         oracle.assert_each_in_one_place(inspect, critical + default, done=set(critical + default))
         oracle.assert_nothing_left_behind(inspect)
-
-
-@pytest.fixture
-def own_node(tmp_path: Path) -> Iterator[RedisServer]:
-    """A one-node cluster owning every slot, this test's own (it gets stopped)."""
-    node = slot_checking_server(tmp_path / "node")
-    yield node
-    node.close()
 
 
 def cluster_client(node: RedisServer) -> RedisClient:

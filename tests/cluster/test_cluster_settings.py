@@ -117,15 +117,6 @@ def test_an_async_client_of_a_cluster_no_node_answers_raises_unavailable_errors(
         assert "secret" not in str(error)
 
 
-def test_an_async_client_asking_for_replicas_on_a_cluster_is_a_config_error() -> None:
-    """AsyncClient can't make its writes wait for replicas on a cluster (each WAIT must go
-    on its write's own connection, which only Client does): refused at once, never a WAIT
-    counting another connection's writes."""
-    config = cogworker.Config(redis_url="redis+cluster://127.0.0.1:1?min_replicas=1")
-    with pytest.raises(cogworker.ConfigError, match=r"min_replicas .* needs Client"):
-        cogworker.AsyncClient(config)
-
-
 def test_the_factory_s_cluster_client_authenticates_as_an_acl_user_and_never_retries(
     local_cluster: LocalCluster, cluster_client: redis.RedisCluster
 ) -> None:

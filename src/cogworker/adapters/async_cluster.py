@@ -15,6 +15,15 @@ that a cluster behaves as one server does behind `connect_async`:
   most one connection of each node, so with as many turns as each node has
   connections no node runs out.  A call made inside a call (a pipeline
   sending a redirected command again) runs in its caller's turn.
+
+And as with `redis_client.ClusterClient`, a command that may have run is never
+sent again.  redis.asyncio's cluster client sends one again only on its
+`retry`'s tries, and `connect_cluster_async` gives it none: after a connection
+error or a timeout a command raises it, and a pipeline leaves that node's
+unanswered commands failed (those answered keep their replies), resending only
+the redirected ones (MOVED, ASK, TRYAGAIN: they did not run).  But with
+`raise_on_error=False` it answers the connection error as one reply among the
+others, where one server's pipeline raises it: `AsyncClusterPipeline` raises it.
 """
 
 from __future__ import annotations
@@ -31,7 +40,7 @@ import redis
 import redis.asyncio
 import redis.asyncio.cluster
 
-from cogworker.adapters.redis_client import outage_as_connection_error
+from cogworker.adapters.redis_client import outage_as_connection_error, unless_outcome_unknown
 
 T = TypeVar("T")
 
@@ -104,6 +113,12 @@ class AsyncClusterPipeline(redis.asyncio.cluster.ClusterPipeline):
         self.turns = client.turns
 
     async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> Any:
-        """Send the queued commands (each node its part) in a turn."""
+        """Send the queued commands (each node its part) in a turn.
+
+        A connection error or a timeout met by any node is raised, whatever
+        `raise_on_error` says (see `unless_outcome_unknown`); redis-py's would be
+        a reply among the others.
+        """
         run = super().execute
-        return await in_turn(self.turns, lambda: run(raise_on_error, allow_redirections))
+        replies = await in_turn(self.turns, lambda: run(raise_on_error, allow_redirections))
+        return unless_outcome_unknown(replies)

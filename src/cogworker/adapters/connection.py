@@ -52,7 +52,6 @@ from cogworker.adapters.sentinel import (
     SentinelSet,
     ThreadedSentinels,
 )
-from cogworker.exceptions import ConfigError
 
 #: Longer than any blocking command cogworker issues (see BLOCK_SECONDS).
 SOCKET_TIMEOUT = 5.0
@@ -260,17 +259,8 @@ def connect_cluster_async(
     start-up nodes with the same rules, at most `max_connections` calls at once (a task
     finding them busy waits, as with `connect_async`), and a slot without a primary or no
     node answering raised as `redis.ConnectionError` (see `async_cluster`).  It connects at
-    its first command, not here.
-
-    Durable writes (`min_replicas`) are refused: on a cluster each write's WAIT must go
-    on the connection that carried it (`durable_writes`), which only the sync path does;
-    a WAIT queued on an asyncio cluster pipeline would count another connection's."""
-    if target.replication.replicas:
-        raise ConfigError(
-            f"min_replicas (durable writes) on a Redis Cluster needs Client; AsyncClient "
-            f"doesn't wait for replicas there yet ({target.described()}; "
-            "docs/redis-cluster.md)"
-        )
+    its first command, not here.  Durable writes (`min_replicas`) send each primary's
+    writes and their WAIT on one connection of that node (`async_durable_writes`)."""
     return AsyncCluster(
         startup_nodes=[
             redis.asyncio.cluster.ClusterNode(host, port) for host, port in target.cluster

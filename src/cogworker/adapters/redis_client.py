@@ -86,6 +86,16 @@ class ClusterClient(redis.RedisCluster):
 UNKNOWN_OUTCOME = (redis.ConnectionError, redis.TimeoutError)
 
 
+def unless_outcome_unknown(replies: list[Any]) -> list[Any]:
+    """A cluster pipeline's `replies`, unless one is a connection error or a timeout: then
+    that is raised, as a single server's pipeline raises it (the replies of that node's
+    commands are lost, and they may have run)."""
+    lost = next((reply for reply in replies if isinstance(reply, UNKNOWN_OUTCOME)), None)
+    if lost is not None:
+        raise lost
+    return replies
+
+
 class ClusterClientPipeline(ClusterPipeline):
     """`ClusterClient.pipeline`'s pipelines: an outage raised as a connection error, and a
     command whose node failed never sent again (redis-py would)."""
@@ -98,11 +108,7 @@ class ClusterClientPipeline(ClusterPipeline):
         replies of that node's commands are lost, and they may have run.
         """
         with outage_as_connection_error():
-            replies: list[Any] = super().execute(raise_on_error)
-        lost = next((reply for reply in replies if isinstance(reply, UNKNOWN_OUTCOME)), None)
-        if lost is not None:
-            raise lost
-        return replies
+            return unless_outcome_unknown(super().execute(raise_on_error))
 
     def refuse_sending_again(self) -> None:
         """Keep redis-py from sending a command again whose node failed.

@@ -65,8 +65,12 @@ class Replication:
     def queue_wait(self, pipe: Pipeline) -> None:
         """End `pipe` with a WAIT, if writes wait for replicas."""
         if self.replicas:
-            # WAIT's timeout 0 would block forever: at least 1 ms.
-            pipe.execute_command("WAIT", self.replicas, max(1, round(self.timeout * 1000)))
+            pipe.execute_command(*self.wait_args())
+
+    def wait_args(self) -> tuple[str, int, int]:
+        """The WAIT command for these replicas and this timeout."""
+        # WAIT's timeout 0 would block forever: at least 1 ms.
+        return ("WAIT", self.replicas, max(1, round(self.timeout * 1000)))
 
     def split(self, replies: list[Any]) -> tuple[list[Any], Shortfall | None]:
         """A pipeline's replies without the WAIT's, and the shortfall if it reached too few."""
@@ -79,13 +83,6 @@ class Replication:
     def shortfall(self, reached: int) -> Shortfall | None:
         """The shortfall of writes that reached `reached` replicas (None: enough)."""
         return None if reached >= self.replicas else Shortfall(reached=reached, of=self)
-
-    def confirmed(self, replies: list[Any]) -> list[Any]:
-        """A pipeline's replies without the WAIT's; NotReplicatedError if it reached too few."""
-        writes, short = self.split(replies)
-        if short is not None:
-            raise NotReplicatedError(short)
-        return writes
 
 
 @attrs.frozen(kw_only=True)
@@ -100,6 +97,15 @@ class Shortfall:
             f"the write reached {self.reached} of the {self.of.replicas} replicas "
             f"Config.min_replicas asks for within {self.of.timeout:g} s (Config.replica_timeout)"
         )
+
+
+def unless_short(outcome: tuple[list[Any], Shortfall | None]) -> list[Any]:
+    """The replies of writes and their shortfall: the replies, unless there is one (then
+    NotReplicatedError)."""
+    replies, short = outcome
+    if short is not None:
+        raise NotReplicatedError(short)
+    return replies
 
 
 class NotReplicatedError(Exception):

@@ -4,7 +4,8 @@
 What a push sends (its scripts' keys and arguments, queued on a pipeline of
 either client) is written once, in the `queue_*` functions; `EnqueueStore`
 sends it with redis-py, `AsyncEnqueueStore` with redis.asyncio.  With
-`replication` asking for replicas, every push ends with a WAIT and raises
+`replication` asking for replicas, every push ends with a WAIT (on a
+cluster, each primary's: `durable_writes`, `async_durable_writes`) and raises
 `NotReplicatedError` when too few replicas confirmed it (the push is done
 on the primary all the same).
 
@@ -21,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
-from cogworker.adapters import durable_writes, scripts
+from cogworker.adapters import async_durable_writes, durable_writes, scripts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jid_index import JidIndex, queue_indexes
 from cogworker.adapters.jobs.status_marks import queue_mark
@@ -245,8 +246,7 @@ class AsyncEnqueueStore:
         pipe = self.client.pipeline(transaction=False)
         scripts.PUSH.queue(pipe, *push_call(queue, payloads))
         queue_registrations(pipe, due)
-        self.replication.queue_wait(pipe)
-        self.replication.confirmed(await scripts.run_pipeline_async(self.client, pipe))
+        await async_durable_writes.confirmed(self.client, pipe, self.replication)
         self.registrations.done(due)
 
     async def push_all(
@@ -268,8 +268,7 @@ class AsyncEnqueueStore:
             register=due, indexed=indexed, parts=parts,
         )  # fmt: skip
         if len(pipe):  # (a cluster's pipeline keeps no `command_stack`)
-            self.replication.queue_wait(pipe)
-            self.replication.confirmed(await scripts.run_pipeline_async(self.client, pipe))
+            await async_durable_writes.confirmed(self.client, pipe, self.replication)
         self.registrations.done(due)
         self.parts.done(parts)
 
@@ -286,8 +285,7 @@ class AsyncEnqueueStore:
         first = queue_push_unique(
             pipe, pushes, now=now, status_ttl=self.status_ttl, register=due, parts=parts
         )
-        self.replication.queue_wait(pipe)
-        replies = self.replication.confirmed(await scripts.run_pipeline_async(self.client, pipe))
+        replies = await async_durable_writes.confirmed(self.client, pipe, self.replication)
         self.registrations.done(due)
         self.parts.done(parts)
         return [int(reply) for reply in replies[first : first + len(pushes)]]
