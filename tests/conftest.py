@@ -110,8 +110,7 @@ def client_config(redis_url: str) -> cogworker.Config:
 @pytest.fixture
 def client_kind(request: pytest.FixtureRequest) -> ClientKind:
     """`Client`, then `AsyncClient`: a test using it runs for each (parametrized by
-    `pytest_generate_tests`; the AsyncClient on one node only, as it refuses a cluster yet:
-    tests/support/topology_marks.py)."""
+    `pytest_generate_tests`: tests/support/topology_marks.py)."""
     chosen: ClientKind = request.param
     return chosen
 

@@ -9,7 +9,7 @@ import pytest
 
 import cogworker
 from tests.app.jobs import Count, Record
-from tests.support.topology_marks import on_both_topologies, single_node_only
+from tests.support.topology_marks import on_both_topologies
 
 pytestmark = on_both_topologies
 
@@ -83,7 +83,6 @@ def test_a_member_a_middleware_stopped_is_no_member(redis_url: str) -> None:
         stopping.close()
 
 
-@single_node_only  # an AsyncClient refuses a cluster yet
 def test_the_async_client_fills_a_batch_with_async_with(redis_url: str) -> None:
     """`async with client.batch(...)` opens, `await batch.enqueue` fills, leaving closes."""
 
