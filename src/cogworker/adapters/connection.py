@@ -27,8 +27,6 @@ mid-failover, no node answering) are raised as connection errors, made or not
 
 from __future__ import annotations
 
-import os
-import threading
 from typing import Any, Literal
 
 import redis
@@ -43,6 +41,7 @@ from redis.retry import Retry
 from redis.sentinel import SentinelConnectionPool
 
 from cogworker.adapters.async_cluster import AsyncCluster
+from cogworker.adapters.per_thread import PerThreadRedis, PinnedClusterClient
 from cogworker.adapters.redis_client import AsyncRedisClient, ClusterClient, RedisClient
 from cogworker.adapters.redis_target import RedisTarget, Tls
 from cogworker.adapters.sentinel import (
@@ -60,38 +59,6 @@ CONNECT_TIMEOUT = 2.0
 BLOCK_SECONDS = 1.0
 
 
-class PerThreadRedis(redis.Redis):
-    """A client whose single commands go over a connection kept for the calling thread.
-
-    A pooled client checks a connection out and back in around every command,
-    probing it for stray data each time, a good part of an enqueue's cost
-    (bench/README.md has the figure).  A thread sends one command at a
-    time, so it can keep one connection instead.  Pipelines still take
-    theirs from the shared pool.
-    A forked child opens its own (the pool notices the new pid).
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._pinned = threading.local()
-
-    def execute_command(self, *args: Any, **options: Any) -> Any:
-        """Run one command on this thread's own connection."""
-        return self._own_client().execute_command(*args, **options)  # type: ignore[no-untyped-call]
-
-    def _own_client(self) -> redis.Redis:
-        pinned = self._pinned
-        if getattr(pinned, "pid", None) != os.getpid():
-            # Takes a connection out of the pool for good; a thread's client
-            # gives it back when the thread ends and the client is collected.
-            pinned.client = redis.Redis(
-                connection_pool=self.connection_pool, single_connection_client=True
-            )
-            pinned.pid = os.getpid()
-        client: redis.Redis = pinned.client
-        return client
-
-
 #: How a client's commands get their connection: checked out of a pool for
 #: each command; one connection of its own, for one busy thread (no checkout,
 #: with its check for stray data, per command); or one kept for each thread
@@ -107,10 +74,11 @@ def connect(
 ) -> RedisClient:
     """A client for `target` that never re-sends a command and never waits forever.
 
-    A cluster's client keeps a pool per node (`max_connections` each); `connections`
-    is for one server's."""
+    A cluster's client keeps a pool per node (`max_connections` each); with "per-thread"
+    connections, each thread also keeps one per node (`PinnedClusterClient`)."""
     if target.cluster:
-        return connect_cluster(target, max_connections=max_connections)
+        pinned = connections == "per-thread"
+        return connect_cluster(target, max_connections=max_connections, pinned=pinned)
     kind = PerThreadRedis if connections == "per-thread" else redis.Redis
     client = kind(
         connection_pool=_pool(target, max_connections),
@@ -121,15 +89,20 @@ def connect(
 
 
 def connect_cluster(
-    target: RedisTarget, *, max_connections: int | None = None, timeout: float = SOCKET_TIMEOUT
+    target: RedisTarget,
+    *,
+    max_connections: int | None = None,
+    timeout: float = SOCKET_TIMEOUT,
+    pinned: bool = False,
 ) -> ClusterClient:
     """A `redis.RedisCluster` of `target`'s start-up nodes: `connect`'s rules on every node
-    (`timeout` for each command and connect, `SOCKET_TIMEOUT` by default).  It connects
-    when made: `redis.ConnectionError` if no node answers."""
+    (`timeout` for each command and connect, `SOCKET_TIMEOUT` by default), a `pinned`
+    connection per thread and node if asked.  It connects when made:
+    `redis.ConnectionError` if no node answers."""
     options = cluster_options(target, timeout=timeout)
     if max_connections is not None:
         options["max_connections"] = max_connections
-    return ClusterClient(
+    return (PinnedClusterClient if pinned else ClusterClient)(
         startup_nodes=[ClusterNode(host, port) for host, port in target.cluster],  # type: ignore[no-untyped-call]
         **options,
     )
