@@ -42,7 +42,13 @@ from redis.sentinel import SentinelConnectionPool
 
 from cogworker.adapters.async_cluster import AsyncCluster
 from cogworker.adapters.per_thread import PerThreadRedis, PinnedClusterClient
-from cogworker.adapters.redis_client import AsyncRedisClient, ClusterClient, RedisClient
+from cogworker.adapters.redis_client import (
+    CLUSTER_REDIS_PY,
+    AsyncRedisClient,
+    ClusterClient,
+    RedisClient,
+    redis_py_version,
+)
 from cogworker.adapters.redis_target import RedisTarget, Tls
 from cogworker.adapters.sentinel import (
     BlockingSentinelPool,
@@ -51,6 +57,7 @@ from cogworker.adapters.sentinel import (
     SentinelSet,
     ThreadedSentinels,
 )
+from cogworker.exceptions import ConfigError
 
 #: Longer than any blocking command cogworker issues (see BLOCK_SECONDS).
 SOCKET_TIMEOUT = 5.0
@@ -110,7 +117,14 @@ def connect_cluster(
 
 def cluster_options(target: RedisTarget, *, timeout: float = SOCKET_TIMEOUT) -> dict[str, Any]:
     """A cluster client's options for `target`: `connect`'s rules on every node, `timeout`
-    for each command and connect; the same for redis-py and redis.asyncio."""
+    for each command and connect; the same for redis-py and redis.asyncio.  A
+    `ConfigError` when the installed redis-py is older than the cluster clients need."""
+    if redis_py_version() < CLUSTER_REDIS_PY:
+        oldest = ".".join(map(str, CLUSTER_REDIS_PY))
+        raise ConfigError(
+            f"a Redis Cluster ({target.described()}) needs redis-py {oldest} or later; "
+            f"this is redis-py {redis.__version__} (docs/redis-cluster.md)"
+        )
     return {
         **_socket_options(),
         "socket_timeout": timeout,

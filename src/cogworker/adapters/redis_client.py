@@ -22,6 +22,7 @@ doesn't send a command again whose node failed, which redis-py's does.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeGuard
@@ -30,7 +31,6 @@ import redis
 import redis.asyncio
 import redis.asyncio.cluster
 from redis.cluster import ClusterNode, ClusterPipeline
-from redis.exceptions import RedisClusterUnreachableError, SlotNotCoveredError
 
 RedisClient = redis.Redis | redis.RedisCluster
 #: A non-transactional pipeline of either (a cluster's sends each node its part).
@@ -38,8 +38,27 @@ RedisPipeline = redis.client.Pipeline | redis.cluster.ClusterPipeline
 AsyncRedisClient = redis.asyncio.Redis | redis.asyncio.RedisCluster
 AsyncRedisPipeline = redis.asyncio.client.Pipeline | redis.asyncio.cluster.ClusterPipeline
 
-#: What redis-py's cluster client raises when it can't reach a slot's primary.
-CLUSTER_OUTAGES = (SlotNotCoveredError, RedisClusterUnreachableError)
+#: What redis-py's cluster client raises when it can't reach a slot's primary (the names
+#: this redis-py has: `RedisClusterUnreachableError` is redis-py 8.2's; cogworker imports,
+#: and runs on one server, with redis-py 5.0 and later, as Celery's and arq's pins need).
+CLUSTER_OUTAGES: tuple[type[Exception], ...] = tuple(
+    getattr(redis.exceptions, name)
+    for name in ("SlotNotCoveredError", "RedisClusterUnreachableError")
+    if hasattr(redis.exceptions, name)
+)
+#: The oldest redis-py whose cluster clients cogworker's are built on and tested with.
+CLUSTER_REDIS_PY = (8, 2)
+
+
+def redis_py_version() -> tuple[int, ...]:
+    """The installed redis-py's version, as numbers (`(8, 2, 0)`)."""
+    numbers = []
+    for part in redis.__version__.split("."):
+        digits = "".join(itertools.takewhile(str.isdigit, part))
+        if not digits:
+            break
+        numbers.append(int(digits))
+    return tuple(numbers)
 
 
 @contextmanager
