@@ -75,7 +75,7 @@ fi
 # subprocesses they start are not measured) and two floors, the measured figures rounded down:
 # raise them when coverage rises, never lower them to let a change in.
 domain_floor=99  # measured 99.7 % (2026-12-04, fifth session)
-total_floor=80   # measured 81 % (2026-12-05, eighth session)
+total_floor=81   # measured 81.7 % (2026-12-05, tenth session)
 # Two parts: most tests on two pytest processes (they spend their time waiting on workers
 # and Redis), then the `solo` ones alone, so that no other test loads the machine under them.
 # The slowest tests are listed at the end of the run: the suite's budget is ~20 minutes.
