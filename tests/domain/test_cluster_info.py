@@ -44,7 +44,7 @@ def test_human_bytes_is_within_a_rounding_of_the_count(count: int) -> None:
         return
     unit = 1024 ** units[written[-1]]
     assert abs(float(written[:-1]) * unit - count) <= 0.005 * unit
-    assert 1 <= count / unit < 1024
+    assert unit <= count < unit * 1024
 
 
 @given(clusters)
