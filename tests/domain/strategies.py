@@ -264,3 +264,29 @@ timed_runs = st.lists(
     st.tuples(st.floats(min_value=1.7e9, max_value=1.7e9 + 5 * 3600), run_samples), max_size=40
 )
 tallies: st.SearchStrategy[Tally] = st.lists(run_samples, max_size=20).map(Tally.of)
+
+
+#: Byte counts from none to past Redis's last unit (petabytes), its unit bounds included.
+byte_counts = st.one_of(
+    st.integers(min_value=0, max_value=1024**6 * 2),
+    st.integers(min_value=0, max_value=6).flatmap(
+        lambda power: st.sampled_from([1024**power - 1, 1024**power, 1024**power + 1])
+    ),
+)
+#: One primary's INFO (server, clients and memory sections) as redis-py parses it: the fields
+#: the dashboard's grids show and combine, and one more every node names alike.
+node_infos: st.SearchStrategy[dict[str, object]] = st.fixed_dictionaries(
+    {
+        "redis_version": st.sampled_from(["7.0.15", "7.2.4"]),
+        "redis_mode": st.just("cluster"),
+        "os": st.sampled_from(["Linux 6.1.0 x86_64", "Linux 6.8.0 aarch64"]),
+        "uptime_in_seconds": st.integers(min_value=0, max_value=10**9),
+        "uptime_in_days": st.integers(min_value=0, max_value=10**4),
+        "connected_clients": st.integers(min_value=0, max_value=10**5),
+        "used_memory": byte_counts,
+        "used_memory_human": st.just("as the node wrote it"),
+        "used_memory_peak": byte_counts,
+        "used_memory_peak_human": st.just("as the node wrote it"),
+        "mem_allocator": st.just("jemalloc-5.3.0"),
+    }
+)

@@ -40,6 +40,7 @@ def test_overview_counts_what_the_worker_did(
     labels = ("Server version", "Uptime (days)", "Connections", "Memory Usage", "Peak Memory Usage")
     for label in labels:
         assert f">{label}<" in html
+    assert ">Primaries<" not in html  # a cluster's card only
     assert ">Litestar<" not in html  # the versions are on About
 
 

@@ -10,11 +10,12 @@ locks, status tracking).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import attrs
 import redis
+from redis.cluster import ClusterNode
 
 from cogworker.adapters import counters, jid_index, parts, tracking
 from cogworker.adapters import redis_keys as keys
@@ -33,6 +34,7 @@ from cogworker.adapters.periodic_store import PeriodicStore, decode_entry
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.adapters.redis_client import RedisClient, is_cluster
 from cogworker.adapters.replies import as_bytes
+from cogworker.domain.cluster_info import combined_info
 from cogworker.domain.cron import ScheduleEntry
 from cogworker.domain.layout_verdicts import Verdict
 from cogworker.domain.records import AttemptRecord, RunRecord
@@ -42,6 +44,8 @@ from cogworker.domain.stats import days_back
 #: (each queue's, summed).
 TOTALS: tuple[counters.Counter, ...] = (("processed", None), ("failed", None))
 SIZED_SETS = ("schedule", "retry", "dead")
+#: The INFO sections the Redis grids show.
+INFO_SECTIONS = ("server", "clients", "memory")
 
 
 #: How a problem names a Redis type, where it isn't its own name.
@@ -188,20 +192,24 @@ class DashboardStore:
     def redis_info(self) -> dict[str, Any]:
         """The server, clients and memory sections of INFO, merged (one round trip).
 
-        On a cluster, those of one node (redis-py's default node), a round trip each: a
-        cluster's pipeline refuses INFO."""
-        sections = ("server", "clients", "memory")
+        On a cluster, those of every primary, combined as `combined_info` says (a round
+        trip per section, each asking every primary: a cluster's pipeline refuses INFO)."""
         if is_cluster(self._client):
-            parts = [self._client.info(section) for section in sections]
-        else:
-            pipe = self._client.pipeline(transaction=False)
-            for section in sections:
-                pipe.info(section)
-            parts = pipe.execute()
-        merged: dict[str, Any] = {}
-        for part in parts:
-            merged.update(part)
-        return merged
+            return combined_info(self._primaries_info(self._client))
+        pipe = self._client.pipeline(transaction=False)
+        for section in INFO_SECTIONS:
+            pipe.info(section)
+        return _merged(pipe.execute())
+
+    @staticmethod
+    def _primaries_info(client: redis.RedisCluster) -> list[dict[str, Any]]:
+        """Each primary's INFO sections, merged, in the cluster's order of its primaries."""
+        # redis-py leaves get_primaries unannotated.
+        primaries: list[ClusterNode] = client.get_primaries()  # type: ignore[no-untyped-call]
+        by_section = [client.info(section, target_nodes=primaries) for section in INFO_SECTIONS]
+        if len(primaries) == 1:  # redis-py unwraps the reply of a single node
+            by_section = [{primaries[0].name: reply} for reply in by_section]
+        return [_merged(reply[node.name] for reply in by_section) for node in primaries]
 
     def daily_counts(
         self, names: Sequence[str], now: float, days: int
@@ -268,6 +276,14 @@ class DashboardStore:
                 for name, entry in entries.items()
             )
         )
+
+
+def _merged(parts: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """INFO sections of one node, as one INFO."""
+    merged: dict[str, Any] = {}
+    for part in parts:
+        merged.update(part)
+    return merged
 
 
 def _row(name: str, entry: ScheduleEntry | None, lock: str, running: object) -> ScheduleRow:

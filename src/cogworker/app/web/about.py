@@ -11,6 +11,8 @@ import platform
 import sys
 from importlib import metadata
 
+from cogworker.domain.cluster_info import PRIMARIES
+
 #: Distribution name -> card label.
 DEPENDENCIES = {
     # The client library, not the server (the Redis grid names the server's version).
@@ -75,7 +77,13 @@ SERVER_FIELDS = {
 }
 
 
+#: Fields only a cluster's combined INFO has (`cogworker.domain.cluster_info`), shown after
+#: a grid's own: a single server's grid stays as it was.
+CLUSTER_FIELDS = {PRIMARIES: "Primaries"}
+
+
 def redis_section(info: dict[str, object], fields: dict[str, str] = REDIS_FIELDS) -> dict[str, str]:
-    """Label -> value of a Redis grid (`fields`: INFO field -> label), "n/a" where INFO
-    doesn't say."""
-    return {label: str(info.get(field, "n/a")) for field, label in fields.items()}
+    """Label -> value of a Redis grid (`fields`: INFO field -> label, and the cluster's own
+    fields when `info` is a cluster's), "n/a" where INFO doesn't say."""
+    shown = {**fields, **{field: label for field, label in CLUSTER_FIELDS.items() if field in info}}
+    return {label: str(info.get(field, "n/a")) for field, label in shown.items()}
