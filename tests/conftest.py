@@ -9,7 +9,9 @@ instead of quietly using a Redis on 127.0.0.1:6379.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import shutil
+import tempfile
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,8 @@ settings.load_profile("cogworker")
 
 #: Nothing listens on port 1: connecting is refused at once.
 UNREACHABLE_REDIS_URL = "redis://127.0.0.1:1/0"
+#: A tmpfs, where a durable test server keeps its append-only file.
+MEMORY_DISK = Path("/dev/shm")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -130,10 +134,17 @@ def either_client(
 def redis_server_factory(tmp_path: Path) -> Iterator[RedisServerFactory]:
     """Start servers of the test's own (`appendonly=True` for durability); all stop at teardown."""
     servers: list[RedisServer] = []
+    in_memory: list[Path] = []
 
     def start(*, appendonly: bool = False) -> RedisServer:
         directory = tmp_path / f"redis-{len(servers) + 1}"
-        directory.mkdir()
+        if appendonly and MEMORY_DISK.is_dir():
+            # fsync on every write: on a disk shared with a busy suite that can stall a
+            # test for seconds; the file survives a killed server on a tmpfs just as well.
+            directory = Path(tempfile.mkdtemp(prefix="cogworker-aof-", dir=MEMORY_DISK))
+            in_memory.append(directory)
+        else:
+            directory.mkdir()
         server = RedisServer(directory, appendonly=appendonly)
         servers.append(server)
         return server.start()
@@ -141,6 +152,8 @@ def redis_server_factory(tmp_path: Path) -> Iterator[RedisServerFactory]:
     yield start
     for server in servers:
         server.close()
+    for directory in in_memory:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture
@@ -149,10 +162,30 @@ def fresh_redis_server(redis_server_factory: RedisServerFactory) -> RedisServer:
     return redis_server_factory()
 
 
+#: The workers a test started, for its failure report.
+STARTED_WORKERS = pytest.StashKey[list[CogworkerProcess]]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed test's report carries the log tail of every worker it started: a worker that
+    died or never registered says why there."""
+    report: pytest.TestReport = yield
+    if report.failed and call.when == "call":
+        for worker in item.stash.get(STARTED_WORKERS, []):
+            state = "running" if worker.is_running else f"exited {worker.returncode}"
+            title = f"{worker.log_path.name} (pid {worker.pid}, {state}), tail"
+            report.sections.append((title, worker.log_tail()))
+    return report
+
+
 @pytest.fixture
-def cogworker_factory(tmp_path: Path) -> Iterator[CogworkerFactory]:
+def cogworker_factory(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[CogworkerFactory]:
     """Start `cogworker work APP ...` subprocesses (logs in tmp_path); all killed at teardown."""
     processes: list[CogworkerProcess] = []
+    request.node.stash[STARTED_WORKERS] = processes
 
     def start(app: str, **options: Any) -> CogworkerProcess:
         name = f"worker-{len(processes) + 1}"
