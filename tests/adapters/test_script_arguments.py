@@ -135,6 +135,9 @@ CALLS = {
         (keys.schedule("default"), "lk", "st", LOCATED),
         (ENTRY, "j1", "60000", "1700000000", "1", "600", "1700000000"),
     ),
+    "push_unique, now and untracked": Call(
+        scripts.PUSH_UNIQUE, (keys.queue("default"), "lk"), (ENTRY, "j1", "60000")
+    ),
     "defer": Call(
         scripts.DEFER,
         (LIST, keys.schedule("default"), LOCATED),
@@ -257,7 +260,7 @@ def test_every_script_is_probed() -> None:
     names = {f.name.removesuffix(".lua") for f in lua.iterdir() if f.name.endswith(".lua")}
     assert (
         names - {"_checks", "_tallies", "_results", "_limit_places", "_located", "_lists"}
-        == set(CALLS) | READ_ONLY
+        == {call.script.name for call in CALLS.values()} | READ_ONLY
     )
 
 
@@ -339,3 +342,18 @@ def test_each_baseline_call_writes(rc: redis.Redis, name: str) -> None:
     before = _writes(rc)
     call.script(rc, call.keys, call.args)
     assert _writes(rc) > before
+
+
+def test_push_unique_refuses_keys_and_arguments_of_different_forms(rc: redis.Redis) -> None:
+    """Its tail (scheduled or tracked) comes whole or not at all: half of it writes nothing."""
+    rc.flushall()
+    full = CALLS["push_unique"]
+    short = CALLS["push_unique, now and untracked"]
+    for mixed in (
+        Call(full.script, short.keys, full.args),
+        Call(full.script, full.keys, short.args),
+    ):
+        refused = _refusal(rc, mixed, mixed.args)
+        assert refused is not None
+        assert "expected 2 and 3 or 4 and 7" in refused
+        assert rc.dbsize() == 0

@@ -130,20 +130,16 @@ def queue_push_unique(
 def unique_call(
     push: UniquePush, now: float, status_ttl: float
 ) -> tuple[tuple[str, ...], tuple[scripts.KeyOrArg, ...]]:
-    """The keys and arguments of the `push_unique` script for `push`."""
+    """The keys and arguments of the `push_unique` script for `push` (without the tail of
+    a job pushed now and not tracked: each argument costs the client an encoding)."""
+    lock_ttl = int(push.ttl * 1000)
+    if push.at is None and not push.tracked:
+        return (keys.queue(push.queue), push.lock), (push.payload, push.jid, lock_ttl)
     target = keys.schedule(push.queue) if push.at is not None else keys.queue(push.queue)
     tracked = "1" if push.tracked else "0"
     return (
         (target, push.lock, keys.status(push.queue, push.jid), keys.located(push.queue)),
-        (
-            push.payload,
-            push.jid,
-            int(push.ttl * 1000),
-            push.at or "",
-            tracked,
-            int(status_ttl),
-            now,
-        ),
+        (push.payload, push.jid, lock_ttl, push.at or "", tracked, int(status_ttl), now),
     )
 
 

@@ -4,8 +4,10 @@
 -- the push, the mark could land after a fast worker's "complete".  The caller
 -- registers the queue (see push.lua).
 --
--- shape: KEYS 4, ARGV 7
+-- shape: KEYS 2 + 2n, ARGV 3 + 4n
 -- uses: _located
+-- n is 0 or 1: a job pushed now and not tracked (the usual unique push) is sent
+-- without the tail (KEYS 3-4, ARGV 4-7), which is then read as "now, untracked".
 -- KEYS[1] the queue (or the scheduled set)
 -- KEYS[2] the job's lock   KEYS[3] its status hash (any unused name if untracked)
 -- KEYS[4] the queue's jid index of the sets (see _located.lua), written when
@@ -22,12 +24,19 @@
 need_text(1)
 need_name(2)
 need_int(3, 1, LONGEST_MS)
-if need_text(4) ~= "" then
-  need_number(4)
+local scheduled, tracked = false, false
+if (#KEYS == 4) ~= (#ARGV == 7) then
+  error({err = "ERR cogworker: " .. #KEYS .. " KEYS with " .. #ARGV .. " ARGV, expected 2 and 3 or 4 and 7"})
 end
-need_choice(5, "0", "1")
-need_int(6, 0, LONGEST_SECONDS)
-need_number(7)
+if #ARGV > 3 then
+  scheduled = need_text(4) ~= ""
+  if scheduled then
+    need_number(4)
+  end
+  tracked = need_choice(5, "0", "1") == "1"
+  need_int(6, 0, LONGEST_SECONDS)
+  need_number(7)
+end
 
 if not redis.call("SET", KEYS[2], ARGV[2], "NX", "PX", ARGV[3]) then
   if redis.call("GET", KEYS[2]) == ARGV[2] then
@@ -35,13 +44,13 @@ if not redis.call("SET", KEYS[2], ARGV[2], "NX", "PX", ARGV[3]) then
   end
   return 0
 end
-if ARGV[4] == "" then
+if not scheduled then
   redis.call("LPUSH", KEYS[1], ARGV[1])
 else
   redis.call("ZADD", KEYS[1], ARGV[4], ARGV[1])
   located_add(KEYS[4], ARGV[2], "schedule", ARGV[4])
 end
-if ARGV[5] == "1" then
+if tracked then
   redis.call("HSET", KEYS[3], "status", "queued", "update_time", ARGV[7])
   redis.call("EXPIRE", KEYS[3], ARGV[6])
 end
