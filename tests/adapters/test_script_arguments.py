@@ -90,10 +90,10 @@ CALLS = {
     ),
     "ack_many": Call(
         scripts.ACK_MANY,
-        (LIST, "s1", "s2", "o", "hb", "ch", "mm", "mh", "mt", "mc", "rs", "lim"),
-        ("1", "86400", "5", "600", "1700000000.5", "259200", ENTRY, "{}", "a.B", "1200", "1", "1",
-         '{"outcome":"success","value":1}', "60", "j1"),
-        _on_list(LIST),
+        (LIST, "s1", "s2", "o", "hb", "ch", "mm", "mh", "mt", "mc", "rs", "lim", "h", "st", "lk"),
+        ("1", "86400", "5", "600", "1700000000.5", "259200", "25", "1800", ENTRY, "{}", "a.B",
+         "1200", "1", "1", '{"outcome":"success","value":1}', "60", "j1", "1", "complete", "j1"),
+        lambda rc: (rc.lpush(LIST, ENTRY), rc.set("lk", "j1")),
     ),
     "retry_many": Call(
         scripts.RETRY_MANY,

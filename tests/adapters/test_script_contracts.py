@@ -100,9 +100,9 @@ def test_a_call_that_does_not_fit_is_refused_before_redis() -> None:
     with pytest.raises(TypeError, match=f"{nkeys + 1} keys"):
         SETTLE.check((*keys, "k"), args)
     ack_many = next(s for s in scripts.SCRIPTS_BY_SHA.values() if s.name == "ack_many")
-    ack_many.check(("k",) * 12, ("a",) * 15)
-    with pytest.raises(TypeError, match="KEYS 3 \\+ 9n, ARGV 6 \\+ 9n"):
-        ack_many.check(("k",) * 12, ("a",) * 16)
+    ack_many.check(("k",) * 15, ("a",) * 20)
+    with pytest.raises(TypeError, match="KEYS 3 \\+ 12n, ARGV 8 \\+ 12n"):
+        ack_many.check(("k",) * 15, ("a",) * 21)
     with pytest.raises(TypeError):
         PROBE.check(("k",), ("unexpected",))
 

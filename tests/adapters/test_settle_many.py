@@ -147,6 +147,43 @@ def test_plain_and_other_outcomes_mixed_keep_their_order(rc: redis.Redis) -> Non
     assert rc.get(keys.stat("default", "processed")) == b"3"
 
 
+def test_tracked_and_unique_successes_share_the_batch_s_one_call(rc: redis.Redis) -> None:
+    """A tracked success with its own history and a unique one are acked in the batch's
+    one call: status complete with its TTL, the run in the job's own list too, its jid
+    index entry; a unique lock let go of only while it names the jid."""
+    store = SettleStore(rc, Retention(status_ttl=600, history_per_job=1))
+    tracked, unique, taken_over = (_held(rc, f"j{n}") for n in range(3))
+    tracked = attrs.evolve(
+        tracked,
+        outcome=attrs.evolve(tracked.outcome, status="complete", history_per_job=True),
+    )
+    rc.lpush(keys.history("default", "j0"), b'{"jid":"j0","earlier":true}')
+    lock, other_lock = keys.unique_lock("default", "u1"), keys.unique_lock("default", "u2")
+    rc.set(lock, "j1")
+    rc.set(other_lock, "a later push's jid")  # j2's lock ran out and was taken again
+    unique, taken_over = (
+        attrs.evolve(
+            order, outcome=attrs.evolve(order.outcome, unique_lock=name, unique_action="release")
+        )
+        for order, name in ((unique, lock), (taken_over, other_lock))
+    )
+
+    assert store.settle_many(IDENTITY, [tracked, unique, taken_over], NOW) == [True] * 3
+
+    assert rc.hgetall(keys.status("default", "j0")) == {
+        b"status": b"complete",
+        b"update_time": repr(NOW).encode(),
+    }
+    assert 0 < rc.ttl(keys.status("default", "j0")) <= 600
+    assert rc.lrange(keys.history("default", "j0"), 0, -1) == [b'{"jid":"j0"}']
+    assert rc.ttl(keys.history("default", "j0")) > 0
+    assert rc.get(keys.jid_index("j0")) is not None
+    assert not rc.exists(keys.status("default", "j1"), keys.history("default", "j1"))
+    assert not rc.exists(lock)
+    assert rc.get(other_lock) == b"a later push's jid"
+    assert rc.get(keys.stat("default", "processed")) == b"3"
+
+
 def test_basic_fetch_acks_have_no_list_to_check(rc: redis.Redis) -> None:
     """Without an identity (basic fetch) every ack is written and counted."""
     store = SettleStore(rc)

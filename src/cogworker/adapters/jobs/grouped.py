@@ -2,10 +2,12 @@
 retry_many.lua): each job's own keys are written per job, its queue's counters, its
 class's history trims and metrics once per call.
 
-A plain ack writes only counters and its class's history; a plain retry also files
-the job in its queue's retry set with its jid index entry, its attempt and its run in
-its own history (`OutcomeRecord.is_plain_ack`, `is_plain_retry`).  Every other outcome
-is a `settle` call of its own (see `adapters.jobs.settle`).
+A plain ack is any success but a periodic job's or a batch member's: it writes its
+counters and its class's history, and its status, its run in its own history and the
+release of its unique lock when it has them; a plain retry also files the job in its
+queue's retry set with its jid index entry, its attempt and its run in its own history
+(`OutcomeRecord.is_plain_ack`, `is_plain_retry`).  Every other outcome is a `settle`
+call of its own (see `adapters.jobs.settle`).
 """
 
 from __future__ import annotations
@@ -84,20 +86,29 @@ def _queue_acks(
         int(kept.history_ttl),
         now,
         int(kept.metrics_ttl),
+        kept.history_per_job,
+        int(kept.status_ttl),
     ]
+    unused = keys.no_lock(queue)
     for ack in acks:
         outcome = ack.outcome
+        own_history = outcome.history_per_job and outcome.history != ""
+        releases = outcome.unique_action == "release"
         ack_keys += (
             keys.orphanings(queue, outcome.jid),
             keys.handbacks(queue, outcome.jid),
             keys.class_history(queue, outcome.class_name),
             *metrics_keys(outcome.class_name, outcome.sample, now, queue),
             result_key(outcome.jid, outcome.result, queue),
-            outcome.limit_place or keys.no_lock(queue),
+            outcome.limit_place or unused,
+            keys.history(queue, outcome.jid) if own_history else unused,
+            keys.status(queue, outcome.jid) if outcome.status else unused,
+            outcome.unique_lock if releases else unused,
         )
         ack_args += (ack.fetched.raw, outcome.history, outcome.class_name)
         ack_args += metrics_args(outcome, refreshes)
         ack_args += (*result_args(outcome.result), outcome.jid if outcome.limit_place else "")
+        ack_args += ("1" if own_history else "0", outcome.status, outcome.jid if releases else "")
     scripts.ACK_MANY.queue(pipe, ack_keys, ack_args)
 
 

@@ -70,9 +70,12 @@ class OutcomeRecord:
 
     @property
     def is_plain_ack(self) -> bool:
-        """A success with only counters and its class's history to write (see ack_many.lua)."""
-        return self.kind == "ack" and not (
-            self.history_per_job or self.status or self.unique_lock or self.running_lock or self.bid
+        """A success ack_many.lua writes: any but one letting go of a periodic job's running
+        lock or appending a batch member's event (those are `settle`'s)."""
+        return (
+            self.kind == "ack"
+            and not (self.running_lock or self.bid)
+            and self.unique_action != "extend"
         )
 
     @property

@@ -112,9 +112,8 @@ class SettleStore:
         parts = self._queue_parts(pipe, {order.fetched.queue for order in orders}, now)
         groups, others = grouped.groups_of(orders)
         indexed = queue_indexes(pipe, [(o.outcome.jid, o.outcome.result) for o in orders])
-        # A plain ack writes none of the job's own records: no index entry for them.
-        records = [settled_index(o.outcome, o.fetched.queue, self.retention) for o in orders
-                   if not o.outcome.is_plain_ack]  # fmt: skip
+        # None for an ack writing none of the job's own records (untracked, no own history).
+        records = [settled_index(o.outcome, o.fetched.queue, self.retention) for o in orders]
         indexed += jid_index.queue_indexes(pipe, records)
         refreshes = self._due_classes([order.outcome for order in orders], now)
         marks = working or {}
