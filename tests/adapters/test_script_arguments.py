@@ -166,7 +166,6 @@ CALLS = {
         (ENTRY, ENTRY, "j1"),
         lambda rc: rc.zadd(keys.retry("default"), {ENTRY: 1}),
     ),
-    "push": Call(scripts.PUSH, (keys.queue("default"),), (ENTRY,)),
     "pop": Call(
         scripts.POP,
         (keys.queue("default"), keys.queue_paused("default")),

@@ -13,17 +13,19 @@ import redis
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import redis_target, scripts
 from cogworker.adapters.connection import connect, connect_async
-from cogworker.adapters.scripts import PUSH
+from cogworker.adapters.scripts import TAKE_LOCK
 
-#: One pipeline, as each client sends it: two pushes, then LPUSH on a string (WRONGTYPE).
+#: One pipeline, as each client sends it: two locks taken, then LPUSH on a string (WRONGTYPE).
 Send = Callable[[str, bool], list[Any]]
+#: Two locks in two queues' slots (take_lock.lua sets one to a holder, with a TTL).
+LOCK_A, LOCK_B = keys.unique_lock("a", "l"), keys.unique_lock("b", "l")
 
 
 def _sync_pipeline(url: str, with_error: bool) -> list[Any]:
     with connect(redis_target.parse(url, "the test")) as client:
         pipe = client.pipeline(transaction=False)
-        PUSH.queue(pipe, (keys.queue("a"),), ("one",))
-        PUSH.queue(pipe, (keys.queue("b"),), ("two",))
+        TAKE_LOCK.queue(pipe, (LOCK_A,), ("one", 60_000))
+        TAKE_LOCK.queue(pipe, (LOCK_B,), ("two", 60_000))
         if with_error:
             pipe.lpush("a-string", "x")
         return scripts.run_pipeline(client, pipe)
@@ -34,8 +36,8 @@ def _async_pipeline(url: str, with_error: bool) -> list[Any]:
         client = connect_async(redis_target.parse(url, "the test"))
         try:
             pipe = client.pipeline(transaction=False)
-            PUSH.queue(pipe, (keys.queue("a"),), ("one",))
-            PUSH.queue(pipe, (keys.queue("b"),), ("two",))
+            TAKE_LOCK.queue(pipe, (LOCK_A,), ("one", 60_000))
+            TAKE_LOCK.queue(pipe, (LOCK_B,), ("two", 60_000))
             if with_error:
                 pipe.lpush("a-string", "x")
             return await scripts.run_pipeline_async(client, pipe)
@@ -51,34 +53,34 @@ SENDS = [pytest.param(_sync_pipeline, id="sync"), pytest.param(_async_pipeline, 
 def test_run_async_reloads_a_forgotten_script_and_runs_it_once(
     rc: redis.Redis, redis_url: str
 ) -> None:
-    """After SCRIPT FLUSH, run_async loads the script and its one run pushes one payload."""
+    """After SCRIPT FLUSH, run_async loads the script and its one run takes the lock."""
     rc.script_flush()
 
     async def main() -> Any:
         client = connect_async(redis_target.parse(redis_url, "the test"))
         try:
-            return await PUSH.run_async(client, (keys.queue("q"),), ("p1",))
+            return await TAKE_LOCK.run_async(client, (LOCK_A,), ("p1", 60_000))
         finally:
             await client.aclose()
 
     assert asyncio.run(main()) == 1
-    assert rc.lrange(keys.queue("q"), 0, -1) == [b"p1"]
-    assert rc.script_exists(PUSH.sha) == [True]
+    assert rc.get(LOCK_A) == b"p1"
+    assert rc.script_exists(TAKE_LOCK.sha) == [True]
 
 
 def test_run_async_refuses_a_call_that_does_not_fit_before_redis(
     rc: redis.Redis, redis_url: str
 ) -> None:
-    """A push without its payload is a TypeError naming the shape; nothing reaches Redis."""
+    """A lock taken without its TTL is a TypeError naming the shape; nothing reaches Redis."""
 
     async def main() -> None:
         client = connect_async(redis_target.parse(redis_url, "the test"))
         try:
-            await PUSH.run_async(client, (keys.queue("q"),), ())
+            await TAKE_LOCK.run_async(client, (LOCK_A,), ("p1",))
         finally:
             await client.aclose()
 
-    with pytest.raises(TypeError, match=r"lua/push.lua takes KEYS 1, ARGV 1 \+ 1n"):
+    with pytest.raises(TypeError, match=r"lua/take_lock.lua takes KEYS 1, ARGV 2"):
         asyncio.run(main())
     assert rc.keys("*") == []
 
@@ -91,8 +93,8 @@ def test_a_pipeline_of_forgotten_scripts_runs_each_once(
     rc.script_flush()
 
     assert send(redis_url, False) == [1, 1]
-    assert rc.lrange(keys.queue("a"), 0, -1) == [b"one"]
-    assert rc.lrange(keys.queue("b"), 0, -1) == [b"two"]
+    assert rc.get(LOCK_A) == b"one"
+    assert rc.get(LOCK_B) == b"two"
 
 
 @pytest.mark.parametrize("send", SENDS)
@@ -105,5 +107,5 @@ def test_an_error_in_a_pipeline_is_raised_after_the_scripts_before_it_ran(
 
     with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
         send(redis_url, True)
-    assert rc.lrange(keys.queue("a"), 0, -1) == [b"one"]
-    assert rc.lrange(keys.queue("b"), 0, -1) == [b"two"]
+    assert rc.get(LOCK_A) == b"one"
+    assert rc.get(LOCK_B) == b"two"

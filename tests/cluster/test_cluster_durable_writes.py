@@ -16,7 +16,6 @@ import redis
 import cogworker
 from cogworker.adapters import durable_writes, scripts
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.jobs.enqueue import push_call
 from cogworker.adapters.replication import Replication
 from tests.cluster import jobs
 from tests.cluster.test_cluster_drain import cluster_url
@@ -42,7 +41,7 @@ def queue_pushes(
     """The commands of a cluster pipeline pushing one job onto each of `queues`."""
     pipe = client.pipeline(transaction=False)
     for queue in queues:
-        scripts.PUSH.queue(pipe, *push_call(queue, [f"job-{queue}"]))
+        pipe.lpush(keys.queue(queue), f"job-{queue}")
     commands = scripts.queued(pipe)
     pipe.reset()
     return commands

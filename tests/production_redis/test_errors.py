@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import cogworker
-from tests.production_redis.jobs import Drain
+from tests.production_redis.jobs import Unique
 from tests.support.processes import CogworkerProcess, run_to_exit, wait_until
 from tests.support.redis_server import RedisServer, RedisServerFactory
 
@@ -67,11 +67,12 @@ def test_a_forbidden_command_names_the_rule_to_add(guarded: RedisServer, tmp_pat
 
 
 def test_the_client_names_the_setting_and_the_rule(guarded: RedisServer) -> None:
-    """The client's EnqueueRefusedError says Config.redis_url, the command and the rule."""
+    """The client's EnqueueRefusedError says Config.redis_url, the command and the rule (a
+    unique job's push is a script; a plain one's an LPUSH, which this user may send)."""
     client = cogworker.Client(cogworker.Config(redis_url=url_of(guarded, "noscripts:pw")))
     try:
         with pytest.raises(cogworker.EnqueueRefusedError) as info:
-            client.enqueue(Drain, 1)
+            client.enqueue(Unique, 1)
     finally:
         client.close()
     message = str(info.value)

@@ -107,8 +107,8 @@ class QueueStore:
     def _unregister_if_empty(self, queue: str) -> None:
         """Unregister an empty queue, then look again and register it back if a job came.
 
-        Pushes register a queue with their job (push.lua) or right after it
-        (move_due.lua), so whatever order they take with this, a queue holding
+        Pushes register a queue right after their job (an SADD pipelined after the
+        push, or move_due.lua's), so whatever order they take with this, a queue holding
         jobs ends registered.
         """
         key = keys.queue(queue)

@@ -1,7 +1,9 @@
 """Enqueue: jobs onto their queues, now or into their queues' scheduled sets for later
 (the due ones are moved by `adapters.jobs.due`).
 
-What a push sends (its scripts' keys and arguments, queued on a pipeline of
+A job pushed now onto its queue is one `LPUSH` (no script: the queue is its one
+key); a unique or scheduled one is a script of its own.  What a push sends (its
+commands' keys and arguments, queued on a pipeline of
 either client) is written once, in the `queue_*` functions; `EnqueueStore`
 sends it with redis-py, `AsyncEnqueueStore` with redis.asyncio.  With
 `replication` asking for replicas, every push ends with a WAIT (on a
@@ -11,7 +13,7 @@ on the primary all the same).
 
 A push registers its queue (the registry's SADD, right after the push) only
 when its store hasn't for `REGISTER_EVERY` seconds (`Registrations`): the
-registry is a global key, out of the push script for Redis Cluster, and an
+registry is a global key, in another slot than the queue on Redis Cluster, and an
 SADD next to every single push would cost it 60-90 % more CPU
 (docs/redis-cluster.md, "Registries").
 """
@@ -46,11 +48,6 @@ class UniquePush:
     tracked: bool = False
     #: Its jid index, written before it, when it keeps its result or is tracked.
     index: JidIndex | None = None
-
-
-def push_call(queue: str, payloads: Sequence[str]) -> tuple[list[str], list[str]]:
-    """The keys and arguments of the `push` script putting `payloads` on `queue`."""
-    return [keys.queue(queue)], list(payloads)
 
 
 def unique_queues(pushes: Sequence[UniquePush]) -> list[str]:
@@ -98,7 +95,7 @@ def queue_push_all(
     for queue, jid in queued:
         queue_mark(pipe, queue, jid, "queued", now, status_ttl)
     for queue, payloads in groups.items():
-        scripts.PUSH.queue(pipe, *push_call(queue, payloads))
+        pipe.lpush(keys.queue(queue), *payloads)
     for queue, later in scheduled.items():  # each job noted in the sets' jid index too
         entries = [item for when_payload_jid in later for item in when_payload_jid]
         scripts.SCHEDULE.queue(pipe, (keys.schedule(queue), keys.located(queue)), entries)
@@ -167,10 +164,10 @@ class EnqueueStore:
         """Put payloads on `queue` (one round trip), registering it when due."""
         due = self.registrations.due([queue])
         if not due and not self.replication.replicas:
-            scripts.PUSH(self.client, *push_call(queue, payloads))
+            self.client.lpush(keys.queue(queue), *payloads)
             return
         pipe = self.client.pipeline(transaction=False)
-        scripts.PUSH.queue(pipe, *push_call(queue, payloads))
+        pipe.lpush(keys.queue(queue), *payloads)
         queue_registrations(pipe, due)
         durable_writes.confirmed(self.client, pipe, self.replication)
         self.registrations.done(due)
@@ -237,10 +234,10 @@ class AsyncEnqueueStore:
         """See `EnqueueStore.push`."""
         due = self.registrations.due([queue])
         if not due and not self.replication.replicas:
-            await scripts.PUSH.run_async(self.client, *push_call(queue, payloads))
+            await self.client.lpush(keys.queue(queue), *payloads)
             return
         pipe = self.client.pipeline(transaction=False)
-        scripts.PUSH.queue(pipe, *push_call(queue, payloads))
+        pipe.lpush(keys.queue(queue), *payloads)
         queue_registrations(pipe, due)
         await async_durable_writes.confirmed(self.client, pipe, self.replication)
         self.registrations.done(due)

@@ -2,7 +2,8 @@
 -- for this jid in the same step (so of many concurrent enqueues exactly one
 -- pushes), and marking a tracked job queued in that step too: written after
 -- the push, the mark could land after a fast worker's "complete".  The caller
--- registers the queue (see push.lua).
+-- registers the queue (an SADD of the registry, a global key in another slot on
+-- Redis Cluster, after this script, when its client hasn't lately).
 --
 -- shape: KEYS 2 + 2n, ARGV 3 + 4n
 -- uses: _located
