@@ -67,10 +67,9 @@ end
 
 local written = {}
 local acked = 0
-local histories, seen = {}, {}
 for i = 9, #ARGV, 12 do
   local k = 4 + (i - 9)
-  local orphanings, handbacks, history = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+  local orphanings, handbacks = KEYS[k], KEYS[k + 1]
   if ARGV[1] == "1" and redis.call("LREM", KEYS[1], -1, ARGV[i]) == 0 then
     written[#written + 1] = 0
   else
@@ -81,11 +80,7 @@ for i = 9, #ARGV, 12 do
       if ARGV[i + 9] == "1" then
         keep_list(KEYS[k + 9], ARGV[i + 1], ARGV[7], ARGV[4])
       end
-      redis.call("LPUSH", history, ARGV[i + 1])
-      if not seen[history] then
-        seen[history] = true
-        histories[#histories + 1] = history
-      end
+      push_class_run(KEYS[k + 2], ARGV[i + 1])
     end
     if ARGV[i + 3] ~= "" then
       tally_run(KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6], ARGV[i + 2], ARGV[i + 3],
@@ -105,15 +100,8 @@ for i = 9, #ARGV, 12 do
   end
 end
 if acked > 0 then
-  redis.call("INCRBY", KEYS[2], acked)
-  -- A day's counter gets its TTL when this call created it.
-  if redis.call("INCRBY", KEYS[3], acked) == acked then
-    redis.call("EXPIRE", KEYS[3], ARGV[2])
-  end
+  count_ended(KEYS[2], KEYS[3], acked, ARGV[2])
 end
-for _, history in ipairs(histories) do
-  redis.call("LTRIM", history, 0, tonumber(ARGV[3]) - 1)
-  redis.call("EXPIRE", history, ARGV[4])
-end
+trim_class_runs(ARGV[3], ARGV[4])
 write_tallies(ARGV[5], ARGV[6])
 return written

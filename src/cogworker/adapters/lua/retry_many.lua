@@ -67,8 +67,6 @@ end
 
 local written = {}
 local filed = 0
--- The class lists, each trimmed (when too long) and given its TTL once, after its pushes.
-local histories, longest = {}, {}
 for i = 10, #ARGV, 12 do
   local k = 8 + (i - 10) / 12 * 10
   local jid = ARGV[i + 1]
@@ -87,11 +85,7 @@ for i = 10, #ARGV, 12 do
       if ARGV[i + 6] == "1" then
         keep_list(KEYS[k + 3], ARGV[i + 5], ARGV[5], ARGV[7])
       end
-      local class_list = KEYS[k + 4]
-      if not longest[class_list] then
-        histories[#histories + 1] = class_list
-      end
-      longest[class_list] = redis.call("LPUSH", class_list, ARGV[i + 5])
+      push_class_run(KEYS[k + 4], ARGV[i + 5])
     end
     if ARGV[i + 8] ~= "" then
       -- A retry is a failed run: it counts in its class's failures.
@@ -104,19 +98,9 @@ for i = 10, #ARGV, 12 do
   end
 end
 if filed > 0 then
-  for _, counter in ipairs({3, 5}) do
-    redis.call("INCRBY", KEYS[counter], filed)
-    -- A day's counter gets its TTL when this call created it.
-    if redis.call("INCRBY", KEYS[counter + 1], filed) == filed then
-      redis.call("EXPIRE", KEYS[counter + 1], ARGV[2])
-    end
-  end
+  count_ended(KEYS[3], KEYS[4], filed, ARGV[2])
+  count_ended(KEYS[5], KEYS[6], filed, ARGV[2])
 end
-for _, history in ipairs(histories) do
-  if longest[history] > tonumber(ARGV[6]) then
-    redis.call("LTRIM", history, 0, tonumber(ARGV[6]) - 1)
-  end
-  redis.call("EXPIRE", history, ARGV[7])
-end
+trim_class_runs(ARGV[6], ARGV[7])
 write_tallies(ARGV[8], ARGV[9])
 return written

@@ -88,17 +88,9 @@ if ARGV[2] == "1" and redis.call("LREM", KEYS[1], -1, ARGV[1]) == 0 then
 end
 local kind = ARGV[3]
 
-local function count(total, today)
-  redis.call("INCR", total)
-  -- A day's counter gets its TTL when the day's first job creates it.
-  if redis.call("INCR", today) == 1 then
-    redis.call("EXPIRE", today, ARGV[6])
-  end
-end
-
-count(KEYS[3], KEYS[4])
+count_ended(KEYS[3], KEYS[4], 1, ARGV[6])
 if kind ~= "ack" then
-  count(KEYS[5], KEYS[6])
+  count_ended(KEYS[5], KEYS[6], 1, ARGV[6])
 end
 if kind == "retry" or kind == "dead" then
   redis.call("ZADD", KEYS[2], ARGV[4], ARGV[5])
