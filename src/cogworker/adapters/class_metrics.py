@@ -10,8 +10,9 @@ For a queue Q and a class C, in Q's slot (`redis_keys.metrics_*`):
 
 `cogworker:parts` lists the queues to read.  Every read is three pipelined
 round trips: the parts, every part's classes, then the hashes asked for.  A
-hash holding something else than a tally is left out and named in the
-reading's `problems`.
+key holding something else than cogworker writes there (a registry that isn't
+a sorted set, a hash that isn't a tally, a string SET by hand) is left out
+and named in the reading's `problems`: the rest of the reading stands.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TypeVar
 import attrs
 
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.flagged_reads import refusal, replies
 from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain.class_metrics import BUCKETS, NO_RUNS, Tally, last_hours
@@ -63,35 +65,47 @@ class ClassMetricsStore:
 
     def classes(self) -> dict[str, tuple[str, ...]]:
         """The classes run on each queue within the metrics' retention, by queue."""
+        return self._classes()[0]
+
+    def _classes(self) -> tuple[dict[str, tuple[str, ...]], frozenset[str]]:
+        """`classes`, and the registries that can't be read (their queue is left out)."""
         queues = sorted(as_bytes(queue).decode() for queue in self.client.smembers(keys.PARTS))
         pipe = self.client.pipeline(transaction=False)
         for queue in queues:
             pipe.zrange(keys.metrics_classes(queue), 0, -1)
-        replies = pipe.execute()
-        return {
-            queue: tuple(sorted(as_bytes(name).decode() for name in names))
-            for queue, names in zip(queues, replies, strict=True)
-        }
+        found: dict[str, tuple[str, ...]] = {}
+        problems: set[str] = set()
+        for queue, names in zip(queues, replies(pipe), strict=True):
+            problem = refusal(keys.metrics_classes(queue), names, "sorted set")
+            if problem is None:
+                found[queue] = tuple(sorted(as_bytes(name).decode() for name in names))
+            else:
+                problems.add(problem)
+        return found, frozenset(problems)
 
     def totals(self) -> ClassTallies:
         """Each class's runs since it last started running (its figures expire when it
         doesn't run for the retention): the counters `/metrics` exports."""
+        classes, unread = self._classes()
         wanted = [
             (keys.metrics_total(queue, name), name)
-            for queue, names in self.classes().items()
+            for queue, names in classes.items()
             for name in names
         ]
-        return ClassTallies(*_merged(self.client, wanted))
+        tallies, problems = _merged(self.client, wanted)
+        return ClassTallies(tallies, unread | problems)
 
     def over_hours(self, now: float, hours: int) -> ClassTallies:
         """Each class's runs in the last `hours` hours, the current one included."""
+        classes, unread = self._classes()
         wanted = [
             (keys.metrics_hour(queue, name, hour), name)
-            for queue, names in self.classes().items()
+            for queue, names in classes.items()
             for name in names
             for hour in last_hours(now, hours)
         ]
-        return ClassTallies(*_merged(self.client, wanted))
+        tallies, problems = _merged(self.client, wanted)
+        return ClassTallies(tallies, unread | problems)
 
     def by_minute(self, class_name: str, now: float, hours: int) -> dict[int, Tally]:
         """One class's runs per minute (since the epoch) over the last `hours` hours, for a
@@ -117,9 +131,12 @@ def _merged(
         pipe.hgetall(key)
     merged: dict[Group, Tally] = {}
     problems: set[str] = set()
-    for (key, group), fields in zip(wanted, pipe.execute(), strict=True):
-        tally = tally_of(fields) if fields else None
-        if fields and tally is None:
+    for (key, group), fields in zip(wanted, replies(pipe), strict=True):
+        refused = refusal(key, fields, "hash")
+        tally = tally_of(fields) if fields and refused is None else None
+        if refused is not None:
+            problems.add(refused)
+        elif fields and tally is None:
             problems.add(f"{key} holds no per-class metrics")
         if tally is not None:
             merged[group] = merged.get(group, NO_RUNS).plus(tally)
