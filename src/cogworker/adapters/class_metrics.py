@@ -26,7 +26,7 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.flagged_reads import refusal, replies
 from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
-from cogworker.domain.class_metrics import BUCKETS, NO_RUNS, Tally, last_hours
+from cogworker.domain.class_metrics import BUCKETS, NO_RUNS, Tally, minute_of, window
 
 Group = TypeVar("Group", bound=Hashable)
 _COUNTERS = {b"f": "failures", b"t": "micros"}
@@ -96,13 +96,18 @@ class ClassMetricsStore:
         return ClassTallies(tallies, unread | problems)
 
     def over_hours(self, now: float, hours: int) -> ClassTallies:
-        """Each class's runs in the last `hours` hours, the current one included."""
+        """Each class's runs in the last `hours` hours up to `now` (`domain.class_metrics.window`:
+        its whole hours' hashes, and its oldest hour's minutes that are in)."""
         classes, unread = self._classes()
+        span = window(now, hours)
         wanted = [
-            (keys.metrics_hour(queue, name, hour), name)
+            (key, name)
             for queue, names in classes.items()
             for name in names
-            for hour in last_hours(now, hours)
+            for key in (
+                *(keys.metrics_hour(queue, name, hour) for hour in span.hours),
+                *(keys.metrics_minute(queue, name, minute) for minute in span.minutes),
+            )
         ]
         tallies, problems = _merged(self.client, wanted)
         return ClassTallies(tallies, unread | problems)
@@ -110,12 +115,12 @@ class ClassMetricsStore:
     def by_minute(self, class_name: str, now: float, hours: int) -> dict[int, Tally]:
         """One class's runs per minute (since the epoch) over the last `hours` hours, for a
         chart; minutes without runs are left out."""
-        first = last_hours(now, hours)[0] * 60
+        minutes = range(window(now, hours).first_minute, minute_of(now) + 1)
         wanted = [
             (keys.metrics_minute(queue, class_name, minute), minute)
             for queue, names in self.classes().items()
             if class_name in names
-            for minute in range(first, first + 60 * hours)
+            for minute in minutes
         ]
         tallies, _problems = _merged(self.client, wanted)
         return tallies

@@ -16,9 +16,9 @@ from litestar.response import Template
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.web import params
 from cogworker.app.web.context import dashboard, query_of, render, threaded
-from cogworker.app.web.format import runtime
+from cogworker.app.web.format import quantile
 from cogworker.app.web.name_refs import LONGEST_CLASS_NAME, named
-from cogworker.domain.class_metrics import last_hours, merged
+from cogworker.domain.class_metrics import merged, window
 from cogworker.domain.class_report import (
     PERIODS,
     QUANTILES,
@@ -83,7 +83,7 @@ def job_class(request: Request[Any, Any, Any]) -> Template:
     now = store.now()
     minutes = store.class_metrics.by_minute(name, now, hours) if name else {}
     tally = merged(minutes.values())
-    over_time = timeline(minutes, last_hours(now, hours)[0], hours)
+    over_time = timeline(minutes, window(now, hours).first_minute, hours)
     step = minutes_per_point(hours)
     return render(
         request,
@@ -91,7 +91,7 @@ def job_class(request: Request[Any, Any, Any]) -> Template:
         title=f"Metrics of {name}",
         name=name,
         tally=tally,
-        quantiles_shown=[(key, runtime(tally.quantile(q))) for key, q in QUANTILES.items()],
+        quantiles_shown=[(key, quantile(tally.quantile(q))) for key, q in QUANTILES.items()],
         timeline_step="minute" if step == 1 else f"{step} minutes",
         timeline_chart=chart("line", over_time, {"runs": "Runs", "failures": "Failures"}),
         histogram_chart=chart("bar", histogram(tally), {"runs": "Runs"}),
