@@ -65,7 +65,10 @@ def test_a_wrong_typed_metrics_key_leaves_both_scrapes_standing(
     total, registry = _break(raw)
     store = DashboardStore.on(raw, config.retention)
     answers = [web.get("/metrics") for _ in range(2)]
-    ported = [asyncio.run(_get(MetricsOnly(store), "/metrics")) for _ in range(2)]
+    ported = [
+        asyncio.run(_get(MetricsOnly(store, config.metrics_max_classes), "/metrics"))
+        for _ in range(2)
+    ]
     assert [answer.status_code for answer in answers] == [200, 200]
     assert [status for status, _body in ported] == [200, 200]
     for text in (answers[-1].text, ported[-1][1].decode()):

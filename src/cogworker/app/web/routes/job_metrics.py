@@ -1,9 +1,10 @@
 """Metrics: each job class's runs, failures, time and run-time quantiles over the last
-1, 8, 24 or 72 hours, sortable; and a class's charts with its last runs.
+1, 8, 24 or 72 hours, sortable, a page at a time; and a class's charts with its last runs.
 
 The figures are the per-class metrics the settling scripts write
 (`adapters.class_metrics`, read through the dashboard's store), merged over
-queues; the path is not `/metrics`, which is Prometheus's.
+queues, of the `Config.metrics_max_classes` classes that ran last; the path is
+not `/metrics`, which is Prometheus's.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ from cogworker.domain.class_report import (
 PATH = "/job-metrics"
 DEFAULT_PERIOD = "1h"
 DEFAULT_SORT = "time"
+#: Rows a page of the table shows.
+PER_PAGE = 50
+#: Pages one can ask for (the classes read are capped by `Config.metrics_max_classes`).
+MAX_PAGE = 10_000
 #: The colour (a CSS variable of app.css) of each dataset of a chart, by its key.
 COLOURS = {"runs": "--color-accent", "failures": "--color-danger"}
 #: The table's sortable columns: (sort key, heading).
@@ -51,16 +56,26 @@ def _period(request: Request[Any, Any, Any]) -> str:
 @get(PATH, name="job-metrics")
 @threaded
 def job_metrics(request: Request[Any, Any, Any]) -> Template:
-    """The table of classes over a period, in the order asked for."""
+    """The table of classes over a period, in the order asked for, a page at a time."""
+    query = query_of(request)
     period = _period(request)
-    sort = params.choice(query_of(request), "sort", SORTS, DEFAULT_SORT)
-    store = dashboard(request).store
-    reading = store.class_metrics.over_hours(store.now(), PERIODS[period])
+    sort = params.choice(query, "sort", SORTS, DEFAULT_SORT)
+    page = params.integer(query, "page", 1, MAX_PAGE, 1)
+    dash = dashboard(request)
+    limit = dash.config.metrics_max_classes
+    reading = dash.store.class_metrics.over_hours(dash.store.now(), PERIODS[period], limit)
+    rows = class_rows(reading.tallies, sort)
     return render(
         request,
         "job_metrics",
         title="Metrics",
-        rows=class_rows(reading.tallies, sort),
+        rows=rows[(page - 1) * PER_PAGE : page * PER_PAGE],
+        ran=len(rows),
+        page=page,
+        has_next=page * PER_PAGE < len(rows),
+        first_row=(page - 1) * PER_PAGE + 1,
+        left_out=reading.left_out,
+        max_classes=limit,
         problems=sorted(reading.problems),
         period=period,
         periods=tuple(PERIODS),

@@ -4,7 +4,9 @@ It reads through the dashboard's store (`adapters.dashboard_metrics`), as
 the pages do, and sits behind the dashboard's auth and host check.  A key
 that can't be read leaves its sample out and counts in
 `cogworker_unreadable_keys`, so one bad key doesn't blank the scrape; the
-process logs each such key once (a scrape comes every few seconds).
+process logs each such key once (a scrape comes every few seconds).  Job
+classes are exported up to `Config.metrics_max_classes`, those that ran
+last; `cogworker_job_classes_left_out` counts the others.
 """
 
 from __future__ import annotations
@@ -59,13 +61,15 @@ _LOGGED = FirstSeen()
 @threaded
 def metrics(request: Request[Any, Any, Any]) -> Response[str]:
     """The current figures of the dashboard's Redis, for Prometheus to scrape."""
-    text = exposition(families(dashboard(request).store))
+    dash = dashboard(request)
+    text = exposition(families(dash.store, dash.config.metrics_max_classes))
     return Response(text, media_type=MEDIA_TYPE)  # Litestar adds `; charset=utf-8`
 
 
-def families(store: DashboardStore) -> tuple[Family, ...]:
-    """Every family of a scrape, read from `store` now."""
-    reading = read_metrics(store)
+def families(store: DashboardStore, max_classes: int) -> tuple[Family, ...]:
+    """Every family of a scrape, read from `store` now: the job classes' of the
+    `max_classes` that ran last."""
+    reading = read_metrics(store, max_classes)
     for problem in _LOGGED.new(reading.problems):
         LOGGER.warning("metrics: a key left out of the scrape: %s", problem)
     return (
@@ -73,6 +77,9 @@ def families(store: DashboardStore) -> tuple[Family, ...]:
         *_queues(reading.queues),
         *_processes(reading.processes),
         *_classes(reading.classes.tallies),
+        _gauge("cogworker_job_classes_left_out", "Job classes with metrics whose series are "
+               "left out: past metrics_max_classes, the classes that ran last are exported.",
+               [Sample(value=reading.classes.left_out)]),
         _gauge("cogworker_unreadable_keys", "Keys a scrape found holding something else than "
                "cogworker writes (their samples are left out).",
                [Sample(value=len(reading.problems))]),
