@@ -16,7 +16,7 @@ def test_the_periodic_page_of_1_000_entries_is_paged_and_bounded(
     web: Web, raw: redis.Redis
 ) -> None:
     """1,000 periodic jobs: 50 a page, by name; a page reads the schedule, then only its own
-    entries' running locks."""
+    entries' running locks; a page past the last says so."""
     names = [f"job{number:04d}" for number in range(1_000)]
     raw.hset(keys.PERIODIC_SCHEDULE, mapping={name: schedule_entry(name) for name in names})
     commands, first = command_cost(raw, lambda: web.get("/periodic"))
@@ -31,3 +31,6 @@ def test_the_periodic_page_of_1_000_entries_is_paged_and_bounded(
     assert {"job0950", "job0999"} <= set(re.findall(r"job\d{4}", last))
     assert "job0949" not in last
     assert "Next →" not in last
+    past = web.get("/periodic", params={"page": "21"}).text
+    assert "Page 21 is past the last of 1,000 periodic jobs" in past
+    assert "No periodic jobs configured" not in past

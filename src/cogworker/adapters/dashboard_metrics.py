@@ -4,8 +4,9 @@ every job class's runs, failures and run times (merged over queues).
 
 Ten round trips at most (each read below is one to three pipelines),
 whatever the number of queues, processes and classes; the classes' figures
-are read for at most a limit of them (`ClassMetricsStore.totals`).  A key that can't be read
-leaves its figure None and its sentence in `problems`, once per key.
+are read for at most a limit of them (`ClassMetricsStore.totals`).  A key
+that can't be read leaves its figure None and its sentence in `problems`,
+once per key.
 """
 
 from __future__ import annotations

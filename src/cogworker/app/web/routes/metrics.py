@@ -45,7 +45,7 @@ class FirstSeen:
     _lock: threading.Lock = attrs.field(factory=threading.Lock)
 
     def new(self, problems: Iterable[str]) -> list[str]:
-        """Those of `problems` not met before, in order; they count as met from now on."""
+        """Those of `problems` not met before, sorted; they count as met from now on."""
         with self._lock:  # scrapes run on worker threads
             fresh = sorted(set(problems) - self._seen)
             if len(self._seen) + len(fresh) > self.limit:

@@ -16,7 +16,7 @@ from cogworker.app.web import params
 from cogworker.app.web.context import back, dashboard, query_of, render, threaded, writable
 from cogworker.app.web.params import Form
 
-#: Periodic jobs a page lists: it reads their names, then only their entries and locks.
+#: Periodic jobs a page lists: it decodes and reads the running locks of these only.
 PER_PAGE = 50
 #: Pages one can ask for.
 MAX_PAGE = 10_000
