@@ -17,9 +17,13 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.web.metrics_port import MetricsOnly
 from cogworker.domain.class_metrics import hour_of
+from tests.support.topology_marks import on_both_topologies
 from tests.web.class_runs import settle_runs
 from tests.web.helpers import Web
 from tests.web.test_metrics_endpoint import _get, scraped
+
+#: The reads merge per-queue parts: on a cluster, each queue's keys on its own primary.
+pytestmark = on_both_topologies
 
 
 class Lines(logging.Handler):
@@ -35,6 +39,7 @@ class Lines(logging.Handler):
 
 @pytest.fixture
 def dashboard_log() -> Iterator[Lines]:
+    """What the dashboard's logger logs during the test."""
     lines = Lines()
     logger = logging.getLogger("cogworker.dashboard")
     logger.addHandler(lines)
