@@ -290,3 +290,17 @@ node_infos: st.SearchStrategy[dict[str, object]] = st.fixed_dictionaries(
         "mem_allocator": st.just("jemalloc-5.3.0"),
     }
 )
+
+
+# -- which classes a metrics reading covers (domain.class_cap) --
+
+#: Classes' registries per queue: class name -> when it last ran there (ties likely).
+registries = st.dictionaries(
+    st.sampled_from(["default", "mail", "reports"]),
+    st.dictionaries(
+        st.sampled_from([f"app.C{n}" for n in range(12)]),
+        st.integers(min_value=0, max_value=20).map(float),
+        max_size=12,
+    ),
+    max_size=3,
+)

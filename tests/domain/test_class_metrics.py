@@ -19,10 +19,10 @@ from cogworker.domain.class_metrics import (
     bucket_of,
     hour_of,
     hourly,
-    last_hours,
     lower_bound,
     merged,
     minute_of,
+    window,
 )
 from tests.domain.strategies import clock_times, run_micros, run_samples, tallies, timed_runs
 
@@ -99,12 +99,41 @@ def test_minutes_merged_into_hours_are_the_hours_recorded_directly(
 
 
 @given(clock_times, st.integers(min_value=1, max_value=72))
-def test_the_last_hours_end_with_the_current_one(now: float, hours: int) -> None:
-    """`last_hours` gives `hours` consecutive hours, oldest first, ending with now's."""
-    span = last_hours(now, hours)
-    assert len(span) == hours
-    assert span[-1] == hour_of(now)
-    assert span[-1] * 3600 <= now < (span[-1] + 1) * 3600
+def test_a_window_covers_exactly_the_last_minutes_up_to_now(now: float, hours: int) -> None:
+    """A window of `hours` hours reads each of the last `hours` * 60 minutes (the one holding
+    `now` the last) once, as whole hours and fewer than 60 minutes of the oldest hour
+    partly in, and nothing older; of the future only the current hour's minutes after now."""
+    span = window(now, hours)
+    current = minute_of(now)
+    in_hours = [minute for hour in span.hours for minute in range(hour * 60, hour * 60 + 60)]
+    read = [*span.minutes, *in_hours]
+    assert len(read) == len(set(read))
+    assert {minute for minute in read if minute <= current} == set(
+        range(current - hours * 60 + 1, current + 1)
+    )
+    assert max(read) == hour_of(now) * 60 + 59
+    assert len(span.hours) == hours
+    assert len(span.minutes) < 60
+    assert span.first_minute == current - hours * 60 + 1
+
+
+@given(clock_times)
+def test_one_hour_ten_minutes_into_the_clock_hour_reaches_into_the_hour_before(
+    now: float,
+) -> None:
+    """At 10 past, "1h" reads the current hour and the last 50 minutes of the one before,
+    where a run 15 minutes ago counts."""
+    at_ten_past = hour_of(now) * 3600 + 600.0
+    span = window(at_ten_past, 1)
+    assert list(span.hours) == [hour_of(now)]
+    assert span.minutes == range(hour_of(now) * 60 - 49, hour_of(now) * 60)
+    assert minute_of(at_ten_past - 15 * 60) in span.minutes
+
+
+def test_a_window_of_no_hours_is_refused() -> None:
+    """A window is an hour or more: 0 is a ValueError naming it."""
+    with pytest.raises(ValueError, match="a window is an hour or more, not 0"):
+        window(1e9, 0)
 
 
 @given(st.lists(run_samples, min_size=1, max_size=30), st.floats(min_value=0, max_value=1))

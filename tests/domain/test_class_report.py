@@ -35,7 +35,7 @@ def test_the_timeline_adds_minutes_into_its_points() -> None:
     first_hour = 480_016  # 2024-10-04 16:00 UTC
     start = first_hour * 60
     minutes = {start: _tally(1, 2, failed=1), start + 7: _tally(3), start + 8 * 60: _tally(4)}
-    series = timeline(minutes, first_hour, 8)
+    series = timeline(minutes, start, 8)
     assert len(series.labels) == 96
     assert series.labels[:2] == ("16:00", "16:05")
     assert series.values["runs"][:2] == (2, 1)

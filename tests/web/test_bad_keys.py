@@ -42,7 +42,8 @@ def test_a_queue_key_of_the_wrong_type_is_flagged_where_the_queue_is_shown(
     assert stats.json()["stats"]["enqueued"] == 2
     assert stats.json()["stats"]["problems"] == [flagged]
     loads = {load["name"]: load for load in stats.json()["queues"]}
-    assert loads["broken"] == {"name": "broken", "size": None, "latency": None, "problem": flagged}
+    assert loads["broken"] == {"name": "broken", "size": None, "latency": None, "problem": flagged,
+                               "paused": False, "processed": 0, "failed": 0}  # fmt: skip
     assert loads["parked"]["size"] == 2
 
 

@@ -77,6 +77,31 @@ def test_the_table_sorts_by_each_column(web: Web, raw: redis.Redis) -> None:
     assert 'href="/job-metrics?sort=runs&amp;period=8h"' in page  # the period links keep it
 
 
+def test_1h_is_the_last_60_minutes_not_the_current_clock_hour(web: Web, raw: redis.Redis) -> None:
+    """14 runs 58 minutes ago count in "1h" (they are in the clock hour before unless it
+    is past :58), 3 runs 62 minutes ago don't; the class view and "8h" agree."""
+    now = float(raw.time()[0])
+    settle_runs(raw, "app.Recent", [2_000] * 14, now - 58 * 60)
+    settle_runs(raw, "app.Recent", [2_000] * 3, now - 62 * 60)
+    assert {row[0]: row[1] for row in _table(web.get("/job-metrics").text)} == {"app.Recent": "14"}
+    view = web.get("/job-metrics/class", params={"name": "app.Recent"}).text
+    assert _cards(view)["Runs"] == "14"
+    timeline = json.loads(html.unescape(dict(_CHART.findall(view))["timeline"]))
+    assert sum(timeline["datasets"][0]["data"]) == 14
+    assert _table(web.get("/job-metrics?period=8h").text)[0][1] == "17"
+
+
+def test_sub_millisecond_quantiles_say_under_a_millisecond(web: Web, raw: redis.Redis) -> None:
+    """Runs of 4 µs: the table's and the class view's quantiles read "< 1 ms", not the
+    0.5 ms an interpolation within the first bucket would make up; the total stays exact."""
+    settle_runs(raw, "app.Tiny", [4] * 10, float(raw.time()[0]))
+    (row,) = _table(web.get("/job-metrics").text)
+    assert row[1:7] == ["10", "0", "0.04 ms", "< 1 ms", "< 1 ms", "< 1 ms"]
+    cards = _cards(web.get("/job-metrics/class", params={"name": "app.Tiny"}).text)
+    shown = tuple(html.unescape(cards[key]) for key in ("p50", "p95", "p99"))
+    assert shown == ("< 1 ms", "< 1 ms", "< 1 ms")
+
+
 def test_a_class_view_charts_its_runs_and_run_times(web: Web, raw: redis.Redis) -> None:
     """The time chart adds up to the class's runs and failures, the histogram to its runs;
     the table links each class to it."""

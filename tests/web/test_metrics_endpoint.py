@@ -101,6 +101,7 @@ def test_metrics_after_a_drain_are_exact(
         ("cogworker_process_busy", process): 0,
         ("cogworker_process_concurrency", process): 5,
         ("cogworker_unreadable_keys", ()): 0,
+        ("cogworker_job_classes_left_out", ()): 0,
     }
 
 
@@ -237,7 +238,7 @@ def test_a_scrape_while_redis_is_away_is_a_503() -> None:
     store = DashboardStore.on(unreachable, config.retention)
     with TestClient(create_app(config, client=unreachable)) as client:
         assert client.get("/metrics").status_code == 503
-    status, body = asyncio.run(_get(MetricsOnly(store), "/metrics"))
+    status, body = asyncio.run(_get(MetricsOnly(store, config.metrics_max_classes), "/metrics"))
     assert status == 503
     assert body == b"Redis did not answer: ConnectionError"
 

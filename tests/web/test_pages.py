@@ -171,7 +171,14 @@ def test_history_periodic_api_and_health(
         k: v
         for k, v in next(q for q in stats["queues"] if q["name"] == "parked").items()
         if k != "latency"
-    } == {"name": "parked", "size": 2}
+    } == {
+        "name": "parked",
+        "size": 2,
+        "paused": False,
+        "processed": 0,
+        "failed": 0,
+        "problem": None,
+    }
     assert web.get("/health").json() == {"status": "ok"}
 
 

@@ -19,6 +19,8 @@ T = TypeVar("T")
 
 #: Unstructured, a field at its default is left out (a queue's `problem` only when it has one).
 CONVERTER = cattrs.Converter(omit_if_default=True)
+#: Unstructured, every field is in, at its default too: an API's records all have the same keys.
+_IN_FULL = cattrs.Converter()
 
 
 def _exactly(kind: type) -> Any:
@@ -55,3 +57,9 @@ def structured(raw: bytes | str, kind: type[T]) -> T | None:
 def unstructured(value: object) -> Any:
     """A record as plain JSON-ready values."""
     return CONVERTER.unstructure(value)
+
+
+def unstructured_in_full(value: object) -> Any:
+    """A record as plain JSON-ready values, every field in (None, 0, False and [] too), so a
+    reader of an API finds the same keys on every record."""
+    return _IN_FULL.unstructure(value)

@@ -3,8 +3,10 @@ every queue's size and latency, every process's busy threads and concurrency, an
 every job class's runs, failures and run times (merged over queues).
 
 Ten round trips at most (each read below is one to three pipelines),
-whatever the number of queues, processes and classes.  A key that can't be read
-leaves its figure None and its sentence in `problems`, once per key.
+whatever the number of queues, processes and classes; the classes' figures
+are read for at most a limit of them (`ClassMetricsStore.totals`).  A key
+that can't be read leaves its figure None and its sentence in `problems`,
+once per key.
 """
 
 from __future__ import annotations
@@ -36,19 +38,20 @@ class MetricsReading:
     counts: Counts
     queues: tuple[QueueLoad, ...]
     processes: tuple[ProcessLoad, ...]
-    #: Each class's runs since its figures began (see `ClassMetricsStore.totals`).
+    #: Each covered class's runs since its figures began (see `ClassMetricsStore.totals`).
     classes: ClassTallies
     #: The keys that can't be read as cogworker writes them, a sentence each.
     problems: frozenset[str]
 
 
-def read_metrics(store: DashboardStore) -> MetricsReading:
-    """The figures of a scrape; RedisUnavailableError if Redis doesn't answer."""
+def read_metrics(store: DashboardStore, max_classes: int) -> MetricsReading:
+    """The figures of a scrape, of `max_classes` job classes at most; RedisUnavailableError
+    if Redis doesn't answer."""
     try:
         counts = store.counts()
         loads = tuple(store.queues.loads(store.now()))
         infos = store.processes.infos()
-        classes = store.class_metrics.totals()
+        classes = store.class_metrics.totals(max_classes)
     except (redis.ConnectionError, redis.TimeoutError) as error:
         raise RedisUnavailableError(f"Redis did not answer: {type(error).__name__}") from error
     processes = tuple(

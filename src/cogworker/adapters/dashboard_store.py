@@ -85,10 +85,12 @@ class ScheduleRow:
 
 @attrs.frozen(kw_only=True)
 class Schedule:
-    """The periodic schedule as the Periodic page lists it (`problem`: its key can't be read)."""
+    """A page of the periodic schedule (`problem`: its key can't be read)."""
 
     rows: tuple[ScheduleRow, ...]
     problem: str | None = None
+    #: Periodic jobs in the schedule, those not in `rows` too.
+    total: int = 0
 
 
 @attrs.define
@@ -256,13 +258,15 @@ class DashboardStore:
 
     # -- the periodic schedule -----------------------------------------------
 
-    def schedule(self) -> Schedule:
-        """Every periodic job of the schedule, by name, with its run in flight."""
+    def schedule(self, first: int = 0, count: int | None = None) -> Schedule:
+        """`count` periodic jobs (None: all) by name from the `first` on, each with its run in
+        flight: one `HGETALL` (the schedule), then only the running locks of those shown."""
         try:
             stored = PeriodicStore(self._client).schedule()
         except redis.ResponseError as error:
             return Schedule(rows=(), problem=refusal(keys.PERIODIC_SCHEDULE, error, "hash"))
-        entries = {name: decode_entry(stored[name]) for name in sorted(stored)}
+        shown = sorted(stored)[first : None if count is None else first + count]
+        entries = {name: decode_entry(stored[name]) for name in shown}
         # An entry that can't be read names no queue, so no running lock: none is read.
         locks = {name: keys.periodic_running(entry.queue, name)
                  for name, entry in entries.items() if entry is not None}  # fmt: skip
@@ -274,7 +278,8 @@ class DashboardStore:
             rows=tuple(
                 _row(name, entry, locks.get(name, ""), found.get(name))
                 for name, entry in entries.items()
-            )
+            ),
+            total=len(stored),
         )
 
 

@@ -15,6 +15,7 @@ from cogworker.app import redis_settings
 from cogworker.app.middleware import ClientMiddleware, ServerMiddleware
 from cogworker.app.periodic import Periodic
 from cogworker.app.redis_settings import REDIS_URL_ENV
+from cogworker.domain.class_cap import DEFAULT_LIMIT as DEFAULT_MAX_CLASSES
 from cogworker.domain.queues import QueuePlan, plan_of
 from cogworker.domain.results import DEFAULT_MAX_BYTES as DEFAULT_MAX_RESULT_BYTES
 from cogworker.domain.settlement import Keeping
@@ -152,6 +153,9 @@ class Config:
     metrics: bool = True
     #: Per-class metrics expire this long after their last run.
     metrics_retention: float = attrs.field(default=72 * 3600.0, validator=checks.positive)
+    #: The most job classes `/metrics` exports series of and the Metrics page lists: those
+    #: that ran last (a scrape's size and commands grow with it; docs/metrics.md).
+    metrics_max_classes: int = attrs.field(default=DEFAULT_MAX_CLASSES, validator=checks.positive)
     #: Seconds every job's result is kept for `Client.result` (a class's `keep_result`
     #: overrides it); None: only classes with `keep_result` keep one (docs/results.md).
     keep_result: float | None = attrs.field(default=None, validator=checks.seconds)

@@ -56,6 +56,7 @@ FILE_FIELDS = (
     "history_ttl",
     "metrics",
     "metrics_retention",
+    "metrics_max_classes",
     "keep_result",
     "max_result_bytes",
     "job_modules",

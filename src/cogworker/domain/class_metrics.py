@@ -24,6 +24,10 @@ BOUNDS: tuple[int, ...] = tuple(
     int(step * 10**power) for power in range(3, 9) for step in (1, 1.5, 2.5, 4, 6)
 )
 BUCKETS = len(BOUNDS) + 1
+#: The first bound, seconds: the histogram can't tell runs shorter than it apart, so a
+#: quantile estimated at or below it only says the runs took less (its figure is the
+#: interpolation's, not the runs').
+RESOLUTION = BOUNDS[0] / 1_000_000
 _NO_RUNS = (0,) * BUCKETS
 
 
@@ -162,7 +166,32 @@ def hourly(minutes: Mapping[int, Tally]) -> dict[int, Tally]:
     return hours
 
 
-def last_hours(now: float, hours: int) -> range:
-    """The `hours` hours up to and including the one holding `now`, oldest first."""
-    current = hour_of(now)
-    return range(current - hours + 1, current + 1)
+@attrs.frozen(kw_only=True)
+class Window:
+    """The buckets whose runs are exactly those of the last `hours` * 60 minutes: whole
+    hours, and the minutes of the oldest hour partly in (none when it ends on an hour)."""
+
+    #: Hours (since the epoch) whose every minute is in, oldest first; the last holds now.
+    hours: range
+    #: Minutes (since the epoch) of the hour before `hours` that are in, oldest first.
+    minutes: range
+
+    @property
+    def first_minute(self) -> int:
+        """The oldest minute in."""
+        return self.minutes.start if self.minutes else self.hours.start * 60
+
+
+def window(now: float, hours: int) -> Window:
+    """The last `hours` hours up to `now` as buckets: the minute holding `now` and the
+    `hours` * 60 - 1 minutes before it, read as whole hours where an hour is wholly in
+    (the current one: its minutes after now hold nothing yet) and as minutes where only
+    part of it is, so "1h" is the last 60 minutes, not the current clock hour."""
+    if hours < 1:
+        raise ValueError(f"a window is an hour or more, not {hours!r}")
+    current = minute_of(now)
+    first_hour = current // 60 - hours + 1
+    return Window(
+        hours=range(first_hour, current // 60 + 1),
+        minutes=range(current - hours * 60 + 1, first_hour * 60),
+    )

@@ -14,7 +14,7 @@ import attrs
 
 from cogworker.domain.class_metrics import BOUNDS, NO_RUNS, Tally
 
-#: The periods offered, by their key in the URL: hours back from now (the current one in).
+#: The periods offered, by their key in the URL: hours back from now (`class_metrics.window`).
 PERIODS: Mapping[str, int] = {"1h": 1, "8h": 8, "24h": 24, "72h": 72}
 #: Minutes per point of a class's time chart, by period hours: about 60 to 100 points.
 _MINUTES_PER_POINT = {1: 1, 8: 5, 24: 15, 72: 60}
@@ -86,11 +86,10 @@ def minutes_per_point(hours: int) -> int:
     return _MINUTES_PER_POINT.get(hours, max(1, hours * 60 // 96))
 
 
-def timeline(minutes: Mapping[int, Tally], first_hour: int, hours: int) -> Series:
-    """Runs and failures per point (`minutes_per_point`) from the start of `first_hour`
-    (hours since the epoch) for `hours` hours, from tallies by minute since the epoch."""
+def timeline(minutes: Mapping[int, Tally], start: int, hours: int) -> Series:
+    """Runs and failures per point (`minutes_per_point`) from the minute `start` (since the
+    epoch) for `hours` hours, from tallies by minute since the epoch."""
     step = minutes_per_point(hours)
-    start = first_hour * 60
     points = [NO_RUNS] * (hours * 60 // step)
     for minute, tally in minutes.items():
         index = (minute - start) // step

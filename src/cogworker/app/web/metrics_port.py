@@ -33,6 +33,8 @@ class MetricsOnly:
     """An ASGI app answering `GET /metrics` from `store`, and nothing else."""
 
     store: DashboardStore
+    #: `Config.metrics_max_classes`.
+    max_classes: int
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope.get("headers", []))
@@ -46,11 +48,14 @@ class MetricsOnly:
 
     async def _scrape(self, send: Send) -> None:
         try:
-            text = await anyio.to_thread.run_sync(lambda: exposition(families(self.store)))
+            text = await anyio.to_thread.run_sync(self._text)
         except RedisUnavailableError as error:
             await _answer(send, 503, str(error).encode())
             return
         await _answer(send, 200, text.encode(), MEDIA_TYPE)
+
+    def _text(self) -> str:
+        return exposition(families(self.store, self.max_classes))
 
 
 @attrs.define
@@ -72,8 +77,9 @@ class ByPort:
 def serve_with_metrics_port(dashboard: DashboardApp, metrics_port: int, **options: Any) -> None:
     """Run `dashboard` as `uvicorn.run(dashboard, **options)` would, with `/metrics` also
     on 127.0.0.1:`metrics_port`, one server for both."""
-    store = dashboard.litestar.state["cogworker_dashboard"].store
-    app = ByPort(main=dashboard, metrics=MetricsOnly(store), metrics_port=metrics_port)
+    state = dashboard.litestar.state["cogworker_dashboard"]
+    metrics = MetricsOnly(state.store, state.config.metrics_max_classes)
+    app = ByPort(main=dashboard, metrics=metrics, metrics_port=metrics_port)
     config = uvicorn.Config(app, **options)
     metrics_socket = uvicorn.Config(app, host=METRICS_HOST, port=metrics_port).bind_socket()
     uvicorn.Server(config).run(sockets=[config.bind_socket(), metrics_socket])

@@ -3,14 +3,20 @@
 It reads through the dashboard's store (`adapters.dashboard_metrics`), as
 the pages do, and sits behind the dashboard's auth and host check.  A key
 that can't be read leaves its sample out and counts in
-`cogworker_unreadable_keys`, so one bad key doesn't blank the scrape.
+`cogworker_unreadable_keys`, so one bad key doesn't blank the scrape; the
+process logs each such key once (a scrape comes every few seconds).  Job
+classes are exported up to `Config.metrics_max_classes`, those that ran
+last; `cogworker_job_classes_left_out` counts the others.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import logging
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import attrs
 from litestar import Request, get
 from litestar.response import Response
 
@@ -26,23 +32,54 @@ from cogworker.domain.prometheus import (
     histogram_samples,
 )
 
+LOGGER = logging.getLogger("cogworker.dashboard")
+
+
+@attrs.define
+class FirstSeen:
+    """The problems logged already, so each is logged once however often it is met."""
+
+    #: Problems remembered at most: past it, the memory starts again (one more line each).
+    limit: int = 10_000
+    _seen: set[str] = attrs.field(factory=set)
+    _lock: threading.Lock = attrs.field(factory=threading.Lock)
+
+    def new(self, problems: Iterable[str]) -> list[str]:
+        """Those of `problems` not met before, sorted; they count as met from now on."""
+        with self._lock:  # scrapes run on worker threads
+            fresh = sorted(set(problems) - self._seen)
+            if len(self._seen) + len(fresh) > self.limit:
+                self._seen.clear()
+            self._seen.update(fresh)
+        return fresh
+
+
+_LOGGED = FirstSeen()
+
 
 @get("/metrics", name="metrics")
 @threaded
 def metrics(request: Request[Any, Any, Any]) -> Response[str]:
     """The current figures of the dashboard's Redis, for Prometheus to scrape."""
-    text = exposition(families(dashboard(request).store))
+    dash = dashboard(request)
+    text = exposition(families(dash.store, dash.config.metrics_max_classes))
     return Response(text, media_type=MEDIA_TYPE)  # Litestar adds `; charset=utf-8`
 
 
-def families(store: DashboardStore) -> tuple[Family, ...]:
-    """Every family of a scrape, read from `store` now."""
-    reading = read_metrics(store)
+def families(store: DashboardStore, max_classes: int) -> tuple[Family, ...]:
+    """Every family of a scrape, read from `store` now: the job classes' of the
+    `max_classes` that ran last."""
+    reading = read_metrics(store, max_classes)
+    for problem in _LOGGED.new(reading.problems):
+        LOGGER.warning("metrics: a key left out of the scrape: %s", problem)
     return (
         *_totals(reading.counts),
         *_queues(reading.queues),
         *_processes(reading.processes),
         *_classes(reading.classes.tallies),
+        _gauge("cogworker_job_classes_left_out", "Job classes with metrics whose series are "
+               "left out: past metrics_max_classes, the classes that ran last are exported.",
+               [Sample(value=reading.classes.left_out)]),
         _gauge("cogworker_unreadable_keys", "Keys a scrape found holding something else than "
                "cogworker writes (their samples are left out).",
                [Sample(value=len(reading.problems))]),

@@ -8,7 +8,7 @@ from typing import Any
 from litestar import Request, get
 from litestar.response import Response, Template
 
-from cogworker.adapters.codec import unstructured
+from cogworker.adapters.codec import unstructured_in_full
 from cogworker.adapters.dashboard_store import DashboardStore
 from cogworker.app.web import about, params
 from cogworker.app.web.context import VERSION, dashboard, query_of, render, threaded
@@ -76,10 +76,14 @@ def overview(request: Request[Any, Any, Any]) -> Template:
 @get("/api/stats", name="api-stats")
 @threaded
 def stats(request: Request[Any, Any, Any]) -> dict[str, Any]:
-    """The stat cards' numbers and every queue's size and latency, as JSON."""
+    """The stat cards' numbers and every queue's size and latency, as JSON: every queue with
+    the same keys (zeros where nothing ran, `problem` null when it has none)."""
     store = dashboard(request).store
     loads = store.queues.loads(store.now())
-    return {"stats": unstructured(store.counts()), "queues": unstructured(loads)}
+    return {
+        "stats": unstructured_in_full(store.counts()),
+        "queues": unstructured_in_full(loads),
+    }
 
 
 @get("/health", name="health")

@@ -1,7 +1,8 @@
 """Periodic: each periodic job's cron, next and last run, the run in flight; enqueue now.
 
 The schedule is what the workers' periodic managers keep in Redis
-(`adapters.periodic_store`); an entry that can't be read is listed as such.
+(`adapters.periodic_store`), listed by name a page at a time; an entry that
+can't be read is listed as such.
 """
 
 from __future__ import annotations
@@ -12,16 +13,22 @@ from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
 from cogworker.app.web import params
-from cogworker.app.web.context import back, dashboard, render, threaded, writable
+from cogworker.app.web.context import back, dashboard, query_of, render, threaded, writable
 from cogworker.app.web.params import Form
+
+#: Periodic jobs a page lists: it decodes and reads the running locks of these only.
+PER_PAGE = 50
+#: Pages one can ask for.
+MAX_PAGE = 10_000
 
 
 @get("/periodic", name="periodic")
 @threaded
 def periodic(request: Request[Any, Any, Any]) -> Template:
-    """The Periodic page (its live part when polled)."""
+    """The Periodic page, a page of the schedule at a time (its live part when polled)."""
     store = dashboard(request).store
-    schedule = store.schedule()
+    page = params.integer(query_of(request), "page", 1, MAX_PAGE, 1)
+    schedule = store.schedule((page - 1) * PER_PAGE, PER_PAGE)
     return render(
         request,
         "periodic",
@@ -30,6 +37,10 @@ def periodic(request: Request[Any, Any, Any]) -> Template:
         rows=schedule.rows,
         problems=[schedule.problem] if schedule.problem else [],
         now=store.now(),
+        page=page,
+        total=schedule.total,
+        first_row=(page - 1) * PER_PAGE + 1,
+        has_next=page * PER_PAGE < schedule.total,
     )
 
 
