@@ -10,9 +10,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import redis
+from click.testing import CliRunner
 
 import cogworker
 from cogworker.adapters import redis_keys as keys
+from cogworker.app.cli import main
 from cogworker.app.worker.backoff import Backoff
 from tests.app.helpers import FAST_APP
 from tests.app.jobs import Record
@@ -67,6 +69,14 @@ def test_a_worker_on_an_http_server_exits_at_start_saying_so(
     assert status == 2, worker.log_text()
     assert NOT_REDIS in worker.log_text()
     assert "Traceback" not in worker.log_text()
+
+
+def test_an_inspecting_command_on_an_http_server_says_so(http_url: str) -> None:
+    """`cogworker stats` checks the server as `work` and `serve` do: exit status 2, one line."""
+    result = CliRunner().invoke(main, ["stats", "--redis-url", http_url])
+
+    assert result.exit_code == 2, result.output
+    assert NOT_REDIS in result.output
 
 
 def test_the_runtimes_back_off_says_this_is_not_a_redis_server(
