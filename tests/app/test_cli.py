@@ -15,9 +15,7 @@ from tests.app.jobs import RecordHeavy, RecordLight, RecordToml
 from tests.support.processes import wait_until
 
 BAD_APPS = [
-    pytest.param(
-        "tests.app.no_such_module", "can't import tests.app.no_such_module", id="no-module"
-    ),
+    pytest.param("tests.app.no_such_module", "no module tests.app.no_such_module", id="no-module"),
     pytest.param(
         "tests.app.jobs:not_a_config",
         "expected a cogworker.Config at not_a_config",

@@ -344,7 +344,7 @@ def test_max_memory_recycles_children_gracefully_without_losing_jobs(
     ("app", "config", "says"),
     [
         pytest.param(
-            "tests.app.no_such_module", None, "can't import tests.app.no_such_module", id="app"
+            "tests.app.no_such_module", None, "no module tests.app.no_such_module", id="app"
         ),
         pytest.param("tests.app.jobs", "bogus = 1\n", "unknown config settings", id="config"),
     ],

@@ -1,20 +1,54 @@
 """Log lines as key=value text or one JSON object per line.
 
 Fields come from `extra=` (`logger.info("done", extra={"jid": ...})`); only
-the names in FIELDS are shown, in that order.
+the names in FIELDS are shown, in that order.  A line logged while a job
+runs (on its thread, or in its task) gets that job's jid and class
+(`running_job`), so the jobs' own `logging` calls, through the root logger,
+say which run they come from, as do the logger's name.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import json
 import logging
 import os
 import time
+from collections.abc import Iterator
+from contextvars import ContextVar
 
 LOGGER_NAME = "cogworker"
-FIELDS = ("identity", "jid", "class", "queue", "duration", "error", "reason")
+FIELDS = ("identity", "jid", "class", "queue", "duration", "error", "reason", "logger")
+
+#: The (jid, class path) of the job the current thread or task runs, if any.
+_RUNNING: ContextVar[tuple[str, str] | None] = ContextVar("cogworker_running_job", default=None)
+
+
+@contextlib.contextmanager
+def running_job(jid: str, class_name: str) -> Iterator[None]:
+    """Within it, lines logged on this thread (or in this task and those it starts) name
+    the job `jid` of `class_name`."""
+    token = _RUNNING.set((jid, class_name))
+    try:
+        yield
+    finally:
+        _RUNNING.reset(token)
+
+
+class JobFields(logging.Filter):
+    """Gives a record the jid and class of the job running where it was logged (unless it
+    names them itself), and, if it isn't cogworker's own, the name of its logger."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Add the fields; every record passes."""
+        running = _RUNNING.get()
+        if running is not None and "jid" not in record.__dict__:
+            record.__dict__["jid"], record.__dict__["class"] = running
+        if record.name != LOGGER_NAME and not record.name.startswith(f"{LOGGER_NAME}."):
+            record.__dict__.setdefault("logger", record.name)
+        return True
 
 
 def _fields(record: logging.LogRecord) -> dict[str, object]:
@@ -82,11 +116,17 @@ def private_stderr() -> io.TextIOWrapper:
 
 
 def setup(level: str, fmt: str) -> logging.Logger:
-    """Send cogworker's log to (a private copy of) stderr at `level` in `fmt` ("text" or "json")."""
+    """Send cogworker's log to (a private copy of) stderr at `level` in `fmt` ("text" or "json"),
+    and the jobs' own (the root logger's) with it, unless the app configured that itself."""
     handler = PrivateStreamHandler(private_stderr())
     handler.setFormatter(JsonFormatter() if fmt == "json" else KeyValueFormatter())
+    handler.addFilter(JobFields())
     logger = logging.getLogger(LOGGER_NAME)
     logger.handlers[:] = [handler]
     logger.setLevel(level)
     logger.propagate = False
+    root = logging.getLogger()
+    if not root.handlers:  # a handler there is the app's own configuration: left as it is
+        root.addHandler(handler)
+        root.setLevel(level)
     return logger

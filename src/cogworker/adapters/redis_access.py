@@ -5,9 +5,10 @@ passes: callers back off and try again.  A refusal is a no: Redis refusing
 the credentials, a command the ACL user may not run, a database index it
 doesn't have, or a write while it is out of memory; a TLS certificate that
 doesn't verify; sentinels that monitor no master of that name or refuse
-their credentials.  All but memory and a read-only replica stay no until
-someone changes a setting, so a worker stops at start-up instead of
-retrying them forever.
+their credentials; another server than Redis at the port (its answer isn't
+Redis's protocol, so no Redis will ever answer there).  All but memory and a
+read-only replica stay no until someone changes a setting, so a worker stops
+at start-up instead of retrying them forever.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import redis
 from redis.exceptions import (
     AuthenticationError,
     AuthorizationError,
+    InvalidResponse,
     NoPermissionError,
     OutOfMemoryError,
     ReadOnlyError,
@@ -34,6 +36,8 @@ from cogworker.adapters.sentinel import SentinelRefusedError, UnknownMasterError
 PROBE = LuaScript("probe")
 #: "User u has no permissions to run the 'evalsha' command" (or 'client|setinfo').
 _FORBIDDEN_COMMAND = re.compile(r"run the '([^']+)' command")
+#: redis-py's InvalidResponse: 'Protocol error, got "H" as reply type byte'.
+_FIRST_BYTE = re.compile(r'got "(.)" as reply type byte')
 
 
 def refusal(error: redis.RedisError) -> str | None:
@@ -41,6 +45,9 @@ def refusal(error: redis.RedisError) -> str | None:
     `error` is a no rather than an outage; else None."""
     if isinstance(error, UnknownMasterError | SentinelRefusedError):
         return str(error).partition(": ")[2]  # without the setting: the caller names it
+    stranger = not_redis(error)
+    if stranger is not None:
+        return stranger
     untrusted = _unverified_certificate(error)
     if untrusted is not None:
         return (
@@ -61,6 +68,23 @@ def refusal(error: redis.RedisError) -> str | None:
     if isinstance(error, ResponseError) and "DB index" in str(error):
         return f"Redis refused the database index ({error})"
     return None
+
+
+def not_redis(error: BaseException) -> str | None:
+    """What to say when the server answered in another protocol than Redis's (the URL's
+    port is another server's: no Redis will ever answer there); else None."""
+    if not isinstance(error, InvalidResponse):
+        return None
+    first = _FIRST_BYTE.search(str(error))
+    if first is None:
+        sent = str(error)
+    else:  # an HTTP server's answer starts "HTTP/1.1 400", or at once its HTML page
+        http = ", as an HTTP server does" if first.group(1) in ("H", "<") else ""
+        sent = f"it sent {first.group(1)!r} first{http}"
+    return (
+        f"this is not a Redis server: it did not answer as Redis ({sent}); "
+        "is the URL's port a Redis server's?"
+    )
 
 
 def lasting_refusal(error: redis.RedisError) -> str | None:

@@ -19,12 +19,17 @@ Options go in the query (`?tls_ca_file=/etc/ca.pem&tls_verify=ca`,
 `?min_replicas=1&replica_timeout=0.5` for any scheme); one cogworker
 doesn't read is an error, never silently dropped.  Every error
 is a ValueError saying what is wrong; the caller names the setting.
+
+A user name or password must percent-encode its '/', '?', '#' and '@': an
+unencoded one ends the host part early and leaves the rest of the secret in
+the path, query or fragment.  Such a URL is refused with a message that
+echoes none of it (`_refuse_split_credentials`).
 """
 
 from __future__ import annotations
 
 from typing import Literal
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
 
 import attrs
 
@@ -57,6 +62,12 @@ SENTINEL_OPTIONS = ("sentinel_username", "sentinel_password")
 REPLICATION_OPTIONS = ("min_replicas", "replica_timeout")
 
 Address = tuple[str, int]
+
+#: What to do about a user name or password that splits its URL in the wrong place.
+ENCODE_CREDENTIALS = (
+    "percent-encode each '/', '?', '#' and '@' of the user name and password "
+    "(%2F, %3F, %23, %40; urllib.parse.quote(secret, safe='') does it)"
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -133,6 +144,32 @@ def parse(url: str, setting: str) -> RedisTarget:
         known = ", ".join(f"{name}://" for name in SCHEMES)
         raise ValueError(f"the scheme of a Redis URL is one of {known}")
     parts = urlsplit(url)
+    _refuse_split_credentials(url, parts)
+    try:
+        return _target(scheme, parts, setting)
+    except ValueError:
+        if "@" in parts.query:
+            # A password's '?' may have put the rest of it in the query: echo none of it.
+            raise ValueError(
+                "the URL does not parse, and an '@' after its host may end a password: "
+                f"{ENCODE_CREDENTIALS} (an option's '@' too)"
+            ) from None
+        raise
+
+
+def _refuse_split_credentials(url: str, parts: SplitResult) -> None:
+    """ValueError, echoing nothing, when an unencoded '/' or '#' of a user name or password
+    ended the host part early: its '@' is then in the path or the fragment (cogworker
+    reads neither an '@' there nor a fragment).  A query may hold an '@' in an option's value,
+    so `parse` judges one there only when the URL fails to parse."""
+    if "@" in parts.path:
+        raise ValueError(f"the URL's path holds an '@': {ENCODE_CREDENTIALS}")
+    if "#" in url:
+        raise ValueError(f"a Redis URL has no '#' part: {ENCODE_CREDENTIALS}")
+
+
+def _target(scheme: str, parts: SplitResult, setting: str) -> RedisTarget:
+    """The target of a URL split into `parts`; ValueError saying what is wrong with it."""
     options = _options(parts.query)
     replication = _replication(options)
     credentials, _, netloc = parts.netloc.rpartition("@")

@@ -35,26 +35,37 @@ def load_job_class(path: str, job_modules: tuple[str, ...] | None = None) -> typ
             f"{path}: its module is not in Config.job_modules {list(job_modules or ())}, "
             "so it was not imported"
         )
+    # The longest prefix that isn't a module: its ImportError says what the worker lacks.
+    missing: ModuleNotFoundError | None = None
     for split in allowed:
         module_name, attributes = ".".join(parts[:split]), parts[split:]
         try:
             target: object = importlib.import_module(module_name)
         except ModuleNotFoundError as error:
             if error.name and module_name.startswith(error.name):
+                missing = missing or error
                 continue  # this prefix isn't a module: try a shorter one
             raise UnknownJobClassError(f"{path}: importing {module_name} failed: {error}") from None
         except Exception as error:
             raise UnknownJobClassError(
                 f"{path}: importing {module_name} failed: {error!r}"
             ) from None
-        return _attribute_path(target, attributes, path)
-    raise UnknownJobClassError(f"{path}: no module of that name can be imported")
+        return _attribute_path(target, attributes, path, missing)
+    raise UnknownJobClassError(f"{path}: no module of that name can be imported ({missing})")
 
 
-def _attribute_path(target: object, attributes: list[str], path: str) -> type[Job]:
+def _attribute_path(
+    target: object, attributes: list[str], path: str, missing: ModuleNotFoundError | None
+) -> type[Job]:
+    """The class at `attributes` of the module `target`; an UnknownJobClassError naming the
+    one that isn't there, with the ImportError of its module if it was tried as one (a module
+    this worker lacks)."""
+    where = getattr(target, "__name__", "")
     for name in attributes:
+        where = f"{where}.{name}"
         if not hasattr(target, name):
-            raise UnknownJobClassError(f"{path}: {name} not found in {target!r}")
+            because = f" ({missing})" if missing and missing.name == where else ""
+            raise UnknownJobClassError(f"{path}: {name} not found in {target!r}{because}")
         target = getattr(target, name)
     if not (isinstance(target, type) and issubclass(target, Job)):
         raise UnknownJobClassError(f"{path}: not a cogworker Job class")

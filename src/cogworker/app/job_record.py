@@ -120,6 +120,23 @@ def _limit_fields(job_class: type[Job], args: Sequence[JSON]) -> dict[str, JSON]
     return key_limits.payload_fields(key_limits.claim_for(limit, path, key))
 
 
+def check_importable(job_class: type[Job]) -> None:
+    """ConfigError unless a worker can import `job_class` by its dotted path (`class_path`):
+    a class defined in a script's __main__ or inside a function it can't."""
+    if job_class.__module__ == "__main__":
+        raise ConfigError(
+            f"{job_class.__qualname__} is defined in __main__, which a worker can't import: "
+            "a worker imports a job's class by its dotted path (module.Class), and __main__ "
+            "is the script you ran, not a module it can import; move the class into a module "
+            "(myapp/jobs.py) and import it from there"
+        )
+    if "<locals>" in job_class.__qualname__:
+        raise ConfigError(
+            f"{job_class.class_path()} is defined inside a function, where a worker can't "
+            f"import it by its dotted path: define {job_class.__name__} at module level"
+        )
+
+
 def build_job(
     job_class: type[Job],
     args: Sequence[JSON],
@@ -135,11 +152,7 @@ def build_job(
     `keep_result`: the client's default for a class that sets none)."""
     if not (isinstance(job_class, type) and issubclass(job_class, Job)):
         raise TypeError(f"{job_class!r} is not a cogworker Job class")
-    if job_class.__module__ == "__main__":
-        raise ConfigError(
-            f"{job_class.__qualname__} is defined in __main__, which a worker can't import; "
-            "define job classes in a module"
-        )
+    check_importable(job_class)
     check_args(args)
     own_jid = None if jid is None else check_jid(jid)
     options = job_class.cogworker_options

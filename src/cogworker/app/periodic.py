@@ -25,6 +25,7 @@ import attrs
 
 from cogworker.app.job import Job
 from cogworker.app.job_loading import load_job_class
+from cogworker.app.job_record import check_importable
 from cogworker.domain import cron
 from cogworker.domain.cron import ScheduleEntry
 from cogworker.domain.json_values import JSON, first_non_json
@@ -57,13 +58,10 @@ def _check_cron(entry: Periodic, _: attrs.Attribute[Any], value: object) -> None
 def _check_job(entry: Periodic, _: attrs.Attribute[Any], value: object) -> None:
     if not (isinstance(value, type) and issubclass(value, Job)):
         raise _fail(entry, f"job must be a cogworker Job class, got {value!r}")
-    if value.__module__ == "__main__":
-        raise _fail(
-            entry, f"{value.__qualname__} is defined in __main__, which a worker can't import"
-        )
     try:
+        check_importable(value)
         loaded = load_job_class(value.class_path())
-    except UnknownJobClassError as error:
+    except (ConfigError, UnknownJobClassError) as error:
         raise _fail(entry, f"a worker can't import its job class: {error}") from None
     if loaded is not value:
         raise _fail(entry, f"{value.class_path()} imports as another class than the one given")

@@ -12,6 +12,7 @@ work is a ConfigError naming the setting, before anything connects.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 REDIS_URL_ENV = "COGWORKER_REDIS_URL"
+#: A URL option whose value is a secret, up to the next option.
+SECRET_OPTION = re.compile(r"(sentinel_password=)[^&]*")
 #: The Config fields of TLS, by the `Tls` field each sets.
 TLS_FIELDS = {
     "ca_file": "redis_tls_ca_file",
@@ -44,11 +47,13 @@ def parsed_url(setting: str, url: str) -> RedisTarget:
 
 
 def masked(url: str) -> str:
-    """`url` with any password replaced by `***`."""
+    """`url` with its passwords (the user's, the sentinels' option) replaced by `***`."""
     scheme, sep, rest = url.partition("://")
+    # First the option, whose '@' would otherwise pass for the end of the credentials.
+    rest = SECRET_OPTION.sub(r"\1***", rest)
     credentials, at, host = rest.rpartition("@")
     if not at:
-        return url
+        return f"{scheme}{sep}{rest}"
     user = credentials.partition(":")[0]
     return f"{scheme}{sep}{user + ':***' if user else '***'}@{host}"
 

@@ -14,9 +14,9 @@ from typing import Literal
 import attrs
 import click
 
+from cogworker.app.cli.app_loading import import_from_cwd
 from cogworker.app.cli.output import answer, table, warn
 from cogworker.app.cli.session import Session, inspecting
-from cogworker.app.cli.settings import import_from_cwd
 from cogworker.app.client import Client
 from cogworker.app.job_loading import load_job_class
 from cogworker.app.job_record import Expiry, build_job, check_jid

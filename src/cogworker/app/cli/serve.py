@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from cogworker.app.cli.app_loading import load_app
 from cogworker.app.cli.settings import (
     SettingError,
     check_redis_access,
-    load_app,
     redis_url_flag,
     redis_url_options,
     with_redis_url,

@@ -3,8 +3,6 @@ flags, and the checks that Redis takes this client, each error naming its settin
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -15,6 +13,7 @@ from click.core import ParameterSource
 
 from cogworker.adapters import embedded_redis, redis_access
 from cogworker.adapters.redis_target import RedisTarget
+from cogworker.app.cli.app_loading import load_app
 from cogworker.app.config import Config
 from cogworker.app.config_overrides import with_overrides
 from cogworker.app.redis_settings import DEFAULT_REDIS_URL, parsed_url
@@ -80,28 +79,6 @@ def worker_config(app: str, config_file: Path | None, flags: dict[str, Any]) -> 
     if config_file is not None:
         config = with_overrides(config, read_config_file(config_file))
     return with_overrides(config, given)
-
-
-def load_app(spec: str) -> Config:
-    """The `Config` named by APP: `module` (its `config` attribute) or `module:attr`."""
-    module_name, _, attribute = spec.partition(":")
-    import_from_cwd()
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise ConfigError(f"APP {spec!r}: can't import {module_name}: {error}") from None
-    value = getattr(module, attribute or "config", None)
-    if not isinstance(value, Config):
-        found = "nothing" if value is None else type(value).__name__
-        raise ConfigError(
-            f"APP {spec!r}: expected a cogworker.Config at {attribute or 'config'}, found {found}"
-        )
-    return value
-
-
-def import_from_cwd() -> None:
-    """Let APP and job classes be imported from the current directory, as `python -m` would."""
-    sys.path.insert(0, str(Path.cwd()))
 
 
 def read_config_file(path: Path) -> dict[str, Any]:

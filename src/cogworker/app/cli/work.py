@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from cogworker.adapters import logs
+from cogworker.adapters import logs, whole_lines
 from cogworker.app.cli.settings import (
     WORK_REDIS_URL_ENV,
     SettingError,
@@ -111,4 +111,5 @@ def work(
         return
     from cogworker.app.worker.manager import Manager
 
+    whole_lines.print_whole_lines()  # jobs on many threads print to them
     Manager(config, logger=logger, quiet=quiet, target=target).run()

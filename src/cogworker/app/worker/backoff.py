@@ -9,6 +9,8 @@ from collections.abc import Callable
 import attrs
 import redis
 
+from cogworker.adapters import redis_access
+
 
 @attrs.define
 class Backoff:
@@ -33,10 +35,9 @@ class Backoff:
             expected = isinstance(error, redis.RedisError)
             self.logger.log(
                 logging.WARNING if expected else logging.ERROR,
-                "%s failed (%s: %s); trying again in %.2fs",
+                "%s failed (%s); trying again in %.2fs",
                 self.what,
-                type(error).__name__,
-                error,
+                redis_access.not_redis(error) or f"{type(error).__name__}: {error}",
                 self._delay,
                 exc_info=None if expected else error,
                 extra={"reason": "redis-unavailable" if expected else "internal-error"},

@@ -24,6 +24,7 @@ from collections.abc import Callable
 import attrs
 from returns.pipeline import is_successful
 
+from cogworker.adapters import logs
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
@@ -83,13 +84,14 @@ class Processor:
             return
         thread = threading.current_thread().name
         self._started(thread, job, fetched, job_class)
-        try:
-            notice = self._run_and_settle(thread, job, fetched, loaded)
-        finally:
-            self.state.finished(thread)
-            self.state.interrupts.forget(job.jid)
-        if notice is not None:
-            notify(notice, self.config.death_handlers, self.logger)
+        with logs.running_job(job.jid, job.class_name):  # its code's log lines name it
+            try:
+                notice = self._run_and_settle(thread, job, fetched, loaded)
+            finally:
+                self.state.finished(thread)
+                self.state.interrupts.forget(job.jid)
+            if notice is not None:
+                notify(notice, self.config.death_handlers, self.logger)
 
     def on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> Start:
         """What runs async `job` on the event loop once it has a place there (asked on the
@@ -177,19 +179,20 @@ class Processor:
             return
         runner = f"loop:{job.jid}"
         self._started(runner, job, fetched, job_class)
-        try:
-            notice = await self._run_and_settle_async(runner, job, fetched, job_class)
-        except asyncio.CancelledError:
-            raise  # a stop: counted as still running when the job is handed back
-        except Exception:
-            # Not the job's own error (that is settled): it stays in progress, to be
-            # requeued at shutdown or recovered as an orphan.
-            self.logger.exception("processor error", extra={"jid": job.jid})
-            notice = None
-        self.state.finished(runner)
-        self.state.interrupts.forget(job.jid)
-        if notice is not None:
-            await asyncio.to_thread(notify, notice, self.config.death_handlers, self.logger)
+        with logs.running_job(job.jid, job.class_name):  # in this task and those it starts
+            try:
+                notice = await self._run_and_settle_async(runner, job, fetched, job_class)
+            except asyncio.CancelledError:
+                raise  # a stop: counted as still running when the job is handed back
+            except Exception:
+                # Not the job's own error (that is settled): it stays in progress, to be
+                # requeued at shutdown or recovered as an orphan.
+                self.logger.exception("processor error", extra={"jid": job.jid})
+                notice = None
+            self.state.finished(runner)
+            self.state.interrupts.forget(job.jid)
+            if notice is not None:
+                await asyncio.to_thread(notify, notice, self.config.death_handlers, self.logger)
 
     async def _run_and_settle_async(
         self, runner: str, job: JobRecord, fetched: Fetched, job_class: type[Job]
