@@ -46,9 +46,7 @@ def store(rc: redis.Redis) -> PeriodicStore:
     return PeriodicStore(rc)
 
 
-def claim(
-    action: TickAction = "run", *, expected: bytes | None = None, jid: str = "j1"
-) -> Claim:
+def claim(action: TickAction = "run", *, expected: bytes | None = None, jid: str = "j1") -> Claim:
     """A claim of TICK for ENTRY as stored, enqueueing `jid` onto "low"."""
     return Claim(
         name=ENTRY.name,
