@@ -10,6 +10,10 @@ comment on the line before its fence, saying how tests/docs runs it:
   the repository, as an install command is meant);
 * ``<!-- check: sh until "TEXT" -->``: a command that runs until stopped:
   started, watched until its output shows TEXT, then sent SIGTERM;
+* ``<!-- check: sh background ready "READY" until "TEXT" -->``: a command a reader
+  leaves running in a second terminal: started, watched until its output shows
+  READY; the blocks after it run meanwhile, and by the file's end its output must
+  show TEXT, then it is sent SIGTERM;
 * ``<!-- check: two-commands -->``: the README's two commands (their own test).
 """
 

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+import attrs
 import pytest
 
 from tests.docs.markdown_blocks import Block, blocks_of
@@ -90,8 +91,53 @@ def run_until(block: Block, text: str, cwd: Path, env: Mapping[str, str]) -> Non
     )
 
 
-def run_block(block: Block, sandbox: Path, env: Mapping[str, str]) -> None:
-    """Do what the block's check comment says."""
+@attrs.frozen
+class Background:
+    """A command of a second terminal, started by its block, running while the later blocks
+    run, that must show `text` by the file's end."""
+
+    block: Block
+    process: subprocess.Popen[bytes]
+    log: Path
+    text: str
+
+    @classmethod
+    def start(
+        cls, block: Block, ready: str, text: str, cwd: Path, env: Mapping[str, str]
+    ) -> Background:
+        """Start the block's command and wait until its output shows `ready`."""
+        log = cwd / f"block-{block.line}.log"
+        process = spawn(["bash", "-c", block.code], log_path=log, cwd=cwd, env=env)
+        started = cls(block, process, log, text)
+        try:
+            started.wait_for(ready)
+        except BaseException:
+            reap(process)
+            raise
+        return started
+
+    def wait_for(self, text: str) -> None:
+        """Wait until the command's output shows `text`."""
+        wait_until(
+            lambda: text in self.log.read_text(errors="replace"),
+            UNTIL_TIMEOUT,
+            message=lambda: f"{self.block.where} never printed {text!r}:\n{log_tail(self.log)}",
+        )
+
+    def finish(self) -> None:
+        """Wait for its text, then stop it with SIGTERM (killed if it fails to show it)."""
+        try:
+            self.wait_for(self.text)
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(STOP_TIMEOUT)
+        finally:
+            reap(self.process)
+
+
+def run_block(
+    block: Block, sandbox: Path, env: Mapping[str, str], background: list[Background]
+) -> None:
+    """Do what the block's check comment says (a background command joins `background`)."""
     match block.check:
         case ("file", relative):
             target = sandbox / relative
@@ -105,6 +151,8 @@ def run_block(block: Block, sandbox: Path, env: Mapping[str, str]) -> None:
             run_to_end(block, ["bash", "-euo", "pipefail"], REPO_ROOT, env)
         case ("sh", "until", text):
             run_until(block, text, sandbox, env)
+        case ("sh", "background", "ready", ready, "until", text):
+            background.append(Background.start(block, ready, text, sandbox, env))
         case ("two-commands",):
             pass  # tests/docs/test_two_commands.py runs them
         case _:
@@ -116,5 +164,12 @@ def test_every_block_runs_as_written(doc: Path, redis_url: str, tmp_path: Path) 
     """The blocks of one Markdown file, in order, each do what the page says they do."""
     env = sandbox_environment(redis_url)
     blocks = list(blocks_of(doc))
-    for block in blocks:
-        run_block(block, tmp_path, env)
+    background: list[Background] = []
+    try:
+        for block in blocks:
+            run_block(block, tmp_path, env, background)
+        for command in background:
+            command.finish()
+    finally:
+        for command in background:
+            reap(command.process)
