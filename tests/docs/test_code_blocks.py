@@ -17,7 +17,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-from tests.docs.markdown_blocks import Block, blocks_of
+from tests.docs.markdown_blocks import Block, blocks_of, unshown_lines
 from tests.support.processes import REPO_ROOT, log_tail, reap, spawn, wait_until
 
 DOCS = sorted(
@@ -40,8 +40,8 @@ def sandbox_environment(redis_url: str) -> dict[str, str]:
     return env
 
 
-def run_to_end(block: Block, command: list[str], cwd: Path, env: Mapping[str, str]) -> None:
-    """Run `command` (given the block on stdin) and require it to succeed."""
+def run_to_end(block: Block, command: list[str], cwd: Path, env: Mapping[str, str]) -> str:
+    """Run `command` (given the block on stdin) and require it to succeed; its output."""
     done = subprocess.run(
         command,
         input=block.code.encode(),
@@ -53,6 +53,7 @@ def run_to_end(block: Block, command: list[str], cwd: Path, env: Mapping[str, st
     )
     output = (done.stdout + done.stderr).decode(errors="replace")
     assert done.returncode == 0, f"{block.where} exited {done.returncode}:\n{output[-3000:]}"
+    return output
 
 
 def run_until_ready(
@@ -79,9 +80,10 @@ def run_until_ready(
     return log.read_text(errors="replace")
 
 
-def run_until(block: Block, text: str, cwd: Path, env: Mapping[str, str]) -> None:
-    """Start the block's command, wait for `text` in its output, stop it with SIGTERM."""
-    run_until_ready(
+def run_until(block: Block, text: str, cwd: Path, env: Mapping[str, str]) -> str:
+    """Start the block's command, wait for `text` in its output, stop it with SIGTERM; its
+    output."""
+    return run_until_ready(
         ["bash", "-c", block.code],
         cwd=cwd,
         env=env,
@@ -136,27 +138,29 @@ class Background:
 
 def run_block(
     block: Block, sandbox: Path, env: Mapping[str, str], background: list[Background]
-) -> None:
-    """Do what the block's check comment says (a background command joins `background`)."""
+) -> str | None:
+    """Do what the block's check comment says (a background command joins `background`);
+    the output of a command run to its end, or None."""
     match block.check:
         case ("file", relative):
             target = sandbox / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(block.code + "\n")
         case ("python",):
-            run_to_end(block, [sys.executable, "-"], sandbox, env)
+            return run_to_end(block, [sys.executable, "-"], sandbox, env)
         case ("sh",):
-            run_to_end(block, ["bash", "-euo", "pipefail"], sandbox, env)
+            return run_to_end(block, ["bash", "-euo", "pipefail"], sandbox, env)
         case ("sh", "in", "checkout"):
-            run_to_end(block, ["bash", "-euo", "pipefail"], REPO_ROOT, env)
+            return run_to_end(block, ["bash", "-euo", "pipefail"], REPO_ROOT, env)
         case ("sh", "until", text):
-            run_until(block, text, sandbox, env)
+            return run_until(block, text, sandbox, env)
         case ("sh", "background", "ready", ready, "until", text):
             background.append(Background.start(block, ready, text, sandbox, env))
-        case ("two-commands",):
-            pass  # tests/docs/test_two_commands.py runs them
+        case ("two-commands",) | ("not", "run:", _, *_):
+            pass  # tests/docs/test_two_commands.py runs the two commands
         case _:
             pytest.fail(f"{block.where}: unknown check {' '.join(block.check)!r}")
+    return None
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda path: path.name)
@@ -165,9 +169,14 @@ def test_every_block_runs_as_written(doc: Path, redis_url: str, tmp_path: Path) 
     env = sandbox_environment(redis_url)
     blocks = list(blocks_of(doc))
     background: list[Background] = []
+    output: str | None = None
     try:
         for block in blocks:
-            run_block(block, tmp_path, env, background)
+            if block.check == ("output",):
+                missing = unshown_lines(block.code, output or "")
+                assert not missing, f"{block.where}: not printed: {missing}; printed:\n{output}"
+                continue
+            output = run_block(block, tmp_path, env, background)
         for command in background:
             command.finish()
     finally:
