@@ -18,14 +18,15 @@ from typing import Literal, cast, get_args
 import attrs
 import redis
 
-from cogworker.adapters import jid_index, job_records, scripts
+from cogworker.adapters import jid_index, job_records, scripts, tracking
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.flagged_reads import replies
 from cogworker.adapters.periodic_entries import decode_entry as decode_entry
 from cogworker.adapters.periodic_entries import encode_entry as encode_entry
 from cogworker.adapters.redis_client import RedisClient, is_cluster
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
-from cogworker.domain import cron
+from cogworker.domain import cron, payload
 from cogworker.domain.cron import DROP, TickAction
 from cogworker.domain.retries import LONGEST_DELAY
 
@@ -253,6 +254,21 @@ class PeriodicStore:
         `lua/periodic_advance.lua`)."""
         args = (name, expected, entry)
         return bool(scripts.PERIODIC_ADVANCE(self.client, (keys.PERIODIC_SCHEDULE,), args))
+
+    def taken_by_a_worker(self, queue: str, jid: str) -> bool:
+        """Whether a worker took the job `jid` off `queue`: in a process's in-progress list
+        (reliable fetch), or running as a process's last heartbeat said (basic fetch)."""
+        identities = [as_bytes(name).decode() for name in self.client.smembers(keys.PROCESSES)]
+        pipe = self.client.pipeline(transaction=False)
+        for identity in identities:
+            pipe.lrange(keys.in_progress(queue, identity), 0, -1)
+        lists = [reply for reply in replies(pipe) if isinstance(reply, list)]  # not WRONGTYPE
+        taken = {payload.decode(entry).map(lambda job: job.jid).value_or(None)
+                 for entries in lists for entry in entries}  # fmt: skip
+        if jid in taken:
+            return True
+        running = tracking.running_work(self.client, identities).values()
+        return any(work.get("jid") == jid for threads in running for work in threads.values())
 
     def running(self, queue: str, name: str) -> str | None:
         """The jid holding the running lock of a periodic job (whose runs go to `queue`), or
