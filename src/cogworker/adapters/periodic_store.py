@@ -12,7 +12,7 @@ from the caller.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, cast, get_args
 
 import attrs
@@ -134,6 +134,14 @@ class PeriodicStore:
             self.client, (keys.PERIODIC_SCHEDULE, keys.PERIODIC_EPOCH), args
         )
         return Restored(created=bool(created), epoch=as_bytes(epoch).decode(), added=int(added))
+
+    def remove(self, names: Sequence[str]) -> list[str]:
+        """Take the entries `names` off the schedule, by hand (their runs in flight go on);
+        those that were there.  A process whose config lists one adds it back at its start."""
+        pipe = self.client.pipeline(transaction=False)
+        for name in names:
+            pipe.hdel(keys.PERIODIC_SCHEDULE, name)
+        return [name for name, removed in zip(names, pipe.execute(), strict=True) if removed]
 
     def run_id(self) -> str | None:
         """The Redis server's run id (new at every start), or None if it can't be read."""
