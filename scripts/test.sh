@@ -57,15 +57,13 @@ if [ ! -x /usr/bin/prometheus ]; then
 fi
 # --- end of the metrics block ---
 
-echo "== import layers"
-"$bin/python" scripts/check_layers.py
-echo "== ruff check"
-"$bin/ruff" check src tests scripts bench examples
-echo "== ruff format --check"
-"$bin/ruff" format --check src tests scripts bench examples
-echo "== mypy --strict src"
-"$bin/mypy" --strict src
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+run_step "import layers" "$bin/python" scripts/check_layers.py
+run_step "ruff check" "$bin/ruff" check src tests scripts bench examples
+run_step "ruff format --check" "$bin/ruff" format --check src tests scripts bench examples
+run_step "mypy --strict src" "$bin/mypy" --strict src
 if [ "$#" -gt 0 ]; then
+  skip_steps_after_failure "pytest $*"
   echo "== pytest $*"
   "$bin/pytest" "$@"
   exit
@@ -76,14 +74,17 @@ fi
 # raise them when coverage rises, never lower them to let a change in.
 domain_floor=99  # measured 99.7 % (2026-12-04, fifth session)
 total_floor=81   # measured 81.7 % (2026-12-05, tenth session)
+parallel="pytest, with branch coverage: the tests not marked solo, on 2 processes"
+solo="pytest, with branch coverage: the solo tests, alone"
+domain_coverage="coverage of src/cogworker/domain (floor $domain_floor %)"
+total_coverage="coverage in all (floor $total_floor %; \`.venv/bin/coverage html\` draws it in htmlcov/)"
+skip_steps_after_failure "$parallel" "$solo" "$domain_coverage" "$total_coverage"
 # Two parts: most tests on two pytest processes (they spend their time waiting on workers
 # and Redis), then the `solo` ones alone, so that no other test loads the machine under them.
 # The slowest tests are listed at the end of the run: the suite's budget is ~20 minutes.
-echo "== pytest, with branch coverage: the tests not marked solo, on 2 processes"
-"$bin/pytest" -n 2 --dist loadfile -m "not solo" --cov --cov-report= --durations=25
-echo "== pytest, with branch coverage: the solo tests, alone"
-"$bin/pytest" -m solo --cov --cov-append --cov-report=
-echo "== coverage of src/cogworker/domain (floor $domain_floor %)"
-"$bin/coverage" report --include='*/cogworker/domain/*' --fail-under="$domain_floor"
-echo "== coverage in all (floor $total_floor %; \`.venv/bin/coverage html\` draws it in htmlcov/)"
-"$bin/coverage" report --format=total --fail-under="$total_floor"
+# Each part and each floor runs even when one before failed; the run fails if any did.
+run_step "$parallel" "$bin/pytest" -n 2 --dist loadfile -m "not solo" --cov --cov-report= --durations=25
+run_step "$solo" "$bin/pytest" -m solo --cov --cov-append --cov-report=
+run_step "$domain_coverage" "$bin/coverage" report --include='*/cogworker/domain/*' --fail-under="$domain_floor"
+run_step "$total_coverage" "$bin/coverage" report --format=total --fail-under="$total_floor"
+report_steps

@@ -100,6 +100,8 @@ class EnqueueError(CogworkerError):
 
 def _enqueue_message(problem: str, pushed: tuple[str, ...], unknown: tuple[str, ...]) -> str:
     done = f"; {len(pushed)} enqueued (see .pushed)" if pushed else ""
+    if not unknown:  # the problem says what happened to the others
+        return f"{problem}{done}"
     if len(unknown) == 1:
         return f"{problem}{done}; job {unknown[0]} may or may not have been enqueued"
     return f"{problem}{done}; {len(unknown)} jobs may or may not have been enqueued (see .unknown)"

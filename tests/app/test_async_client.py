@@ -175,7 +175,7 @@ def test_status_reads_a_tracked_jobs_status(redis_url: str) -> None:
 
 def test_redis_away_is_an_enqueue_unavailable_error_naming_the_jids() -> None:
     """With nothing listening, enqueue and enqueue_many raise EnqueueUnavailableError (a
-    RedisUnavailableError) naming the URL without its password and the jids not known;
+    RedisUnavailableError) naming the URL without its password and the jids not enqueued;
     status raises RedisUnavailableError."""
     config = cogworker.Config(redis_url="redis://user:secret@127.0.0.1:1/0")
 
@@ -194,9 +194,11 @@ def test_redis_away_is_an_enqueue_unavailable_error_naming_the_jids() -> None:
     one, many, status = with_async_client(config, work)
 
     assert isinstance(one, cogworker.EnqueueUnavailableError)
-    assert (one.pushed, one.unknown) == ((), ("lost-1",))
+    assert (one.pushed, one.unknown) == ((), ())  # refused: nothing was sent
+    assert "job lost-1 was not enqueued" in str(one)
     assert isinstance(many, cogworker.EnqueueUnavailableError)
-    assert (many.pushed, many.unknown) == ((), ("lost-2", "lost-3"))
+    assert (many.pushed, many.unknown) == ((), ())
+    assert "these 2 jobs were not enqueued" in str(many)
     assert not isinstance(status, cogworker.EnqueueError)
     for error in (one, many, status):
         assert "user:***@127.0.0.1:1" in str(error)

@@ -14,9 +14,10 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+import attrs
 import pytest
 
-from tests.docs.markdown_blocks import Block, blocks_of
+from tests.docs.markdown_blocks import Block, blocks_of, unshown_lines
 from tests.support.processes import REPO_ROOT, log_tail, reap, spawn, wait_until
 
 DOCS = sorted(
@@ -39,8 +40,8 @@ def sandbox_environment(redis_url: str) -> dict[str, str]:
     return env
 
 
-def run_to_end(block: Block, command: list[str], cwd: Path, env: Mapping[str, str]) -> None:
-    """Run `command` (given the block on stdin) and require it to succeed."""
+def run_to_end(block: Block, command: list[str], cwd: Path, env: Mapping[str, str]) -> str:
+    """Run `command` (given the block on stdin) and require it to succeed; its output."""
     done = subprocess.run(
         command,
         input=block.code.encode(),
@@ -52,6 +53,7 @@ def run_to_end(block: Block, command: list[str], cwd: Path, env: Mapping[str, st
     )
     output = (done.stdout + done.stderr).decode(errors="replace")
     assert done.returncode == 0, f"{block.where} exited {done.returncode}:\n{output[-3000:]}"
+    return output
 
 
 def run_until_ready(
@@ -78,9 +80,10 @@ def run_until_ready(
     return log.read_text(errors="replace")
 
 
-def run_until(block: Block, text: str, cwd: Path, env: Mapping[str, str]) -> None:
-    """Start the block's command, wait for `text` in its output, stop it with SIGTERM."""
-    run_until_ready(
+def run_until(block: Block, text: str, cwd: Path, env: Mapping[str, str]) -> str:
+    """Start the block's command, wait for `text` in its output, stop it with SIGTERM; its
+    output."""
+    return run_until_ready(
         ["bash", "-c", block.code],
         cwd=cwd,
         env=env,
@@ -90,25 +93,74 @@ def run_until(block: Block, text: str, cwd: Path, env: Mapping[str, str]) -> Non
     )
 
 
-def run_block(block: Block, sandbox: Path, env: Mapping[str, str]) -> None:
-    """Do what the block's check comment says."""
+@attrs.frozen
+class Background:
+    """A command of a second terminal, started by its block, running while the later blocks
+    run, that must show `text` by the file's end."""
+
+    block: Block
+    process: subprocess.Popen[bytes]
+    log: Path
+    text: str
+
+    @classmethod
+    def start(
+        cls, block: Block, ready: str, text: str, cwd: Path, env: Mapping[str, str]
+    ) -> Background:
+        """Start the block's command and wait until its output shows `ready`."""
+        log = cwd / f"block-{block.line}.log"
+        process = spawn(["bash", "-c", block.code], log_path=log, cwd=cwd, env=env)
+        started = cls(block, process, log, text)
+        try:
+            started.wait_for(ready)
+        except BaseException:
+            reap(process)
+            raise
+        return started
+
+    def wait_for(self, text: str) -> None:
+        """Wait until the command's output shows `text`."""
+        wait_until(
+            lambda: text in self.log.read_text(errors="replace"),
+            UNTIL_TIMEOUT,
+            message=lambda: f"{self.block.where} never printed {text!r}:\n{log_tail(self.log)}",
+        )
+
+    def finish(self) -> None:
+        """Wait for its text, then stop it with SIGTERM (killed if it fails to show it)."""
+        try:
+            self.wait_for(self.text)
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(STOP_TIMEOUT)
+        finally:
+            reap(self.process)
+
+
+def run_block(
+    block: Block, sandbox: Path, env: Mapping[str, str], background: list[Background]
+) -> str | None:
+    """Do what the block's check comment says (a background command joins `background`);
+    the output of a command run to its end, or None."""
     match block.check:
         case ("file", relative):
             target = sandbox / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(block.code + "\n")
         case ("python",):
-            run_to_end(block, [sys.executable, "-"], sandbox, env)
+            return run_to_end(block, [sys.executable, "-"], sandbox, env)
         case ("sh",):
-            run_to_end(block, ["bash", "-euo", "pipefail"], sandbox, env)
+            return run_to_end(block, ["bash", "-euo", "pipefail"], sandbox, env)
         case ("sh", "in", "checkout"):
-            run_to_end(block, ["bash", "-euo", "pipefail"], REPO_ROOT, env)
+            return run_to_end(block, ["bash", "-euo", "pipefail"], REPO_ROOT, env)
         case ("sh", "until", text):
-            run_until(block, text, sandbox, env)
-        case ("two-commands",):
-            pass  # tests/docs/test_two_commands.py runs them
+            return run_until(block, text, sandbox, env)
+        case ("sh", "background", "ready", ready, "until", text):
+            background.append(Background.start(block, ready, text, sandbox, env))
+        case ("two-commands",) | ("not", "run:", _, *_):
+            pass  # tests/docs/test_two_commands.py runs the two commands
         case _:
             pytest.fail(f"{block.where}: unknown check {' '.join(block.check)!r}")
+    return None
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda path: path.name)
@@ -116,5 +168,17 @@ def test_every_block_runs_as_written(doc: Path, redis_url: str, tmp_path: Path) 
     """The blocks of one Markdown file, in order, each do what the page says they do."""
     env = sandbox_environment(redis_url)
     blocks = list(blocks_of(doc))
-    for block in blocks:
-        run_block(block, tmp_path, env)
+    background: list[Background] = []
+    output: str | None = None
+    try:
+        for block in blocks:
+            if block.check == ("output",):
+                missing = unshown_lines(block.code, output or "")
+                assert not missing, f"{block.where}: not printed: {missing}; printed:\n{output}"
+                continue
+            output = run_block(block, tmp_path, env, background)
+        for command in background:
+            command.finish()
+    finally:
+        for command in background:
+            reap(command.process)

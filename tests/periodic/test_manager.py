@@ -209,3 +209,30 @@ def test_entries_decode_after_a_worker_wrote_them(rc: redis.Redis) -> None:
         T,
         T + 1,
     )
+
+
+def test_a_skipped_tick_says_whether_its_previous_run_waits_or_runs(
+    rc: redis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The running lock is taken at the enqueue: while the run waits in its queue a skipped
+    tick says it is queued; once a worker took it (into its in-progress list, as a fetch
+    moves it), that it still runs."""
+    clock = Clock(T - 0.5)
+    ticking = manager(rc, clock)
+    assert ticking.load()
+    clock.now = T + 0.01
+    ticking.tend()
+    [run] = queued(rc)
+    with caplog.at_level(logging.INFO, logger="test"):
+        clock.now = T + 1.01
+        ticking.tend()
+        rc.sadd(keys.PROCESSES, "host:1:feed")
+        rc.lmove(keys.queue("default"), keys.in_progress("default", "host:1:feed"), "RIGHT", "LEFT")
+        clock.now = T + 2.01
+        ticking.tend()
+    skips = [r.getMessage() for r in caplog.records if "skipped" in r.getMessage()]
+    assert skips == [
+        f"periodic job tick: 2027-01-15T08:00:01Z skipped, its previous run {run['jid']} is "
+        "still queued",
+        "periodic job tick: 2027-01-15T08:00:02Z skipped, its previous run still runs",
+    ]

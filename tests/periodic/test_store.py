@@ -35,6 +35,8 @@ ENTRY = ScheduleEntry(
     last_tick=TICK - 1,
 )
 AFTER = encode_entry(attrs.evolve(ENTRY, last_tick=TICK))
+#: ENTRY once TICK enqueued the run "j1".
+RAN = encode_entry(attrs.evolve(ENTRY, last_tick=TICK, last_run=TICK, last_jid="j1"))
 
 
 @pytest.fixture
@@ -44,18 +46,18 @@ def store(rc: redis.Redis) -> PeriodicStore:
     return PeriodicStore(rc)
 
 
-def claim(action: TickAction = "run", *, expected: bytes | None = None) -> Claim:
-    """A claim of TICK for ENTRY as stored, enqueueing jid "j1" onto "low"."""
+def claim(action: TickAction = "run", *, expected: bytes | None = None, jid: str = "j1") -> Claim:
+    """A claim of TICK for ENTRY as stored, enqueueing `jid` onto "low"."""
     return Claim(
         name=ENTRY.name,
         at=TICK,
         action=action,
         expected=expected if expected is not None else encode_entry(ENTRY).encode(),
-        if_enqueued=AFTER.replace('"last_jid": null', '"last_jid": "j1"'),
+        if_enqueued=RAN.replace('"j1"', f'"{jid}"'),
         otherwise=AFTER,
         queue="low",
-        payload='{"jid": "j1"}',
-        jid="j1",
+        payload=f'{{"jid": "{jid}"}}',
+        jid=jid,
         lock_ttl=5.0,
     )
 
@@ -93,6 +95,30 @@ def test_a_tick_claimed_already_is_taken_even_after_a_rewrite(
     rc.hset(keys.PERIODIC_SCHEDULE, ENTRY.name, encode_entry(ENTRY))
     assert store.claim(claim()) == "taken"
     assert rc.llen(keys.queue("low")) == 1
+    assert rc.hget(keys.PERIODIC_SCHEDULE, ENTRY.name) == RAN.encode()
+
+
+def test_the_run_is_stored_whichever_of_two_racing_processes_advances_first(
+    store: PeriodicStore, rc: redis.Redis
+) -> None:
+    """A enqueues the tick's run, B (which read the same entry) finds the tick taken and
+    advances first: the entry names A's run, and A's late advance is refused."""
+    first, second = store, PeriodicStore(rc)
+    assert first.tick(claim()) == "enqueued"
+    assert second.claim(claim(jid="j2")) == "taken"
+    assert not first.advance(ENTRY.name, encode_entry(ENTRY).encode(), RAN)
+    assert rc.hget(keys.PERIODIC_SCHEDULE, ENTRY.name) == RAN.encode()
+    assert rc.lrange(keys.queue("low"), 0, -1) == [b'{"jid": "j1"}']
+
+
+def test_a_tick_taken_without_a_run_keeps_the_previous_run(
+    store: PeriodicStore, rc: redis.Redis
+) -> None:
+    """A skipped the tick (its previous run still held the lock); B, finding it taken,
+    stores the tick handled with no run of its own."""
+    rc.set(keys.periodic_running(ENTRY.queue, ENTRY.name), "previous")
+    assert store.tick(claim()) == "skipped"
+    assert PeriodicStore(rc).claim(claim(jid="j2")) == "taken"
     assert rc.hget(keys.PERIODIC_SCHEDULE, ENTRY.name) == AFTER.encode()
 
 

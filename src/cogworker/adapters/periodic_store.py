@@ -12,19 +12,22 @@ from the caller.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping
-from typing import Any, Literal, cast, get_args
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal, cast, get_args
 
 import attrs
 import redis
 
-from cogworker.adapters import jid_index, job_records, scripts
+from cogworker.adapters import jid_index, job_records, scripts, tracking
 from cogworker.adapters import redis_keys as keys
+from cogworker.adapters.flagged_reads import replies
+from cogworker.adapters.periodic_entries import decode_entry as decode_entry
+from cogworker.adapters.periodic_entries import encode_entry as encode_entry
 from cogworker.adapters.redis_client import RedisClient, is_cluster
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript
-from cogworker.domain.cron import DROP, ScheduleEntry, TickAction
+from cogworker.domain import cron, payload
+from cogworker.domain.cron import DROP, TickAction
 from cogworker.domain.retries import LONGEST_DELAY
 
 ClaimAction = TickAction | Literal["now"]
@@ -39,62 +42,12 @@ TICK_RESULTS: tuple[str, ...] = get_args(TickResult)
 ClaimResult = TickResult | Literal["stale", "dropped"]
 
 PERIODIC_RESTORE = LuaScript("periodic_restore")
+#: What a tick's claim key holds when the tick enqueued no run (else the run's jid).
+_CLAIMS_WITHOUT_RUN = ("skipped", "duplicate")
 
 #: The shortest a tick's claim key is kept: it outlives any look that could still see the
 #: tick as due; `Claim.claim_ttl` may keep it longer.
 TICK_CLAIM_TTL = 600.0
-
-
-def encode_entry(entry: ScheduleEntry) -> str:
-    """An entry as the JSON stored in the schedule (sorted keys: equal entries, equal text)."""
-    data = attrs.asdict(entry)
-    data["class"] = data.pop("class_name")
-    data["args"] = list(entry.args)
-    return json.dumps(data, sort_keys=True)
-
-
-def decode_entry(raw: bytes | str) -> ScheduleEntry | None:
-    """A stored entry, or None if it isn't one (damaged, or from an incompatible writer)."""
-    try:
-        data = json.loads(raw)
-        return ScheduleEntry(
-            name=_typed(data, "name", str),
-            cron=_typed(data, "cron", str),
-            tz=_typed(data, "tz", str),
-            class_name=_typed(data, "class", str),
-            queue=_typed(data, "queue", str),
-            retry=_typed(data, "retry", (bool, int)),
-            args=tuple(_typed(data, "args", list)),
-            added_at=float(_typed(data, "added_at", (int, float))),
-            last_tick=_optional_number(data.get("last_tick")),
-            last_run=_optional_number(data.get("last_run")),
-            last_jid=_optional_text(data.get("last_jid")),
-            next_run=_optional_number(data.get("next_run")),
-            options=_typed(data, "options", dict) if "options" in data else {},
-        )
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return None
-
-
-def _typed(data: Any, key: str, types: type | tuple[type, ...]) -> Any:
-    value = data[key]
-    if not isinstance(value, types):
-        raise TypeError(f"{key} is {type(value).__name__}")
-    return value
-
-
-def _optional_text(value: object) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise TypeError(f"not a string: {value!r}")
-    return value
-
-
-def _optional_number(value: object) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"not a number: {value!r}")
-    return float(value)
 
 
 def _milliseconds(seconds: float) -> int:
@@ -182,6 +135,14 @@ class PeriodicStore:
         )
         return Restored(created=bool(created), epoch=as_bytes(epoch).decode(), added=int(added))
 
+    def remove(self, names: Sequence[str]) -> list[str]:
+        """Take the entries `names` off the schedule, by hand (their runs in flight go on);
+        those that were there.  A process whose config lists one adds it back at its start."""
+        pipe = self.client.pipeline(transaction=False)
+        for name in names:
+            pipe.hdel(keys.PERIODIC_SCHEDULE, name)
+        return [name for name, removed in zip(names, pipe.execute(), strict=True) if removed]
+
     def run_id(self) -> str | None:
         """The Redis server's run id (new at every start), or None if it can't be read."""
         try:
@@ -231,9 +192,24 @@ class PeriodicStore:
         if claim.action == NOW or result == "busy":
             return result
         stored = claim.if_enqueued if result == "enqueued" else claim.otherwise
+        if result == "taken":
+            stored = self._taken_entry(claim)
         if not self.advance(claim.name, claim.expected, stored) and result == "taken":
             return "stale"
         return result
+
+    def _taken_entry(self, claim: Claim) -> str:
+        """The entry once another process's claim handled the tick: with the run that claim
+        enqueued, if it did.  Its claimer may not have advanced the entry yet (or never will,
+        having crashed): whoever advances first stores the run, so the last run never lags."""
+        holder = self.client.get(keys.periodic_tick(claim.queue, claim.name, claim.at))
+        handled = decode_entry(claim.otherwise)
+        if holder is None or handled is None:
+            return claim.otherwise
+        jid = as_bytes(holder).decode()
+        if jid in _CLAIMS_WITHOUT_RUN:
+            return claim.otherwise
+        return encode_entry(cron.ran_at(handled, claim.at, jid))
 
     def entry(self, name: str) -> bytes | None:
         """One entry as stored, or None."""
@@ -286,6 +262,21 @@ class PeriodicStore:
         `lua/periodic_advance.lua`)."""
         args = (name, expected, entry)
         return bool(scripts.PERIODIC_ADVANCE(self.client, (keys.PERIODIC_SCHEDULE,), args))
+
+    def taken_by_a_worker(self, queue: str, jid: str) -> bool:
+        """Whether a worker took the job `jid` off `queue`: in a process's in-progress list
+        (reliable fetch), or running as a process's last heartbeat said (basic fetch)."""
+        identities = [as_bytes(name).decode() for name in self.client.smembers(keys.PROCESSES)]
+        pipe = self.client.pipeline(transaction=False)
+        for identity in identities:
+            pipe.lrange(keys.in_progress(queue, identity), 0, -1)
+        lists = [reply for reply in replies(pipe) if isinstance(reply, list)]  # not WRONGTYPE
+        taken = {payload.decode(entry).map(lambda job: job.jid).value_or(None)
+                 for entries in lists for entry in entries}  # fmt: skip
+        if jid in taken:
+            return True
+        running = tracking.running_work(self.client, identities).values()
+        return any(work.get("jid") == jid for threads in running for work in threads.values())
 
     def running(self, queue: str, name: str) -> str | None:
         """The jid holding the running lock of a periodic job (whose runs go to `queue`), or

@@ -78,8 +78,27 @@ def enqueue_failure(
     if failed is None:
         return None
     problem, refused = failed
+    if not refused and _never_sent(config, error):
+        return EnqueueUnavailableError(f"{problem}; {_not_enqueued(config, unknown)}")
     kind = EnqueueRefusedError if refused else EnqueueUnavailableError
     return kind(problem, unknown=unknown)
+
+
+def _never_sent(config: Config, error: redis.RedisError) -> bool:
+    """Whether `error` is a refused connection to one Redis: the connect failed, so the
+    command was never sent (the clients never send again after an error, see
+    `adapters.connection`).  On a cluster, another node may have had its part."""
+    cause = error.__cause__
+    return isinstance(cause, ConnectionRefusedError) and not config.redis_target().cluster
+
+
+def _not_enqueued(config: Config, jids: Sequence[str]) -> str:
+    """That `jids` were not enqueued, as a reason for the error's message, and what to do."""
+    which = f"job {jids[0]} was" if len(jids) == 1 else f"these {len(jids)} jobs were"
+    said = f"the connection was refused, nothing reached Redis: {which} not enqueued"
+    if config.redis_is_configured():
+        return said
+    return f"{said} (start Redis, or `cogworker work`: it starts an embedded one when none answers)"
 
 
 @contextmanager

@@ -223,7 +223,12 @@ class ScheduleEntry:
 def handled(entry: ScheduleEntry, due: Due, *, jid: str | None, next_run: float) -> ScheduleEntry:
     """`entry` once `due` is handled: run as `jid`, or (None) skipped or dropped."""
     seen = attrs.evolve(entry, last_tick=due.at, next_run=next_run)
-    return seen if jid is None else attrs.evolve(seen, last_run=due.at, last_jid=jid)
+    return seen if jid is None else ran_at(seen, due.at, jid)
+
+
+def ran_at(entry: ScheduleEntry, at: float, jid: str) -> ScheduleEntry:
+    """`entry` knowing its tick `at` enqueued the run `jid`, whichever process enqueued it."""
+    return attrs.evolve(entry, last_run=at, last_jid=jid)
 
 
 def merged(

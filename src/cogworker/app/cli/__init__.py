@@ -31,6 +31,7 @@ COMMANDS = {
     "enqueue": "act:enqueue",
     "pause": "pausing:pause",
     "unpause": "pausing:unpause",
+    "periodic": "periodic:periodic",
     "quiet": "signals:quiet",
     "resume": "signals:resume",
     "stop": "signals:stop",

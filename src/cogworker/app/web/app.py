@@ -91,6 +91,7 @@ ROUTES = [
     cancel.cancel,
     periodic.periodic,
     periodic.enqueue_now,
+    periodic.remove,
     batches.batches,
     job_metrics.job_metrics,
     job_metrics.job_class,

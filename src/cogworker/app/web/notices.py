@@ -22,6 +22,7 @@ ACTIONS = {
     "stop": ("Asked to stop", "process"),
     "pause": ("Paused", "queue"),
     "unpause": ("Resumed", "queue"),
+    "remove": ("Removed", "periodic job"),
     "none": ("Selected", "job"),
 }
 #: Why "Enqueue now" enqueued nothing, by the key that says so.
@@ -41,7 +42,13 @@ KEYS = ("done", "n", "gone", "skipped", "cancelled", *_REFUSALS)
 _LIMIT = 10_000_000
 
 
-_PLURALS = {"job": "jobs", "process": "processes", "entry": "entries", "queue": "queues"}
+_PLURALS = {
+    "job": "jobs",
+    "process": "processes",
+    "entry": "entries",
+    "queue": "queues",
+    "periodic job": "periodic jobs",
+}
 
 
 def _plural(count: int, noun: str) -> str:

@@ -20,7 +20,6 @@ only at start-up (`load`): replaced by or merged with its `periodic` jobs.
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import threading
 import time
@@ -40,6 +39,7 @@ from cogworker.adapters.periodic_store import (
 from cogworker.app.config import Config
 from cogworker.app.periodic_runs import push_run, queued_lock_ttl, run_of, scheduled_entry
 from cogworker.app.worker.backoff import repeat
+from cogworker.app.worker.periodic_log import ClaimLog, log_claim
 from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.domain import cron
 from cogworker.domain.cron import DROP, Due, ScheduleEntry
@@ -55,8 +55,6 @@ RECHECK = 0.25
 MARGIN = 0.002
 #: Start-up changes tried in a row before the thread tries again later.
 LOAD_ATTEMPTS = 10
-#: Why a tick was skipped when a duplicate holds the run's unique lock.
-_DUPLICATE = "a job with the same unique lock is queued or running"
 
 
 @attrs.define
@@ -222,7 +220,7 @@ class PeriodicManager:
             result, jid = push_run(
                 self.store, self.config, claim, run, lambda jid: encode_entry(ran(jid))
             )
-        self._log(result, entry, due, jid)
+        log_claim(self.logger, self.config, self.store, ClaimLog(result, entry, due, jid))
         if result in ("busy", "stale"):
             return result, entry
         return result, ran(jid if result == "enqueued" else None)
@@ -255,34 +253,3 @@ class PeriodicManager:
             self._unusable.add(raw)
             self.logger.error("a periodic schedule entry is ignored (%s): %r", problem, raw[:200])
         return None
-
-    def _log(self, result: ClaimResult, entry: ScheduleEntry, due: Due, jid: str | None) -> None:
-        extra = {"jid": jid or "", "class": entry.class_name, "reason": due.action}
-        when = _when(due.at)
-        if result == "enqueued":
-            self.logger.info("periodic job %s enqueued for %s", entry.name, when, extra=extra)
-        elif result in ("skipped", "duplicate"):
-            self.logger.info(
-                "periodic job %s: %s skipped, %s",
-                entry.name,
-                when,
-                "its previous run still runs" if result == "skipped" else _DUPLICATE,
-                extra=extra,
-            )
-        elif result == "dropped" and due.action == DROP:
-            self.logger.info(
-                "periodic job %s: missed ticks up to %s dropped (periodic_catch_up=%s)",
-                entry.name,
-                when,
-                self.config.periodic_catch_up,
-                extra=extra,
-            )
-        elif result == "dropped":
-            self.logger.info(
-                "periodic job %s: %s stopped by a client middleware", entry.name, when, extra=extra
-            )
-
-
-def _when(at: float) -> str:
-    """A tick for the log: UTC, to the second."""
-    return dt.datetime.fromtimestamp(at, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,4 +1,5 @@
-"""Periodic: each periodic job's cron, next and last run, the run in flight; enqueue now.
+"""Periodic: each periodic job's cron, next and last run, the run in flight; enqueue now,
+or remove it from the schedule (as `cogworker periodic remove` does).
 
 The schedule is what the workers' periodic managers keep in Redis
 (`adapters.periodic_store`), listed by name a page at a time; an entry that
@@ -12,6 +13,7 @@ from typing import Any
 from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
+from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.app.web import params
 from cogworker.app.web.context import back, dashboard, query_of, render, threaded, writable
 from cogworker.app.web.params import Form
@@ -57,3 +59,14 @@ def enqueue_now(request: Request[Any, Any, Any], data: Form) -> Redirect:
     if run.outcome == "unknown":
         return back(dash, "/periodic", done="enqueue", n=0, gone=1)
     return back(dash, "/periodic", done="enqueue", n=0, **{run.outcome: 1})
+
+
+@post("/periodic/remove", name="periodic-remove")
+@threaded
+def remove(request: Request[Any, Any, Any], data: Form) -> Redirect:
+    """Take a periodic job off the schedule (`PeriodicStore.remove`): no worker enqueues it
+    any more; a run in flight goes on."""
+    dash = writable(request)
+    name = params.text(params.form_values(data), "name", limit=500)
+    removed = PeriodicStore(dash.client.redis).remove([name])
+    return back(dash, "/periodic", done="remove", n=len(removed), gone=1 - len(removed))
