@@ -30,6 +30,8 @@ AUTH_ENV = "COGWORKER_DASHBOARD_AUTH"
 #: The shortest password `cogworker serve` accepts on an address other than loopback.
 MIN_PASSWORD_LENGTH = 12
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: The cookie holding a browser's CSRF token.
+CSRF_COOKIE = "cogworker_csrf"
 
 Authorizer = Callable[[ASGIConnection[Any, Any, Any, Any]], bool]
 """A callable that says whether a request may see the dashboard."""
