@@ -16,7 +16,7 @@ from litestar.testing import TestClient
 import cogworker
 from cogworker.app.cli import SettingError, dashboard_credentials, main
 from cogworker.app.web import create_app
-from cogworker.app.web.security import SignInBackoff
+from cogworker.app.web.security import LONGEST_USER, SignInBackoff
 from tests.support.processes import wait_until
 from tests.web.helpers import serving
 
@@ -105,6 +105,16 @@ def test_the_back_off_forgets_quiet_clients_and_remembers_a_bounded_number() -> 
         backoff.refused(client, "ops")
     assert [backoff.wait(client) for client in ("a", "b", "c")] == [0.0, 1.0, 1.0]
     assert [backoff.guess_wait(client, "ops") for client in ("a", "b", "c")] == [0.0, 1.0, 1.0]
+
+
+def test_a_user_name_is_remembered_by_its_start_only() -> None:
+    """Names past `LONGEST_USER` characters count by their start, so a guesser's huge
+    names can't each take their own memory."""
+    backoff = SignInBackoff(free=1, clock=FakeClock())
+    start = "x" * LONGEST_USER
+    backoff.refused("a", start + "-first")
+    assert backoff.guess_wait("a", start + "-second") == 1.0
+    assert backoff.guess_wait("a", start[:-1]) == 0.0
 
 
 def test_a_guesser_at_the_operators_address_does_not_lock_the_operator_out(

@@ -30,6 +30,8 @@ AUTH_ENV = "COGWORKER_DASHBOARD_AUTH"
 #: The shortest password `cogworker serve` accepts on an address other than loopback.
 MIN_PASSWORD_LENGTH = 12
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: The longest start of a user name the sign-in back-off tells apart.
+LONGEST_USER = 200
 #: The cookie holding a browser's CSRF token.
 CSRF_COOKIE = "cogworker_csrf"
 
@@ -153,17 +155,17 @@ class SignInBackoff:
 
     def guess_wait(self, address: str, user: str) -> float:
         """Seconds a wrong guess of `user` from `address` is told to wait (0: none)."""
-        return self._wait(self._by_user, (address, user), self.free)
+        return self._wait(self._by_user, _pair(address, user), self.free)
 
     def refused(self, address: str, user: str) -> None:
         """Count one more wrong guess of `user` from `address`."""
         now = self.clock()
-        self._by_user.add((address, user), now)
+        self._by_user.add(_pair(address, user), now)
         self._by_address.add((address,), now)
 
     def signed_in(self, address: str, user: str) -> None:
         """`user` got in from `address`: that pair's refusals are forgotten."""
-        self._by_user.forget((address, user))
+        self._by_user.forget(_pair(address, user))
 
     def _wait(self, refusals: Refusals, key: tuple[str, ...], free: int) -> float:
         now = self.clock()
@@ -172,6 +174,12 @@ class SignInBackoff:
             return 0.0
         delay = min(self.longest, 2.0 ** (count - free))
         return max(0.0, last + delay - now)
+
+
+def _pair(address: str, user: str) -> tuple[str, str]:
+    # A name as long as a header allows, kept for each of many clients, would take memory
+    # without bound: its start tells the user names people use apart.
+    return address, user[:LONGEST_USER]
 
 
 def secure_cookie(set_cookie: bytes) -> bytes:
