@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from urllib.parse import parse_qs, urlsplit
 
 import redis
 
@@ -60,7 +61,8 @@ def _tokens(page: str) -> list[str]:
 
 
 def test_every_listed_jid_opens_its_job_page(web: Web, raw: redis.Redis) -> None:
-    """Each odd jid's link on Dead opens its job page, in Dead, and its row's Delete works."""
+    """Each odd jid's link on Dead opens its job page, in Dead; its Retry there comes back
+    to that very jid's page; a row's Delete on Dead works."""
     _dead(raw, *ODD_JIDS)
     links = re.findall(r'<a class="mono" href="(/job\?[^"]*)"', web.get("/dead").text)
     assert len(links) == len(ODD_JIDS)
@@ -68,9 +70,23 @@ def test_every_listed_jid_opens_its_job_page(web: Web, raw: redis.Redis) -> None
         opened = web.get(html.unescape(link))
         assert opened.status_code == 200, (link, opened.text[:300])
         assert '">Dead</span>' in opened.text, link
+    back_to = []
+    for link in links:
+        form = _job_page_form(web.get(html.unescape(link)).text)
+        retried = web.post("/dead/act", {**form, "row": "retry:" + form["row"]})
+        back_to += parse_qs(urlsplit(retried.headers["location"]).query)["jid"]
+    assert sorted(back_to) == sorted(ODD_JIDS)
+    _dead(raw, *ODD_JIDS)
     for token in _tokens(web.get("/dead").text):
         assert _notice(web.act("/dead/act", {"row": "delete:" + token}).text) == "Deleted 1 job."
     assert raw.zcard(keys.dead("default")) == 0
+
+
+def _job_page_form(page: str) -> dict[str, str]:
+    """A job page's action form: its `back_jid`, and its Retry button's row token."""
+    (back,) = re.findall(r'name="back_jid" value="([^"]*)"', page)
+    (token,) = re.findall(r'name="row" value="retry:([^"]*)"', page)
+    return {"back_jid": html.unescape(back), "row": html.unescape(token)}
 
 
 def test_all_matching_is_offered_only_when_something_matches(web: Web, raw: redis.Redis) -> None:

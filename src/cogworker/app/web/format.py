@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cogworker.app.web.entries import clip
-from cogworker.app.web.name_refs import class_ref, queue_ref
+from cogworker.app.web.name_refs import class_ref, jid_ref, queue_ref
 
 #: Characters that change how text around them is shown without being seen: bidirectional
 #: overrides and isolates (`"\u202egnp.exe"` displays as `exe.png`), zero-width and other
@@ -126,4 +126,5 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "clip": clip,
     "queue_ref": queue_ref,
     "class_ref": class_ref,
+    "jid_ref": jid_ref,
 }

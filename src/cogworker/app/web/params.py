@@ -64,13 +64,22 @@ def text(values: Mapping[str, Sequence[str]], name: str, *, limit: int = MAX_TEX
     return value.strip()
 
 
-def jid(values: Mapping[str, Sequence[str]], name: str) -> str:
+def jid(values: Mapping[str, Sequence[str]], name: str, *, limit: int = MAX_JID) -> str:
     """A jid ("" if absent), exactly as given: any jid a payload holds, control characters
     and spaces at its ends included, names its job (links percent-encode it)."""
     value = one(values, name) or ""
-    if len(value) > MAX_JID:
-        raise _bad(name, f"longer than {MAX_JID} characters")
+    if len(value) > limit:
+        raise _bad(name, f"longer than {limit} characters")
     return value
+
+
+def jid_ref(values: Mapping[str, Sequence[str]], name: str) -> str:
+    """A jid a form's hidden field sends percent-encoded (`name_refs.jid_ref`), "" if absent."""
+    try:
+        # Each character of the jid as up to 12 (4 bytes of UTF-8, 3 characters each).
+        return unquote(jid(values, name, limit=12 * MAX_JID), errors="strict")
+    except UnicodeDecodeError:
+        raise _bad(name, "not a percent-encoded jid") from None
 
 
 def choice(

@@ -28,7 +28,7 @@ def cancel(request: Request[Any, Any, Any], data: Form) -> Redirect:
     """Cancel the job `jid`; back to the job page or to Workers, with what happened."""
     dash = writable(request)
     form = params.form_values(data)
-    jid = params.jid(form, "jid")
+    jid = params.jid_ref(form, "jid")
     returning = params.choice(form, "back", RETURNS, "job")
     try:
         result = dash.client.cancel(jid)

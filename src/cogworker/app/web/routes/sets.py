@@ -116,7 +116,7 @@ def _back(
     **notice: str | int,
 ) -> Redirect:
     """Back where the form was: the job page it came from, or the set page with its filter."""
-    jid = params.jid(form, "back_jid")
+    jid = params.jid_ref(form, "back_jid")
     if jid:
         return back(request, "/job", jid=jid, **notice)
     return back(request, f"/{kind.slug}", **filter_of(form).as_query(), **notice)
