@@ -89,17 +89,17 @@ def claimed_user(header: str) -> str:
 
 @attrs.define
 class Refusals:
-    """Refused sign-ins in a row per key, each key's forgotten `forget_after` seconds after
-    its latest refusal; at most `keys` kept (the least recently refused goes first), so
-    many addresses or names can't grow it without bound."""
+    """Refused sign-ins per key, each key's forgotten `forget_after` seconds after its
+    latest refusal (or when told to); at most `keys` kept (the least recently refused
+    goes first), so many addresses or names can't grow it without bound."""
 
     forget_after: float
     keys: int
-    #: key -> (refusals in a row, when the latest was)
+    #: key -> (refusals, when the latest was)
     _refused: OrderedDict[tuple[str, ...], tuple[int, float]] = attrs.field(factory=OrderedDict)
 
     def latest(self, key: tuple[str, ...], now: float) -> tuple[int, float]:
-        """`key`'s refusals in a row and the latest one's time, forgetting stale ones."""
+        """`key`'s refusals and the latest one's time, forgetting stale ones."""
         refusals, last = self._refused.get(key, (0, now))
         if now - last >= self.forget_after:
             del self._refused[key]
@@ -128,8 +128,8 @@ class SignInBackoff:
     further refusal, up to `longest`; its right password still gets in, so someone
     guessing from the operator's address (a NAT, an office proxy) doesn't lock the
     operator out.  A wrong guess answered 429 is still a guess, so each address as a
-    whole is bounded too: after `most` refusals in a row (whatever names), it waits
-    the same way before anything it sends is looked at, the right password included.
+    whole is bounded too: after `most` refusals (whatever names), it waits the same
+    way before anything it sends is looked at, the right password included.
 
     A pair's refusals are forgotten when it signs in; the address's only
     `forget_after` seconds after its latest refusal (a sign-in doesn't lift the
