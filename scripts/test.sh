@@ -43,6 +43,19 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 # --- end of the dashboard block ---
 
+# --- accessibility test: axe-core from npm (tests/web/axe; tests/web/test_accessibility.py) ---
+# Installed again only when its package-lock.json changed (npm writes node_modules' own copy).
+if ! command -v npm >/dev/null; then
+  echo "== installing npm for the accessibility test's axe-core"
+  debian_install --no-install-recommends npm
+fi
+axe_dir=tests/web/axe
+if [ ! "$axe_dir/node_modules/.package-lock.json" -nt "$axe_dir/package-lock.json" ]; then
+  echo "== installing axe-core (npm ci in $axe_dir)"
+  npm ci --prefix "$axe_dir" --no-audit --no-fund --loglevel=error
+fi
+# --- end of the accessibility block ---
+
 # --- clock-skew tests: Debian's libfaketime and a C compiler (tests/support/skewed_clock.py) ---
 if ! compgen -G "/usr/lib/*/faketime/libfaketime.so.1" >/dev/null || ! command -v cc >/dev/null; then
   echo "== installing faketime and gcc for the clock-skew tests"

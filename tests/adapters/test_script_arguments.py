@@ -250,7 +250,7 @@ CALLS = {
 }  # fmt: skip
 
 #: Scripts that write nothing: nothing to leave half-written.
-READ_ONLY = frozenset({"dashboard_find", "probe"})
+READ_ONLY = frozenset({"probe"})
 
 
 def test_every_script_is_probed() -> None:

@@ -14,6 +14,7 @@ import redis
 
 import cogworker
 from tests.production_redis import drain
+from tests.production_redis.jobs import Drain
 from tests.support.processes import REPO_ROOT, CogworkerProcess, wait_until
 from tests.support.redis_server import RedisServer, RedisServerFactory
 from tests.web.helpers import serving
@@ -121,12 +122,15 @@ def test_a_read_only_dashboard_serves_every_page_under_the_documented_dashboard_
         admin.zadd("cogworker:{q:default}:dead", {json.dumps(_dead_job()): 1.0})
     client = cogworker.Client(cogworker.Config(redis_url=user_url(guarded, "cogworker-worker")))
     drain.enqueue(client, drain.Mix(plain=5, retried=0, scheduled=2, dead=0, unique=1))
+    queued = client.enqueue(Drain, 99, jid="queued-1")
     client.close()
     url_file = tmp_path / "dashboard-url"
     url_file.write_text(user_url(guarded, "cogworker-dashboard"))
 
     with serving(tmp_path, "--read-only", "--redis-url-file", str(url_file)) as base:
         pages = [*DASHBOARD_PAGES, "/job?jid=dead-1", "/queue?name=default", "/history?class=Drain"]
+        # Found only by searching the queue: its entries, read under the dashboard's rules.
+        pages.append(f"/job?jid={queued}")
         # Go to jid answers with a redirect to where it found the job: followed.
         answers = {
             page: httpx.get(base + page, timeout=10, follow_redirects=True).status_code
@@ -135,6 +139,47 @@ def test_a_read_only_dashboard_serves_every_page_under_the_documented_dashboard_
 
     assert answers == dict.fromkeys(pages, 200)
     assert refused_commands(guarded) == []
+
+
+def test_a_read_only_dashboard_serves_a_redis_no_process_has_written_to_yet(
+    guarded: RedisServer, tmp_path: Path
+) -> None:
+    """Before any worker or client has numbered the key layout, the dashboard's check of it
+    can't SCAN for old keys under the dashboard's rules: its pages still answer."""
+    url_file = tmp_path / "dashboard-url"
+    url_file.write_text(user_url(guarded, "cogworker-dashboard"))
+    with serving(tmp_path, "--read-only", "--redis-url-file", str(url_file)) as base:
+        answers = {page: httpx.get(base + page, timeout=10).status_code for page in ("/", "/dead")}
+    assert answers == {"/": 200, "/dead": 200}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        pytest.param(("SCRIPT", "LOAD", "return redis.call('GET', 'secret')"), id="script-load"),
+        pytest.param(("EVAL", "return 1", "0"), id="eval"),
+        pytest.param(("EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0"), id="evalsha"),
+        pytest.param(("EVAL_RO", "return 1", "0"), id="eval-ro"),
+        pytest.param(("SCAN", "0"), id="scan"),
+        pytest.param(("KEYS", "*"), id="keys"),
+        pytest.param(("GET", "secret"), id="other-key"),
+        pytest.param(("SET", "cogworker:layout", "1"), id="set-own-key"),
+        pytest.param(("LPUSH", "cogworker:{q:default}:queue", "x"), id="push-own-queue"),
+        pytest.param(("DEL", "cogworker:{q:default}:dead"), id="delete-own-key"),
+        pytest.param(("FLUSHALL",), id="flushall"),
+    ],
+)
+def test_the_dashboard_rules_refuse_all_but_reading_cogworkers_keys(
+    guarded: RedisServer, command: tuple[str, ...]
+) -> None:
+    """The dashboard's user can't load or run a script, list key names, read another
+    application's key, or write cogworker's."""
+    with guarded.client() as admin:
+        admin.set("secret", "another application's")
+    name, password, _ = documented_rules()["cogworker-dashboard"]
+    dashboard = redis.Redis(port=guarded.port, username=name, password=password)
+    with dashboard, pytest.raises(redis.exceptions.NoPermissionError):
+        dashboard.execute_command(*command)
 
 
 def _dead_job() -> dict[str, object]:

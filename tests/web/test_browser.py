@@ -254,3 +254,15 @@ def test_a_job_page_shows_its_job_moved_and_finds_it_again(tab: Tab, raw: redis.
     page.get_by_role("link", name="Search for it").click()
     expect(where).to_have_text("Retrying")
     assert "in=retries" in page.url
+
+
+def test_a_jid_holding_control_characters_opens_from_its_link(tab: Tab, raw: redis.Redis) -> None:
+    """A dead job whose jid holds a control character and a space at its end: its link (the
+    jid shown with the character escaped) opens its page, in Dead."""
+    entry = json.dumps({"class": "app.Send", "queue": "default", "jid": "odd\x01jid ",
+                        "args": [1], "retry": True, "created_at": 1.7e9})  # fmt: skip
+    add_to_set(raw, keys.dead("default"), {entry: 1.7e9})
+    page = tab.go("/dead")
+    page.get_by_role("link", name="odd\\u0001jid").click()
+    expect(page.locator(".cw-job-where .tag").first).to_have_text("Dead")
+    assert "in=dead" in page.url

@@ -70,6 +70,24 @@ def test_a_queued_job_is_found_after_jobs_before_it_ran(web: Web, raw: redis.Red
     assert '">Enqueued</span>' in web.get(link).text
 
 
+def test_a_queued_job_page_reads_the_entries_nearest_its_link_first(
+    web: Web, raw: redis.Redis
+) -> None:
+    """The page of a job 2,500th in line, each entry ~1 KB, reads the hundred around the
+    link's index (the dashboard gets each entry it reads), not the 2,000 before it; with
+    200 jobs before it taken, it is found further on."""
+    padded = [_entry(f"queued{n:04d}")[:-1] + f', "pad": "{"p" * 1_000}"}}' for n in range(3_000)]
+    raw.sadd(keys.QUEUES, "default")
+    raw.lpush(keys.queue("default"), *padded)
+    link = "/job?jid=queued2500&in=queue&queue=default&at=2500"
+    web.get(link)  # the layout check, trusted from then on
+    before = raw.info("stats")["total_net_output_bytes"]
+    assert '">Enqueued</span>' in web.get(link).text
+    assert raw.info("stats")["total_net_output_bytes"] - before < 300_000
+    raw.rpop(keys.queue("default"), 200)
+    assert '">Enqueued</span>' in web.get(link).text
+
+
 def test_a_job_gone_from_where_the_link_said_is_moved_with_a_search(
     web: Web, raw: redis.Redis
 ) -> None:

@@ -52,9 +52,38 @@ def test_no_page_is_wider_than_a_phone(
             wide[name] = width
         phone_tab.shot(f"phone-{name}")
     assert wide == {}
-    header = phone_tab.page.locator(".cw-header").bounding_box()
-    assert header is not None
-    assert header["height"] < 60  # one row
+
+
+#: The nav's links a person can't see or tap where they are: outside the screen, or clipped
+#: (the point at a link's middle shows something else).
+_OUT_OF_REACH = """() => [...document.querySelectorAll(".cw-nav a")].filter((link) => {
+  const box = link.getBoundingClientRect();
+  const [x, y] = [box.left + box.width / 2, box.top + box.height / 2];
+  return box.left < 0 || box.right > innerWidth || document.elementFromPoint(x, y) !== link;
+}).map((link) => link.textContent.trim())"""
+
+
+def test_every_page_is_reachable_from_the_header_on_a_phone(
+    phone_tab: Tab, raw: redis.Redis
+) -> None:
+    """At 390 px every page's link in the header is on the screen and tappable (none behind
+    a strip that scrolls sideways), the header covers none of the page, and each link
+    opens its page."""
+    add_to_set(raw, "cogworker:{q:q}:dead", {json.dumps({"jid": "j1", "class": "app.A",
+               "queue": "q", "args": [], "retry": 0, "created_at": 1.7e9}): 1.7e9})  # fmt: skip
+    page = phone_tab.go("/")
+    labels = page.locator(".cw-nav a").all_inner_texts()
+    assert len(labels) == 10
+    for label in labels:
+        assert page.evaluate(_OUT_OF_REACH) == [], label
+        page.locator(".cw-nav").get_by_role("link", name=label, exact=True).tap()
+        expect(page.locator("h1")).to_be_visible()
+        header = page.locator(".cw-header").bounding_box()
+        heading = page.locator("h1").bounding_box()
+        assert header is not None
+        assert heading is not None
+        assert heading["y"] >= header["y"] + header["height"], label
+        assert page.evaluate(_WIDTH) <= PHONE["width"], label
 
 
 def test_rows_are_one_line_and_a_long_cell_opens_on_click(tab: Tab, raw: redis.Redis) -> None:

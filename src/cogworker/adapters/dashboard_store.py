@@ -189,7 +189,13 @@ class DashboardStore:
 
     def layout(self) -> Verdict:
         """What this code makes of the key layout Redis holds (read only: one round trip)."""
-        return LayoutStore(self._client).verdict()
+        found = LayoutStore(self._client)
+        try:
+            return found.verdict()
+        except redis.exceptions.NoPermissionError:
+            # A read-only dashboard's ACL user may not SCAN (it lists every key name on the
+            # server); before anything has numbered the layout, the fixed old names decide.
+            return found.verdict(scan=False)
 
     def redis_info(self) -> dict[str, Any]:
         """The server, clients and memory sections of INFO, merged (one round trip).

@@ -67,17 +67,18 @@ class LayoutStore:
         }
         return frozenset(named | {name for name in members if layout.is_old(name, steps)})
 
-    def verdict(self, steps: tuple[Step, ...] = layout.STEPS) -> Verdict:
+    def verdict(self, steps: tuple[Step, ...] = layout.STEPS, *, scan: bool = True) -> Verdict:
         """What a process of this code does on this Redis (`domain.layout_verdicts.verdict`): the
         number and the old keys read in one round trip (an EXISTS each: single-key); with
-        no number, a scan for a member of each family too, stopping at the first."""
+        no number, a scan for a member of each family too, stopping at the first (unless
+        `scan` is False: the fixed names then decide alone)."""
         names = layout.old_names(steps)
         pipe = self.client.pipeline(transaction=False)
         pipe.get(keys.LAYOUT)
         for name in names:
             pipe.exists(name)
         raw, *found = pipe.execute()
-        members = self._first_members(steps) if raw is None else []
+        members = self._first_members(steps) if raw is None and scan else []
         return _verdict(raw, names, found, members, steps)
 
     def _first_members(self, steps: tuple[Step, ...]) -> list[str]:

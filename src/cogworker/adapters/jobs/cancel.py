@@ -3,7 +3,7 @@ one off in one script (see cancel.lua).
 
 Nothing indexes jobs by jid, so each place is searched: every registered
 queue's next `QUEUE_SEARCH_DEPTH` jobs and each process's in-progress list
-(the text found server-side, `FIND_CHUNK` entries per call), and every queue's scheduled and
+(an LRANGE of `FIND_CHUNK` entries per call, sieved for the jid), and every queue's scheduled and
 retry sets (those of `cogworker:parts`, `adapters.parts`) by
 `ZSCAN MATCH` on the jid, `ZSCAN_COUNT` entries per call.  Each hit is decoded and its jid
 compared.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import re
 import secrets
@@ -53,11 +55,10 @@ from cogworker.app.web.routes import (
     sets,
     workers,
 )
-from cogworker.app.web.security import Authorizer, BasicAuth, host_name
+from cogworker.app.web.security import CSRF_COOKIE, Authorizer, BasicAuth, host_name
 from cogworker.exceptions import RedisRefusedError, RedisUnavailableError
 
 LOGGER = logging.getLogger("cogworker.dashboard")
-CSRF_COOKIE = "cogworker_csrf"
 #: Seconds the dashboard waits for Redis (every call it makes is short): a frozen Redis
 #: answers a page with a 503 in this time, not in the workers' 5 s socket timeout.
 READ_TIMEOUT = 2.0
@@ -229,6 +230,7 @@ def create_app(
     target = config.redis_target()
     redis_client = client or _connected(target)
     store = DashboardStore.on(redis_client, config.retention)
+    secret = csrf_secret or secrets.token_hex(32)
     dashboard = Dashboard(
         config=config,
         store=store,
@@ -236,6 +238,8 @@ def create_app(
         root=root,
         read_only=read_only,
         redis_label=target.label,
+        # Its own key, derived: a notice's seal can never pass for a CSRF token.
+        notice_key=hmac.new(secret.encode(), b"cogworker notices", hashlib.sha256).digest(),
     )
     litestar = Litestar(
         route_handlers=[
@@ -245,7 +249,7 @@ def create_app(
         ],
         template_config=_templates(),
         csrf_config=CSRFConfig(
-            secret=csrf_secret or secrets.token_hex(32),
+            secret=secret,
             cookie_name=CSRF_COOKIE,
             cookie_path=root or "/",
             cookie_httponly=True,

@@ -41,8 +41,8 @@ class DashboardApp:
     #: page of another site whose name resolves to 127.0.0.1 (DNS rebinding) would be
     #: same-origin with the dashboard, so `cogworker serve` then names its hosts.
     allowed_hosts: frozenset[str] | None = None
-    #: Refused sign-ins per client (its address as the ASGI server gives it: behind a
-    #: proxy, the address the proxy forwarded for, if the server trusts it).
+    #: Refused sign-ins per client address and user name (the address as the ASGI server
+    #: gives it: behind a proxy, the address the proxy forwarded for, if it trusts it).
     sign_ins: SignInBackoff = attrs.field(factory=SignInBackoff)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -80,21 +80,25 @@ class DashboardApp:
         return None if host in self.allowed_hosts else host
 
     def _auth_refusal(self, inner: dict[str, Any]) -> _Refusal | None:
-        """The response for a request that may not in (401, or 429 while its client waits
-        out its refused sign-ins), else None."""
+        """The response for a request that may not in (401, or 429 while its address is
+        past its bound or its wrong guesses are told to wait), else None."""
         if self.auth is None or inner["path"] in OPEN_PATHS:
             return None
-        client = (inner.get("client") or ("",))[0]
-        wait = self.sign_ins.wait(client)
+        address = (inner.get("client") or ("",))[0]
+        wait = self.sign_ins.wait(address)
         if wait > 0:
-            return 429, _TOO_MANY, [(b"retry-after", str(math.ceil(wait)).encode())]
+            return _too_many(wait)
+        header = dict(inner["headers"]).get(b"authorization")
+        user = security.claimed_user(header.decode("latin-1")) if header is not None else ""
         if self.auth(ASGIConnection(cast("Scope", inner))):
-            self.sign_ins.signed_in(client)
+            self.sign_ins.signed_in(address, user)
             return None
         # A request without credentials is a browser asking for the prompt, not a guess.
-        if any(name == b"authorization" for name, _ in inner["headers"]):
-            self.sign_ins.refused(client)
-        return 401, b"Authentication required.", _CHALLENGE
+        if header is None:
+            return 401, b"Authentication required.", _CHALLENGE
+        wait = self.sign_ins.guess_wait(address, user)
+        self.sign_ins.refused(address, user)
+        return _too_many(wait) if wait > 0 else (401, b"Authentication required.", _CHALLENGE)
 
     def _routed(self, scope: Scope) -> dict[str, Any]:
         inner: dict[str, Any] = dict(scope)
@@ -122,6 +126,10 @@ _CHALLENGE = [(b"www-authenticate", b'Basic realm="cogworker", charset="UTF-8"')
 _TOO_MANY = b"Too many refused sign-ins from your address: wait, then try again."
 #: A refusal answered in plain text: status, body, extra headers.
 _Refusal = tuple[int, bytes, list[tuple[bytes, bytes]]]
+
+
+def _too_many(wait: float) -> _Refusal:
+    return 429, _TOO_MANY, [(b"retry-after", str(math.ceil(wait)).encode())]
 
 
 def _with_headers(send: Send, nonce: str, *, static: bool) -> Send:

@@ -20,6 +20,7 @@ from cogworker.app.version import VERSION as VERSION  # also read by routes/over
 from cogworker.app.web import notices
 from cogworker.app.web.asgi import NONCE_KEY
 from cogworker.app.web.bulk_runs import BulkRuns
+from cogworker.app.web.security import CSRF_COOKIE
 
 #: Nav entries: (path, label).
 NAV = (
@@ -49,6 +50,8 @@ class Dashboard:
     read_only: bool
     #: The Redis URL without its password, for the footer.
     redis_label: str
+    #: What seals the action notices (`notices.sealed`), made from the CSRF secret.
+    notice_key: bytes
     #: The actions on everything matching a filter, running or ended, in this process.
     bulk: BulkRuns = attrs.field(factory=BulkRuns)
 
@@ -127,7 +130,9 @@ def render(
         "path": request.url.path,
         "url": dash.url,
         "self_url": self_url(dash, request),
-        "notice": notices.sentence(query_of(request)),
+        "notice": notices.sentence(
+            query_of(request), dash.notice_key, _browser(request), request.url.path
+        ),
     }
     # Only pages with a live part answer a poll with it; others are whole pages.
     fragment = live and is_fragment(request)
@@ -147,6 +152,16 @@ def writable(request: Request[Any, Any, Any]) -> Dashboard:
     return dash
 
 
-def back(dash: Dashboard, path: str, **notice: str | int) -> Redirect:
-    """A 303 to `path` (a dashboard path) with the action's outcome for the notice banner."""
-    return Redirect(path=dash.url(path, notice), status_code=303)
+def back(request: Request[Any, Any, Any], path: str, **query: str | int) -> Redirect:
+    """A 303 to `path` (a dashboard path) with `query`, the action's outcome in it sealed
+    for this browser (`notices.sealed`)."""
+    dash = dashboard(request)
+    return Redirect(
+        path=dash.url(path, notices.sealed(dash.notice_key, _browser(request), path, query)),
+        status_code=303,
+    )
+
+
+def _browser(request: Request[Any, Any, Any]) -> str:
+    """What tells this browser apart: its CSRF cookie (an action's POST always has it)."""
+    return request.cookies.get(CSRF_COOKIE, "")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cogworker.app.web.entries import clip
-from cogworker.app.web.name_refs import class_ref, queue_ref
+from cogworker.app.web.name_refs import class_ref, jid_ref, queue_ref
 from cogworker.domain.class_metrics import RESOLUTION
 
 #: Characters that change how text around them is shown without being seen: bidirectional
@@ -136,4 +136,5 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "clip": clip,
     "queue_ref": queue_ref,
     "class_ref": class_ref,
+    "jid_ref": jid_ref,
 }

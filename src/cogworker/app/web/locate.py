@@ -96,9 +96,7 @@ def look_at(store: DashboardStore, jid: str, hint: Hint) -> Place | None:
         case Running():
             return _running(store, jid)
         case InQueue(queue=queue, index=index):
-            first = max(0, index - QUEUE_REACH)
-            found = store.queues.find(queue, jid, first, index - first + QUEUE_NEAR + 1)
-            return _queued(jid, queue, index, found)
+            return _in_queue(store, jid, queue, index)
         case InSet(slug=slug, cursor=cursor):
             return _in_set(store, jid, KINDS[slug], cursor)
         case _:
@@ -205,6 +203,19 @@ def _set_place(kind: SetKind, entry: Entry) -> Place:
     cursor = Cursor(score=entry.score, key=view.key, tie=entry.tie, part=entry.part)
     hint = InSet(slug=kind.slug, cursor=cursor)
     return Place(tag=SET_TAGS[kind.slug], view=view, hint=hint, slug=kind.slug)
+
+
+def _in_queue(store: DashboardStore, jid: str, queue: str, index: int) -> Place | None:
+    """The job `jid` in the window of `queue` a link's `index` names: first the entries
+    nearest the index, where a job of a queue that hasn't moved still is (a short read,
+    as each entry read comes to the dashboard), then the rest of the reach."""
+    near = max(0, index - QUEUE_NEAR)
+    nearest = store.queues.find(queue, jid, near, index - near + QUEUE_NEAR + 1)
+    found = _queued(jid, queue, index, nearest)
+    first = max(0, index - QUEUE_REACH)
+    if found is not None or near == first:
+        return found
+    return _queued(jid, queue, index, store.queues.find(queue, jid, first, near - first))
 
 
 def _queued(jid: str, queue: str, index: int, found: Sequence[bytes]) -> Place | None:

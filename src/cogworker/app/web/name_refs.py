@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
+from urllib.parse import quote
 
 from cogworker.adapters.dashboard_queues import QueueStore
 from cogworker.domain.queues import LONGEST_NAME
@@ -52,6 +53,13 @@ def queue_ref(name: str) -> str:
 def named_queue(queues: QueueStore, ref: str) -> str:
     """The queue `ref` names; a digest no registered queue has is a 404."""
     return named(ref, queues.names, LONGEST_NAME, "registered queue")
+
+
+def jid_ref(jid: str) -> str:
+    """What a form's hidden field sends to name the job `jid`: percent-encoded, so that any
+    jid comes back exactly (a form rewrites line breaks, and a page shows control
+    characters escaped); `params.jid_ref` reads it."""
+    return quote(jid, safe="")
 
 
 def class_ref(name: str) -> str:

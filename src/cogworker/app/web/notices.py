@@ -1,12 +1,19 @@
 """The banner an action leaves: what was done, and what was already gone.
 
-An action redirects to a page with `done=ACTION&n=..&gone=..&skipped=..`;
-the page turns those (checked like any parameter) into one sentence.
+An action redirects to a page with `done=ACTION&n=..&gone=..&skipped=..`
+and their seal, `sig`: an HMAC, under the dashboard's secret, of those
+values, the page's path and the browser's CSRF cookie.  The page turns
+them (checked like any parameter) into one sentence only if the seal
+holds, so a crafted link (`/dead?done=delete&n=10000000`) shows nothing,
+and a link sealed for one browser shows nothing in another.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Mapping, Sequence
+from urllib.parse import urlencode
 
 from cogworker.app.web import params
 
@@ -38,8 +45,36 @@ CANCELS = {
     "not found": "Nothing to cancel: no such job was found.",
     "already finished": "Nothing to cancel: the job had already finished.",
 }
-KEYS = ("done", "n", "gone", "skipped", "cancelled", *_REFUSALS)
+#: The parameters a notice is made of (sealed together).
+_SEALED = ("done", "n", "gone", "skipped", "cancelled", *_REFUSALS)
+#: The parameters of a notice and its seal (a poll leaves them out).
+KEYS = (*_SEALED, "sig")
 _LIMIT = 10_000_000
+
+
+def sealed(
+    key: bytes, browser: str, path: str, query: Mapping[str, str | int]
+) -> dict[str, str | int]:
+    """`query` (a redirect's to `path`), with the seal of its notice if it has one.
+
+    `browser`: the CSRF cookie of the browser the redirect is for.
+    """
+    notice = [(name, str(query[name])) for name in _SEALED if query.get(name, "") != ""]
+    return {**query, "sig": _seal(key, browser, path, notice)} if notice else dict(query)
+
+
+def _seal(key: bytes, browser: str, path: str, notice: list[tuple[str, str]]) -> str:
+    message = "\n".join((browser, path, urlencode(notice)))
+    return hmac.new(key, message.encode(), hashlib.sha256).hexdigest()
+
+
+def _is_sealed(values: Mapping[str, Sequence[str]], key: bytes, browser: str, path: str) -> bool:
+    """Whether the notice in `values` carries its seal for this browser and path."""
+    notice = [(name, value) for name in _SEALED for value in values.get(name, ())]
+    given = values.get("sig", [])
+    if len(given) != 1 or not browser:
+        return False
+    return hmac.compare_digest(given[0], _seal(key, browser, path, notice))
 
 
 _PLURALS = {
@@ -55,8 +90,13 @@ def _plural(count: int, noun: str) -> str:
     return f"{count:,} {noun if count == 1 else _PLURALS[noun]}"
 
 
-def sentence(values: Mapping[str, Sequence[str]]) -> str | None:
-    """The banner's text for the query, or None if no action was reported."""
+def sentence(
+    values: Mapping[str, Sequence[str]], key: bytes, browser: str, path: str
+) -> str | None:
+    """The banner's text for the query of a page at `path` in `browser` (its CSRF
+    cookie), or None if no action was reported, or the report isn't sealed for them."""
+    if not _is_sealed(values, key, browser, path):
+        return None
     cancelled = params.choice(values, "cancelled", (*CANCELS, ""), "")
     if cancelled:
         return CANCELS[cancelled]

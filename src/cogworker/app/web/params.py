@@ -26,9 +26,11 @@ Form = Annotated[dict[str, Any], Body(media_type=RequestEncodingType.URL_ENCODED
 
 #: The longest text a filter, jid or name parameter may be.
 MAX_TEXT = 200
-#: The longest cursor: a short text and a queue's name, each of its characters
+#: The longest jid parameter: more than any payload's jid a page lists whole.
+MAX_JID = 1000
+#: The longest cursor: a jid and a queue's name, each of its characters
 #: percent-encoded (up to 4 bytes of UTF-8, 3 characters each).
-MAX_CURSOR = MAX_TEXT + 12 * LONGEST_NAME
+MAX_CURSOR = 12 * (MAX_JID + LONGEST_NAME) + 64
 
 
 def form_values(data: Mapping[str, object]) -> dict[str, list[str]]:
@@ -60,6 +62,24 @@ def text(values: Mapping[str, Sequence[str]], name: str, *, limit: int = MAX_TEX
     if any(ord(char) < 32 for char in value):
         raise _bad(name, "contains control characters")
     return value.strip()
+
+
+def jid(values: Mapping[str, Sequence[str]], name: str, *, limit: int = MAX_JID) -> str:
+    """A jid ("" if absent), exactly as given: any jid a payload holds, control characters
+    and spaces at its ends included, names its job (links percent-encode it)."""
+    value = one(values, name) or ""
+    if len(value) > limit:
+        raise _bad(name, f"longer than {limit} characters")
+    return value
+
+
+def jid_ref(values: Mapping[str, Sequence[str]], name: str) -> str:
+    """A jid a form's hidden field sends percent-encoded (`name_refs.jid_ref`), "" if absent."""
+    try:
+        # Each character of the jid as up to 12 (4 bytes of UTF-8, 3 characters each).
+        return unquote(jid(values, name, limit=12 * MAX_JID), errors="strict")
+    except UnicodeDecodeError:
+        raise _bad(name, "not a percent-encoded jid") from None
 
 
 def choice(
@@ -109,6 +129,7 @@ def parse_cursor(value: str, name: str) -> Cursor:
     try:
         score = float(score_text)
         queue = unquote(part, errors="strict")
+        key = unquote(key, errors="strict")
     except ValueError:  # UnicodeDecodeError too
         raise _bad(name, "not a cursor") from None
     # Redis holds scores of +-inf (written as repr writes them), never NaN.

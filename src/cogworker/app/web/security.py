@@ -1,11 +1,12 @@
 """Who may see the dashboard, and what every response says to the browser.
 
 Rules of this module: credentials are compared in constant time and never
-echoed; a client whose credentials keep failing waits longer and longer
-before it may try again; every response gets the security headers,
-including errors and static files; a state-changing request from another
-site is refused before it reaches a route (Litestar's CSRF check then wants
-the token as well); over HTTPS cookies are `Secure`.
+echoed; wrong guesses are told to wait longer and longer while the right
+password still gets in, and an address's guesses are bounded; every
+response gets the security headers, including errors and static files; a
+state-changing request from another site is refused before it reaches a
+route (Litestar's CSRF check then wants the token as well); over HTTPS
+cookies are `Secure`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ AUTH_ENV = "COGWORKER_DASHBOARD_AUTH"
 #: The shortest password `cogworker serve` accepts on an address other than loopback.
 MIN_PASSWORD_LENGTH = 12
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: The longest start of a user name the sign-in back-off tells apart.
+LONGEST_USER = 200
+#: The cookie holding a browser's CSRF token.
+CSRF_COOKIE = "cogworker_csrf"
 
 Authorizer = Callable[[ASGIConnection[Any, Any, Any, Any]], bool]
 """A callable that says whether a request may see the dashboard."""
@@ -76,53 +81,105 @@ def _basic_credentials(header: str) -> tuple[str, str] | None:
     return (user, password) if sep else None
 
 
+def claimed_user(header: str) -> str:
+    """The user name an Authorization header claims ("" if it isn't readable basic auth)."""
+    given = _basic_credentials(header)
+    return given[0] if given is not None else ""
+
+
+@attrs.define
+class Refusals:
+    """Refused sign-ins per key, each key's forgotten `forget_after` seconds after its
+    latest refusal (or when told to); at most `keys` kept (the least recently refused
+    goes first), so many addresses or names can't grow it without bound."""
+
+    forget_after: float
+    keys: int
+    #: key -> (refusals, when the latest was)
+    _refused: OrderedDict[tuple[str, ...], tuple[int, float]] = attrs.field(factory=OrderedDict)
+
+    def latest(self, key: tuple[str, ...], now: float) -> tuple[int, float]:
+        """`key`'s refusals and the latest one's time, forgetting stale ones."""
+        refusals, last = self._refused.get(key, (0, now))
+        if now - last >= self.forget_after:
+            del self._refused[key]
+            return 0, now
+        return refusals, last
+
+    def add(self, key: tuple[str, ...], now: float) -> None:
+        """Count one more refusal of `key`."""
+        refusals, _ = self.latest(key, now)
+        self._refused.pop(key, None)
+        self._refused[key] = (refusals + 1, now)
+        while len(self._refused) > self.keys:
+            self._refused.popitem(last=False)
+
+    def forget(self, key: tuple[str, ...]) -> None:
+        """`key` starts again from no refusals."""
+        self._refused.pop(key, None)
+
+
 @attrs.define
 class SignInBackoff:
-    """Per client: after `free` refused sign-ins in a row, it must wait before the next
-    try, 1 s, then twice as long after each further refusal, up to `longest`.
+    """Failures are throttled, not successes, and an address's guesses are bounded.
 
-    A client is forgotten when it signs in, or `forget_after` seconds after its last
-    refusal; at most `clients` are remembered (the least recently refused goes first),
-    so many addresses can't grow it without bound.
+    After `free` refused sign-ins in a row of one (address, user name), that pair's
+    wrong guesses are answered 429 with a wait, 1 s, then twice as long after each
+    further refusal, up to `longest`; its right password still gets in, so someone
+    guessing from the operator's address (a NAT, an office proxy) doesn't lock the
+    operator out.  A wrong guess answered 429 is still a guess, so each address as a
+    whole is bounded too: after `most` refusals (whatever names), it waits the same
+    way before anything it sends is looked at, the right password included.
+
+    A pair's refusals are forgotten when it signs in; the address's only
+    `forget_after` seconds after its latest refusal (a sign-in doesn't lift the
+    guessers' bound).  At most `clients` of each are remembered.
     """
 
     free: int = 5
+    most: int = 50
     longest: float = 60.0
     forget_after: float = 900.0
     clients: int = 10_000
     clock: Callable[[], float] = time.monotonic
-    #: client -> (refusals in a row, when the latest was)
-    _refused: OrderedDict[str, tuple[int, float]] = attrs.field(factory=OrderedDict)
+    _by_user: Refusals = attrs.field(init=False)
+    _by_address: Refusals = attrs.field(init=False)
 
-    def wait(self, client: str) -> float:
-        """Seconds `client` must still wait before its credentials are looked at (0: none)."""
+    def __attrs_post_init__(self) -> None:
+        self._by_user = Refusals(forget_after=self.forget_after, keys=self.clients)
+        self._by_address = Refusals(forget_after=self.forget_after, keys=self.clients)
+
+    def wait(self, address: str) -> float:
+        """Seconds before anything `address` sends is looked at (0: none): its bound."""
+        return self._wait(self._by_address, (address,), self.most)
+
+    def guess_wait(self, address: str, user: str) -> float:
+        """Seconds a wrong guess of `user` from `address` is told to wait (0: none)."""
+        return self._wait(self._by_user, _pair(address, user), self.free)
+
+    def refused(self, address: str, user: str) -> None:
+        """Count one more wrong guess of `user` from `address`."""
         now = self.clock()
-        refusals, last = self._recent(client, now)
-        if refusals < self.free:
+        self._by_user.add(_pair(address, user), now)
+        self._by_address.add((address,), now)
+
+    def signed_in(self, address: str, user: str) -> None:
+        """`user` got in from `address`: that pair's refusals are forgotten."""
+        self._by_user.forget(_pair(address, user))
+
+    def _wait(self, refusals: Refusals, key: tuple[str, ...], free: int) -> float:
+        now = self.clock()
+        count, last = refusals.latest(key, now)
+        if count < free:
             return 0.0
-        delay = min(self.longest, 2.0 ** (refusals - self.free))
+        delay = min(self.longest, 2.0 ** (count - free))
         return max(0.0, last + delay - now)
 
-    def refused(self, client: str) -> None:
-        """Count one more refused sign-in of `client`."""
-        now = self.clock()
-        refusals, _ = self._recent(client, now)
-        self._refused.pop(client, None)
-        self._refused[client] = (refusals + 1, now)
-        while len(self._refused) > self.clients:
-            self._refused.popitem(last=False)
 
-    def _recent(self, client: str, now: float) -> tuple[int, float]:
-        """`client`'s refusals in a row and the latest one's time, forgetting stale ones."""
-        refusals, last = self._refused.get(client, (0, now))
-        if now - last >= self.forget_after:
-            del self._refused[client]
-            return 0, now
-        return refusals, last
-
-    def signed_in(self, client: str) -> None:
-        """`client` got in: its refusals are forgotten."""
-        self._refused.pop(client, None)
+def _pair(address: str, user: str) -> tuple[str, str]:
+    # A name as long as a header allows, kept for each of many clients, would take memory
+    # without bound: its start tells the user names people use apart.
+    return address, user[:LONGEST_USER]
 
 
 def secure_cookie(set_cookie: bytes) -> bytes:

@@ -13,7 +13,6 @@ from cogworker.app.web import notices, params
 from cogworker.app.web.bulk import BulkAction
 from cogworker.app.web.bulk_runs import BulkKey
 from cogworker.app.web.context import (
-    Dashboard,
     back,
     dashboard,
     query_of,
@@ -34,8 +33,8 @@ def _key(request: Request[Any, Any, Any], values: Mapping[str, Sequence[str]]) -
     return BulkKey(slug=kind.slug, action=action, where=filter_of(values))
 
 
-def _to_page(dash: Dashboard, key: BulkKey) -> Redirect:
-    return back(dash, f"/{key.slug}/bulk", action=key.action, **key.where.as_query())
+def _to_page(request: Request[Any, Any, Any], key: BulkKey) -> Redirect:
+    return back(request, f"/{key.slug}/bulk", action=key.action, **key.where.as_query())
 
 
 @get(PAGES, name="set-bulk-page")
@@ -67,7 +66,7 @@ def bulk_start(request: Request[Any, Any, Any], data: Form) -> Redirect:
     kind = KINDS[key.slug]
     action = BulkAction(store=dash.store, config=dash.config, kind=kind, action=key.action)
     dash.bulk.start(key, dash.store.sets.total(kind.name), action)
-    return _to_page(dash, key)
+    return _to_page(request, key)
 
 
 @post([f"{page}/cancel" for page in PAGES], name="set-bulk-cancel")
@@ -78,7 +77,7 @@ async def bulk_cancel(request: Request[Any, Any, Any], data: Form) -> Redirect:
     run = dash.bulk.get(key)
     if run is not None:
         run.cancel()
-    return _to_page(dash, key)
+    return _to_page(request, key)
 
 
 @get([f"{page}/progress" for page in PAGES], name="set-bulk-progress")

@@ -28,12 +28,12 @@ def cancel(request: Request[Any, Any, Any], data: Form) -> Redirect:
     """Cancel the job `jid`; back to the job page or to Workers, with what happened."""
     dash = writable(request)
     form = params.form_values(data)
-    jid = params.text(form, "jid", limit=200)
+    jid = params.jid_ref(form, "jid")
     returning = params.choice(form, "back", RETURNS, "job")
     try:
         result = dash.client.cancel(jid)
     except ValueError as error:  # not something a jid can be: say which value
         raise ValidationException(str(error)) from error
     if returning == "workers":
-        return back(dash, "/workers", cancelled=result.value)
-    return back(dash, "/job", jid=jid, cancelled=result.value)
+        return back(request, "/workers", cancelled=result.value)
+    return back(request, "/job", jid=jid, cancelled=result.value)

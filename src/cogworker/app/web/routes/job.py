@@ -92,7 +92,7 @@ def job(request: Request[Any, Any, Any]) -> Template | Redirect:
     """Everything known about one jid: where a link says it is (`app.web.job_hint`), or
     searched for, then shown where it was found (so that polls look there only)."""
     query = query_of(request)
-    jid = params.text(query, "jid")
+    jid = params.jid(query, "jid")
     if not jid:
         return render(request, "job_missing", title="Go to a job", jid="")
     dash = dashboard(request)
@@ -168,7 +168,7 @@ def _work(dash: Dashboard, place: Place, now: float) -> Work:
 @threaded
 def history(request: Request[Any, Any, Any]) -> Template:
     """Every recorded run of one jid, newest first."""
-    jid = params.text(query_of(request), "jid")
+    jid = params.jid(query_of(request), "jid")
     store = dashboard(request).store
     runs = store.history(jid) if jid else []
     return render(request, "history", title=f"History of {jid}", jid=jid, runs=runs)
@@ -179,7 +179,7 @@ def history(request: Request[Any, Any, Any]) -> Template:
 def raw(request: Request[Any, Any, Any]) -> Response[bytes]:
     """A job's entry as stored, in full: shown as text, or downloaded (`download=1`)."""
     query = query_of(request)
-    jid = params.text(query, "jid")
+    jid = params.jid(query, "jid")
     store = dashboard(request).store
     hint = hint_of(query, store.queues)
     place = None if not jid else look_at(store, jid, hint) if hint else locate(store, jid)

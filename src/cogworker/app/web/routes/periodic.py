@@ -55,10 +55,10 @@ def enqueue_now(request: Request[Any, Any, Any], data: Form) -> Redirect:
     name = params.text(params.form_values(data), "name", limit=500)
     run = dash.client.enqueue_periodic(name)
     if run.outcome == "enqueued":
-        return back(dash, "/periodic", done="enqueue", n=1)
+        return back(request, "/periodic", done="enqueue", n=1)
     if run.outcome == "unknown":
-        return back(dash, "/periodic", done="enqueue", n=0, gone=1)
-    return back(dash, "/periodic", done="enqueue", n=0, **{run.outcome: 1})
+        return back(request, "/periodic", done="enqueue", n=0, gone=1)
+    return back(request, "/periodic", done="enqueue", n=0, **{run.outcome: 1})
 
 
 @post("/periodic/remove", name="periodic-remove")
@@ -69,4 +69,4 @@ def remove(request: Request[Any, Any, Any], data: Form) -> Redirect:
     dash = writable(request)
     name = params.text(params.form_values(data), "name", limit=500)
     removed = PeriodicStore(dash.client.redis).remove([name])
-    return back(dash, "/periodic", done="remove", n=len(removed), gone=1 - len(removed))
+    return back(request, "/periodic", done="remove", n=len(removed), gone=1 - len(removed))

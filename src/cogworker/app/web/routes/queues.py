@@ -76,7 +76,7 @@ def clear(request: Request[Any, Any, Any], data: Form) -> Redirect:
     dash = writable(request)
     name = named_queue(dash.store.queues, params.text(params.form_values(data), "name", limit=500))
     deleted = clear_queue(dash.store.queues, name) if name else 0
-    return back(dash, "/queues", done="clear", n=deleted)
+    return back(request, "/queues", done="clear", n=deleted)
 
 
 @post("/queue/delete", name="queue-delete")
@@ -89,7 +89,12 @@ def delete(request: Request[Any, Any, Any], data: Form) -> Redirect:
     name = named_queue(queues, params.text(form, "name", limit=500))
     deleted = delete_queued(queues, name, params.text(form, "key", limit=200))
     return back(
-        dash, "/queue", name=queue_ref(name), done="delete", n=int(deleted), gone=int(not deleted)
+        request,
+        "/queue",
+        name=queue_ref(name),
+        done="delete",
+        n=int(deleted),
+        gone=int(not deleted),
     )
 
 
@@ -112,4 +117,4 @@ def _set_paused(request: Request[Any, Any, Any], data: Form, *, paused: bool) ->
     queues = dash.store.queues
     name = named_queue(queues, params.text(params.form_values(data), "name", limit=500))
     changed = queues.set_paused(name, paused=paused) if name else False
-    return back(dash, "/queues", done="pause" if paused else "unpause", n=int(changed))
+    return back(request, "/queues", done="pause" if paused else "unpause", n=int(changed))

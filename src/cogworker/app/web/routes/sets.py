@@ -12,7 +12,6 @@ from litestar.response import Redirect, Template
 
 from cogworker.app.web import paging, params
 from cogworker.app.web.context import (
-    Dashboard,
     back,
     dashboard,
     query_of,
@@ -100,21 +99,24 @@ def act(request: Request[Any, Any, Any], data: Form) -> Redirect:
     if len(tokens) > MAX_SELECTED:
         raise ValidationException(f"at most {MAX_SELECTED} entries at once")
     if not tokens:
-        return _back(dash, kind, form, done="none")
+        return _back(request, kind, form, done="none")
     cursors = [params.parse_cursor(token, "e") for token in tokens]
     views, gone = resolve(dash.store.sets, kind, cursors)
     outcome = apply(dash.store, dash.config, kind, action, views, dash.store.now())
     total_gone = outcome.gone + gone
     return _back(
-        dash, kind, form, done=action, n=outcome.done, gone=total_gone, skipped=outcome.skipped
+        request, kind, form, done=action, n=outcome.done, gone=total_gone, skipped=outcome.skipped
     )
 
 
 def _back(
-    dash: Dashboard, kind: SetKind, form: Mapping[str, Sequence[str]], **notice: str | int
+    request: Request[Any, Any, Any],
+    kind: SetKind,
+    form: Mapping[str, Sequence[str]],
+    **notice: str | int,
 ) -> Redirect:
     """Back where the form was: the job page it came from, or the set page with its filter."""
-    jid = params.text(form, "back_jid")
+    jid = params.jid_ref(form, "back_jid")
     if jid:
-        return back(dash, "/job", jid=jid, **notice)
-    return back(dash, f"/{kind.slug}", **filter_of(form).as_query(), **notice)
+        return back(request, "/job", jid=jid, **notice)
+    return back(request, f"/{kind.slug}", **filter_of(form).as_query(), **notice)

@@ -45,9 +45,9 @@ def signal(request: Request[Any, Any, Any], data: Form) -> Redirect:
     action = params.choice(form, "signal", SIGNALS, "")
     identity = params.text(form, "identity", limit=500)
     if not action or not identity:
-        return back(dash, "/workers", done="none")
+        return back(request, "/workers", done="none")
     sent = dash.store.processes.signal(identity, action)
-    return back(dash, "/workers", done=action, n=int(sent), gone=int(not sent))
+    return back(request, "/workers", done=action, n=int(sent), gone=int(not sent))
 
 
 @post("/workers/signal-all", name="workers-signal-all")
@@ -58,8 +58,8 @@ def signal_all(request: Request[Any, Any, Any], data: Form) -> Redirect:
     form = params.form_values(data)
     action = params.choice(form, "signal", ("quiet", "stop"), "")
     if not action:
-        return back(dash, "/workers", done="none")
+        return back(request, "/workers", done="none")
     processes = dash.store.processes
     identities = processes.identities()
     sent = sum(processes.signal(identity, action) for identity in identities)
-    return back(dash, "/workers", done=action, n=sent, gone=len(identities) - sent)
+    return back(request, "/workers", done=action, n=sent, gone=len(identities) - sent)
