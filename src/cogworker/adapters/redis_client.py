@@ -11,15 +11,16 @@ twins (`redis.asyncio.RedisCluster`, its `ClusterPipeline`) share all of this.
 
 The connection factory builds every cluster client as a `ClusterClient`: a
 `redis.RedisCluster` that raises the errors redis-py's cluster client gives
-for an outage (`CLUSTER_OUTAGES`) as `redis.ConnectionError`:
+for an outage (`is_cluster_outage`) as `redis.ConnectionError`:
 `SlotNotCoveredError` (a slot without a primary), `RedisClusterUnreachableError`
 (no node answers), and a bare `RedisClusterException` from the topology
 refresh a command runs after `CLUSTERDOWN` ("All slots are not covered": a
 shard lost and its slots not yet given to another primary; "could not agree":
-nodes with different maps mid-change).  None is a `redis.RedisError`, and
-every Redis call of a worker's threads is handled as one: a settlement
-escaping its `except redis.RedisError` left its job in progress under a live
-process, which nothing recovers until that process stops.  Like a
+nodes with different maps mid-change).  None is a `redis.RedisError`, the
+one kind the worker handles as Redis being away: one escaping a
+settlement's `except redis.RedisError` would leave its job in progress
+under a live process, which nothing recovers until that process stops,
+and a loop's catch-all logs it as an internal error.  Like a
 connection error, they leave unknown whether the command ran, and like one
 they are never re-sent here: a cluster's pipeline doesn't send a command
 again whose node failed, which redis-py's does.  redis-py's subclasses of
