@@ -99,8 +99,9 @@ def test_a_primary_killed_mid_drain_fails_over_and_every_job_ends(
     own_cluster: LocalCluster, cogworker_factory: CogworkerFactory, tmp_path: Path
 ) -> None:
     """kill -9 of `critical`'s primary (its replica holds every push): the replica is
-    promoted, both workers live through it, every job ends and nothing is left anywhere; a
-    job run twice is one of `critical`'s, whose fetch or settlement the failover lost."""
+    promoted, both workers live through it, every job ends (0 lost) and nothing is left
+    anywhere; a job run twice is one of `critical`'s started before the promotion, whose
+    fetch or settlement the failover lost: none fetched from the promoted replica."""
     url, oracle_file = cluster_url(own_cluster), tmp_path / "oracle"
     critical, default = enqueue_both(url)
     victim = primary_of(own_cluster, keys.queue("critical"))
@@ -111,6 +112,8 @@ def test_a_primary_killed_mid_drain_fails_over_and_every_job_ends(
 
     victim.kill()
     own_cluster.wait_until_ok()  # the replica promoted
+    assert primary_of(own_cluster, keys.queue("critical")) is not victim
+    started_by_the_promotion = set(oracle.runs(oracle_file)[0])
     wait_until_drained(own_cluster, oracle_file, critical + default, DRAIN_TIMEOUT)
     assert_alive_and_well(workers)
     stop_all(*workers)
@@ -118,6 +121,8 @@ def test_a_primary_killed_mid_drain_fails_over_and_every_job_ends(
     starts, _ends = oracle.runs(oracle_file)
     again = {jid for jid, count in starts.items() if count > 1}
     assert again <= set(critical), f"runs twice on the primary that lived: {again - set(critical)}"
+    late = again - started_by_the_promotion
+    assert not late, f"runs twice, fetched from the promoted replica: {late}"
     assert max(starts.values()) <= 2, starts.most_common(3)
     with own_cluster.client() as inspect:
         oracle.assert_each_in_one_place(inspect, critical + default, done=set(critical + default))

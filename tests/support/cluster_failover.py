@@ -118,3 +118,54 @@ def restart_every_node(cluster: LocalCluster, workers: Sequence[CogworkerProcess
 
 #: The name of what redis-py's cluster client raises once no node answers its refresh.
 _UNREACHABLE = "RedisClusterUnreachableError"
+
+
+@attrs.frozen
+class LostShard:
+    """A shard `lose_shard` killed: its slot ranges (first, last), none served now."""
+
+    ranges: tuple[tuple[int, int], ...]
+
+
+def lose_shard(cluster: LocalCluster, key: str) -> LostShard:
+    """kill -9 the primary of `key`'s slot and its replicas, and have every other node
+    forget them, as an operator removes a lost shard: its slots are served by nobody."""
+    primary = primary_of(cluster, key)
+    with primary.client(socket_timeout=5.0) as client:
+        own = client.execute_command("CLUSTER", "MYID").decode()
+        ranges = _own_slot_ranges(client.execute_command("CLUSTER", "NODES").decode())
+        replicas = client.execute_command("CLUSTER", "REPLICAS", own)
+        ids = {own} | {line.decode().split()[0] for line in replicas}
+    lost = [node for node in cluster.nodes if _node_id(node) in ids]
+    assert len(lost) == 1 + cluster.replicas, f"{len(lost)} nodes of the shard found"
+    for node in lost:
+        node.kill()
+    for node in cluster.nodes:
+        if node.is_running:
+            with node.client(socket_timeout=5.0) as client:
+                for gone in ids:
+                    client.execute_command("CLUSTER", "FORGET", gone)
+    return LostShard(ranges=ranges)
+
+
+def give_slots(cluster: LocalCluster, lost: LostShard, keeper: RedisServer) -> None:
+    """Give `lost`'s slots to the primary `keeper` (empty: the shard's data died with it),
+    and wait until the cluster is ok again."""
+    with keeper.client(socket_timeout=5.0) as client:
+        for first, last in lost.ranges:
+            client.execute_command("CLUSTER", "ADDSLOTSRANGE", first, last)
+        client.execute_command("CLUSTER", "BUMPEPOCH")
+    cluster.wait_until_ok()
+
+
+def _node_id(node: RedisServer) -> str:
+    """`node`'s cluster id."""
+    with node.client(socket_timeout=5.0) as client:
+        return str(client.execute_command("CLUSTER", "MYID").decode())
+
+
+def _own_slot_ranges(nodes: str) -> tuple[tuple[int, int], ...]:
+    """The slot ranges of the `myself` line of a `CLUSTER NODES` answer."""
+    line = next(line for line in nodes.splitlines() if "myself" in line.split()[2])
+    ranges = (part.partition("-") for part in line.split()[8:] if not part.startswith("["))
+    return tuple((int(first), int(last or first)) for first, _, last in ranges)

@@ -21,7 +21,8 @@ redis-py's cluster client follows MOVED and ASK redirects and waits out
 TRYAGAIN (a refused command did not run, so sending it where the slot lives
 can't apply it twice), and re-sends nothing after a connection error or a
 timeout (`retry` with no retries).  Its outages (a slot without a primary
-mid-failover, no node answering) are raised as connection errors, made or not
+mid-failover, no node answering, a topology refresh finding slots no node
+serves) are raised as connection errors, made or not
 (`redis_client.ClusterClient`).
 """
 

@@ -10,14 +10,22 @@ the command by name, which it routes by its keys like any other.  The asyncio
 twins (`redis.asyncio.RedisCluster`, its `ClusterPipeline`) share all of this.
 
 The connection factory builds every cluster client as a `ClusterClient`: a
-`redis.RedisCluster` that raises the two errors redis-py's cluster client
-gives for an outage, `SlotNotCoveredError` (a slot without a primary, mid-
-failover) and `RedisClusterUnreachableError` (no node answers), as
-`redis.ConnectionError`.  They are not `redis.RedisError`s, and every loop of
-a worker backs off on `RedisError`: one of them would end the thread, and its
-process with it.  Like a connection error, they leave unknown whether the
-command ran, and like one they are never re-sent here: a cluster's pipeline
-doesn't send a command again whose node failed, which redis-py's does.
+`redis.RedisCluster` that raises the errors redis-py's cluster client gives
+for an outage (`is_cluster_outage`) as `redis.ConnectionError`:
+`SlotNotCoveredError` (a slot without a primary), `RedisClusterUnreachableError`
+(no node answers), and a bare `RedisClusterException` from the topology
+refresh a command runs after `CLUSTERDOWN` ("All slots are not covered": a
+shard lost and its slots not yet given to another primary; "could not agree":
+nodes with different maps mid-change).  None is a `redis.RedisError`, the
+one kind the worker handles as Redis being away: one escaping a
+settlement's `except redis.RedisError` would leave its job in progress
+under a live process, which nothing recovers until that process stops,
+and a loop's catch-all logs it as an internal error.  Like a
+connection error, they leave unknown whether the command ran, and like one
+they are never re-sent here: a cluster's pipeline doesn't send a command
+again whose node failed, which redis-py's does.  redis-py's subclasses of
+`RedisClusterException` that name a misuse (a transaction across slots, a
+pipeline misused) pass as they are: no back-off makes them work.
 """
 
 from __future__ import annotations
@@ -41,11 +49,21 @@ AsyncRedisPipeline = redis.asyncio.client.Pipeline | redis.asyncio.cluster.Clust
 #: What redis-py's cluster client raises when it can't reach a slot's primary (the names
 #: this redis-py has: `RedisClusterUnreachableError` is redis-py 8.2's; cogworker imports,
 #: and runs on one server, with redis-py 5.0 and later, as Celery's and arq's pins need).
+#: A bare `RedisClusterException` is an outage too (see `is_cluster_outage`).
 CLUSTER_OUTAGES: tuple[type[Exception], ...] = tuple(
     getattr(redis.exceptions, name)
     for name in ("SlotNotCoveredError", "RedisClusterUnreachableError")
     if hasattr(redis.exceptions, name)
 )
+
+
+def is_cluster_outage(error: Exception) -> bool:
+    """Whether `error`, a `redis.RedisClusterException`, says the cluster can't serve now
+    (see the module's docstring): one of `CLUSTER_OUTAGES`, or the bare class, which
+    redis-py's topology refresh raises; not a subclass naming a misuse."""
+    return isinstance(error, CLUSTER_OUTAGES) or type(error) is redis.RedisClusterException
+
+
 #: The oldest redis-py whose cluster clients cogworker's are built on and tested with.
 CLUSTER_REDIS_PY = (8, 2)
 
@@ -63,10 +81,12 @@ def redis_py_version() -> tuple[int, ...]:
 
 @contextmanager
 def outage_as_connection_error() -> Iterator[None]:
-    """Raise a cluster outage (`CLUSTER_OUTAGES`) met inside as `redis.ConnectionError`."""
+    """Raise a cluster outage (`is_cluster_outage`) met inside as `redis.ConnectionError`."""
     try:
         yield
-    except CLUSTER_OUTAGES as error:
+    except redis.RedisClusterException as error:
+        if not is_cluster_outage(error):
+            raise
         raise redis.ConnectionError(f"{type(error).__name__}: {error}") from error
 
 
