@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import socket
 import time
 from collections.abc import Generator
@@ -101,6 +102,21 @@ class ReadsSocketOnce(StuckOnce):
         reader.recv(1)
 
 
+#: How long `FreezesInCOnce` holds the GIL: far past its limit and grace, and past the
+#: pulse's judging it frozen.
+FREEZE_SECONDS = 20
+
+
+class FreezesInCOnce(StuckOnce):
+    """Sleeps in libc's `sleep()` called through `ctypes.PyDLL`, which keeps the GIL (as a
+    C extension or a catastrophic regex does): its whole process freezes, the watchdog
+    thread with it."""
+
+    def block(self) -> None:
+        """Hold the GIL for FREEZE_SECONDS."""
+        ctypes.PyDLL(None).sleep(FREEZE_SECONDS)
+
+
 class StuckAfterGate(RetriedSoon, track_status=True, timeout=0.5):
     """Its first run waits for its gate file (ignoring its limit's exception), then sleeps
     in C; its retry returns."""
@@ -150,6 +166,7 @@ register(
     LoopsPastLimitOnce,
     KilledAtLimit,
     SleepsInCOnce,
+    FreezesInCOnce,
     Naps,
     NapsWithin,
     NapsWithinLonger,

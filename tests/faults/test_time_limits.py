@@ -8,6 +8,7 @@ from __future__ import annotations
 import collections
 import json
 import random
+import signal
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.support.async_variants import KINDS, Kind, of_kind
 from tests.support.processes import wait_until
 from tests.support.redis_server import RedisServer
-from tests.support.topology_marks import on_both_topologies
+from tests.support.topology_marks import on_both_topologies, single_node_only
 
 APP = "tests.faults.jobs_timeouts:config"
 #: What a client meets while its Redis restarts.
@@ -144,6 +145,42 @@ def test_a_job_stuck_in_c_is_filed_and_its_process_replaced(
     log = supervisor.log_text()
     assert f"exit code {HARD_TIMEOUT_EXIT}" in log
     assert log.count("supervisor: worker process") >= 4
+    oracle.assert_nothing_left_behind(inspect)
+
+
+@single_node_only  # the pulse's path is the same on a cluster; one topology keeps it cheap
+def test_a_job_holding_the_gil_past_its_limit_is_ended_by_the_pulse(
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    kind: Kind,
+) -> None:
+    """A job holding the GIL in C (libc sleep through ctypes.PyDLL) freezes its process,
+    watchdog included: past limit and grace, the pulse kills the process and marks the
+    run; the next worker files that run as timed out (hard; retry_in retries it) rather
+    than running it as an orphan, recovers the process's other job as an orphan, and both
+    complete there: the frozen run is never acknowledged."""
+    frozen = start_worker(APP)
+    registered(inspect, 1)
+    other = str(client.enqueue(jobs_timeouts.Naps, 3))
+    wait_until(lambda: starts_of(oracle_file, other) == 1, 20, message=frozen.log_tail)
+    jid = str(client.enqueue(of_kind(jobs_timeouts.FreezesInCOnce, kind)))
+    assert frozen.wait_for_exit(jobs_timeouts.FREEZE_SECONDS - 5) == -signal.SIGKILL
+    assert "frozen past the hard time limit of job" in frozen.log_text()
+    fresh = start_worker(APP)
+    for done in (jid, other):
+        wait_until(lambda done=done: client.status(done) == "complete", 60, message=fresh.log_tail)
+    stop_all(fresh)
+    assert start_pids(oracle_file, jid)[0] != start_pids(oracle_file, jid)[1]
+    [failed] = attempts(inspect, jid)
+    assert (failed["outcome"], failed["timed_out"]) == ("retrying", "hard")
+    assert failed["error_class"] == "cogworker.exceptions.JobTimeoutError"
+    assert inspect.lrange("retry-in-saw", 0, -1) == [b"JobTimeoutError"]
+    starts, ends = oracle.runs(oracle_file)
+    assert (starts[jid], ends[jid]) == (2, 1)
+    assert (starts[other], ends[other]) == (2, 1)  # recovered as after any kill -9
+    assert attempts(inspect, other) == []
     oracle.assert_nothing_left_behind(inspect)
 
 

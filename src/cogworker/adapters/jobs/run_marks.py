@@ -65,6 +65,10 @@ class MarkStore:
         """Note that `jid`'s run (a job of `queue`) was told to cancel."""
         self.client.set(keys.cancel_mark(queue, jid), "1", ex=MARK_TTL)
 
+    def forget(self, queue: str, jid: str) -> None:
+        """Delete `jid`'s marks (its marked run is filed: a later run starts unmarked)."""
+        self.client.delete(keys.cancel_mark(queue, jid), keys.hard_timeout_mark(queue, jid))
+
     def marks_of(self, queue: str, jids: Sequence[str]) -> dict[str, RunMarks]:
         """The marks of those of `jids` (jobs of `queue`) that carry any, by jid."""
         if not jids:

@@ -80,6 +80,7 @@ class MarkedEnds:
         holder = keys.in_progress(queue, identity)
         if not self.settles.settle_from(holder, raw, queue, True, outcome_record(decided), now):
             return False  # another reconciler filed or requeued it first
+        self.marks.forget(queue, job.jid)
         self.logger.warning(
             "a run of gone process %s filed at its recovery: %s",
             identity,
