@@ -58,6 +58,9 @@ class MarkedEnds:
         filed = 0
         for jid, marks in self.marks.marks_of(queue, sorted(jobs)).items():
             raw, job = jobs[jid]
+            if not marks.cancelled and _later_run(job, marks.hard_timeout):
+                self.marks.forget(queue, jid)  # left by a run settled after all: requeued
+                continue
             filed += self._file(identity, queue, raw, job, marks)
         return filed
 
@@ -92,6 +95,14 @@ class MarkedEnds:
             notice = DeathNotice(entry=entry, exception=attempt.error, job_class=job_class)
             notify(notice, self.config.death_handlers, self.logger)
         return True
+
+
+def _later_run(job: JobRecord, mark: HardTimeout | None) -> bool:
+    """Whether `job`, as held, is a run that failed after the run `mark` was written for
+    started: that run was settled after all (its pulse judged it frozen as its watchdog
+    filed it), and this later one is a plain orphan."""
+    last_failed = job.retried_at if job.retried_at is not None else job.failed_at
+    return mark is not None and last_failed is not None and last_failed >= mark.started_at
 
 
 def _timed_out(job: JobRecord, job_class: type | None, mark: HardTimeout, now: float) -> Attempt:

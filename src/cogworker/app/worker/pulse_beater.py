@@ -90,17 +90,24 @@ def watch(settings: dict[str, Any], told: bytes) -> None:
     told = take_lines(told, watched)
     beater = Beater(settings)
     next_beat = time.monotonic() + interval
+    stopped_until = 0.0  # a stopped worker is looked at again an interval later, no sooner
     while True:
-        wake = min([next_beat, *(run[0] + settings["frozen_after"] for run in watched.values())])
+        frozen_at = (run[0] + settings["frozen_after"] for run in watched.values())
+        wake = max(min([next_beat, *frozen_at]), stopped_until)
         if select.select([0], [], [], max(0.0, wake - time.monotonic()))[0]:
             told = take_lines(told + read_some(), watched)
         now = time.monotonic()
         if os.getppid() != worker:
             return
         if is_stopped(worker):
-            next_beat = now + interval
+            next_beat = stopped_until = now + interval
+            # Not frozen by a job: once resumed, its watchdog gets its time to act.
+            watched = {jid: (max(run[0], now), *run[1:]) for jid, run in watched.items()}
             continue
         frozen = [run for run in watched.values() if run[0] + settings["frozen_after"] <= now]
+        if frozen and select.select([0], [], [], 0)[0]:
+            told = take_lines(told + read_some(), watched)  # a claim told just now: look again
+            continue
         if frozen:
             end_frozen(settings, beater, frozen)
             return
