@@ -133,6 +133,38 @@ class StuckAfterGate(RetriedSoon, track_status=True, timeout=0.5):
         note("end", self.jid)
 
 
+#: A limit of 1 s and a grace of 0.5 s: the hard deadline comes 1.5 s into a run.
+settling_config = attrs.evolve(config, timeout_grace=0.5)
+#: How long `EndsNearItsHardLimit` pauses Redis's writes.
+PAUSE_MS = 2500
+
+
+class EndsNearItsHardLimit(cogworker.Job, track_status=True, timeout=1.0, retry=0):
+    """Ignores its limit's `JobTimeoutError` (in Python: the watchdog's filing at the hard
+    deadline is what ends it), pauses every write to Redis for PAUSE_MS (`CLIENT PAUSE
+    WRITE`) `pause_at` seconds into its run, and ends at `end_at`: raising if `raises`,
+    else returning.  Never retried: a run that fails is dead."""
+
+    def perform(self, pause_at: float, end_at: float, raises: bool) -> None:
+        """Wait for `end_at`, pausing the writes on the way; then end."""
+        note("start", self.jid)
+        began, paused = time.monotonic(), False
+        while True:
+            try:
+                elapsed = time.monotonic() - began
+                if not paused and elapsed >= pause_at:
+                    side_effects().execute_command("CLIENT", "PAUSE", PAUSE_MS, "WRITE")
+                    paused = True
+                if elapsed >= end_at:
+                    break
+                time.sleep(0.002)
+            except cogworker.JobTimeoutError:
+                continue
+        note("end", self.jid)
+        if raises:
+            raise RuntimeError("ends by raising, as its writes are paused")
+
+
 class Naps(Paced, track_status=True):
     """Naps `seconds` in short pauses, then ends; a limit (a subclass's) may stop it first."""
 
@@ -167,6 +199,7 @@ register(
     KilledAtLimit,
     SleepsInCOnce,
     FreezesInCOnce,
+    EndsNearItsHardLimit,
     Naps,
     NapsWithin,
     NapsWithinLonger,
