@@ -78,7 +78,7 @@ RUN_AND_LIST = """
 import sys
 beater, listing = sys.argv[1], sys.argv[2]
 with open(beater) as source:
-    exec(compile(source.read(), beater, "exec"), {"__name__": "__main__"})
+    exec(compile(source.read(), beater, "exec"), {"__name__": "__main__", "__file__": beater})
 with open(listing, "w") as out:
     out.write("\\n".join(sorted(sys.modules)))
 """

@@ -3,6 +3,11 @@ runner and the watchdog, and a stale look never touches a later run."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
+from cogworker.adapters import redis_keys as keys
+from cogworker.app.worker import pulse
 from cogworker.app.worker.state import RunningJob, WorkerState
 from cogworker.exceptions import JobTimeoutError
 
@@ -50,3 +55,23 @@ def test_a_stale_look_claims_and_interrupts_nothing() -> None:
     assert state.interrupts.requested("j1") is None
     assert state.interrupt_running("processor-0", "j2", JobTimeoutError)
     assert state.interrupts.requested("j2") is JobTimeoutError
+
+
+def test_the_pulse_is_told_each_limited_run_once_and_its_claim_once(tmp_path: Path) -> None:
+    """A run with a limit is told to the pulse as it starts (its hard deadline from now,
+    its mark) and forgotten once, at its claim (not again as it ends); a run without a
+    limit is never told."""
+    told = tmp_path / "told"
+    with told.open("wb") as sink:
+        companion = pulse.Pulse(subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=sink))
+    state = WorkerState(identity="h:1:a")
+    state.run_watcher = pulse.RunWatch(companion, grace=0.5, clock=lambda: 100.25)
+    running(state)
+    state.started("processor-1", RunningJob("j2", "app.Job", "q", RAW, 100.0))
+    assert state.claim_settlement("processor-0", "j1")
+    state.finished("processor-0")
+    state.finished("processor-1")
+    companion.stop()
+    plus, minus = told.read_text().splitlines()
+    assert plus == f"+ j1 1.25 100.0,1.0,0.5 {keys.hard_timeout_mark('q', 'j1')}"
+    assert minus == "- j1"

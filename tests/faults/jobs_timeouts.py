@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import socket
 import time
 from collections.abc import Generator
@@ -101,6 +102,21 @@ class ReadsSocketOnce(StuckOnce):
         reader.recv(1)
 
 
+#: How long `FreezesInCOnce` holds the GIL: far past its limit and grace, and past the
+#: pulse's judging it frozen.
+FREEZE_SECONDS = 20
+
+
+class FreezesInCOnce(StuckOnce):
+    """Sleeps in libc's `sleep()` called through `ctypes.PyDLL`, which keeps the GIL (as a
+    C extension or a catastrophic regex does): its whole process freezes, the watchdog
+    thread with it."""
+
+    def block(self) -> None:
+        """Hold the GIL for FREEZE_SECONDS."""
+        ctypes.PyDLL(None).sleep(FREEZE_SECONDS)
+
+
 class StuckAfterGate(RetriedSoon, track_status=True, timeout=0.5):
     """Its first run waits for its gate file (ignoring its limit's exception), then sleeps
     in C; its retry returns."""
@@ -115,6 +131,38 @@ class StuckAfterGate(RetriedSoon, track_status=True, timeout=0.5):
         if first:
             time.sleep(3600)
         note("end", self.jid)
+
+
+#: A limit of 1 s and a grace of 0.5 s: the hard deadline comes 1.5 s into a run.
+settling_config = attrs.evolve(config, timeout_grace=0.5)
+#: How long `EndsNearItsHardLimit` pauses Redis's writes.
+PAUSE_MS = 2500
+
+
+class EndsNearItsHardLimit(cogworker.Job, track_status=True, timeout=1.0, retry=0):
+    """Ignores its limit's `JobTimeoutError` (in Python: the watchdog's filing at the hard
+    deadline is what ends it), pauses every write to Redis for PAUSE_MS (`CLIENT PAUSE
+    WRITE`) `pause_at` seconds into its run, and ends at `end_at`: raising if `raises`,
+    else returning.  Never retried: a run that fails is dead."""
+
+    def perform(self, pause_at: float, end_at: float, raises: bool) -> None:
+        """Wait for `end_at`, pausing the writes on the way; then end."""
+        note("start", self.jid)
+        began, paused = time.monotonic(), False
+        while True:
+            try:
+                elapsed = time.monotonic() - began
+                if not paused and elapsed >= pause_at:
+                    side_effects().execute_command("CLIENT", "PAUSE", PAUSE_MS, "WRITE")
+                    paused = True
+                if elapsed >= end_at:
+                    break
+                time.sleep(0.002)
+            except cogworker.JobTimeoutError:
+                continue
+        note("end", self.jid)
+        if raises:
+            raise RuntimeError("ends by raising, as its writes are paused")
 
 
 class Naps(Paced, track_status=True):
@@ -150,6 +198,8 @@ register(
     LoopsPastLimitOnce,
     KilledAtLimit,
     SleepsInCOnce,
+    FreezesInCOnce,
+    EndsNearItsHardLimit,
     Naps,
     NapsWithin,
     NapsWithinLonger,

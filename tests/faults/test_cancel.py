@@ -134,3 +134,31 @@ def test_a_cancel_racing_the_runs_end_records_exactly_one_outcome(
     assert processed + removed == len(jids)
     assert int(inspect.get(keys.stat("default", "cancelled")) or 0) == len(cancelled)
     oracle.assert_nothing_left_behind(inspect)
+
+
+def test_a_cancel_sent_to_a_killed_holder_ends_the_job_at_its_recovery(
+    start_worker: StartWorker, client: cogworker.Client, inspect: redis.Redis, oracle_file: Path
+) -> None:
+    """The process running a job is killed (kill -9), then the job is cancelled while that
+    process is still registered: SIGNALLED, and the recovery of the orphan ends it as
+    cancelled (status, timeline, counter, its unique lock let go of) instead of running it
+    again to success elsewhere.  Sync only: the recovery, not the run, meets the cancel."""
+    worker = start_worker()
+    registered(inspect, 1)
+    gate = oracle_file.with_suffix(".gate")
+    jid = str(client.enqueue(jobs_limits.LoopsUntilCancelled, str(gate)))
+    wait_until(lambda: starts_of(oracle_file, jid) == 1, 20, message=worker.log_tail)
+    worker.kill()
+    assert client.cancel(jid) is CancelResult.SIGNALLED
+    gate.touch()  # a run started again would now return
+    fresh = start_worker()
+    wait_until(lambda: client.status(jid) == "cancelled", 60, message=fresh.log_tail)
+    after = str(client.enqueue(jobs.Count, 1))
+    wait_until(lambda: after in oracle.finished(oracle_file), 20, message=fresh.log_tail)
+    stop_all(fresh)
+    assert starts_of(oracle_file, jid) == 1
+    assert attempt_outcomes(inspect, jid) == ["cancelled"]
+    assert inspect.get(keys.stat("default", "cancelled")) == b"1"
+    assert client.cancel(jid) is CancelResult.ALREADY_FINISHED
+    assert not inspect.keys(keys.unique_lock("*", "*"))
+    oracle.assert_nothing_left_behind(inspect)

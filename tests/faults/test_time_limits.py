@@ -8,7 +8,8 @@ from __future__ import annotations
 import collections
 import json
 import random
-from collections.abc import Iterable
+import signal
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,9 @@ from cogworker.app.worker.stopping import HARD_TIMEOUT_EXIT
 from tests.faults import jobs, jobs_timeouts, oracle
 from tests.faults.conftest import StartWorker, registered, starts_of, stop_all
 from tests.support.async_variants import KINDS, Kind, of_kind
-from tests.support.processes import wait_until
+from tests.support.processes import CogworkerProcess, wait_until
 from tests.support.redis_server import RedisServer
-from tests.support.topology_marks import on_both_topologies
+from tests.support.topology_marks import on_both_topologies, single_node_only
 
 APP = "tests.faults.jobs_timeouts:config"
 #: What a client meets while its Redis restarts.
@@ -144,6 +145,96 @@ def test_a_job_stuck_in_c_is_filed_and_its_process_replaced(
     log = supervisor.log_text()
     assert f"exit code {HARD_TIMEOUT_EXIT}" in log
     assert log.count("supervisor: worker process") >= 4
+    oracle.assert_nothing_left_behind(inspect)
+
+
+@single_node_only  # the pulse's path is the same on a cluster; one topology keeps it cheap
+def test_a_job_holding_the_gil_past_its_limit_is_ended_by_the_pulse(
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    kind: Kind,
+) -> None:
+    """A job holding the GIL in C (libc sleep through ctypes.PyDLL) freezes its process,
+    watchdog included: past limit and grace, the pulse kills the process and marks the
+    run; the next worker files that run as timed out (hard; retry_in retries it) rather
+    than running it as an orphan, recovers the process's other job as an orphan, and both
+    complete there: the frozen run is never acknowledged."""
+    frozen = start_worker(APP)
+    registered(inspect, 1)
+    other = str(client.enqueue(jobs_timeouts.Naps, 3))
+    wait_until(lambda: starts_of(oracle_file, other) == 1, 20, message=frozen.log_tail)
+    jid = str(client.enqueue(of_kind(jobs_timeouts.FreezesInCOnce, kind)))
+    assert frozen.wait_for_exit(jobs_timeouts.FREEZE_SECONDS - 5) == -signal.SIGKILL
+    assert "frozen past the hard time limit of job" in frozen.log_text()
+    fresh = start_worker(APP)
+    for done in (jid, other):
+        wait_until(lambda done=done: client.status(done) == "complete", 60, message=fresh.log_tail)
+    stop_all(fresh)
+    assert start_pids(oracle_file, jid)[0] != start_pids(oracle_file, jid)[1]
+    [failed] = attempts(inspect, jid)
+    assert (failed["outcome"], failed["timed_out"]) == ("retrying", "hard")
+    assert failed["error_class"] == "cogworker.exceptions.JobTimeoutError"
+    assert inspect.lrange("retry-in-saw", 0, -1) == [b"JobTimeoutError"]
+    starts, ends = oracle.runs(oracle_file)
+    assert (starts[jid], ends[jid]) == (2, 1)
+    assert (starts[other], ends[other]) == (2, 1)  # recovered as after any kill -9
+    assert attempts(inspect, other) == []
+    oracle.assert_nothing_left_behind(inspect)
+
+
+#: (pause_at, end_at, raises) of `EndsNearItsHardLimit` runs: raising as its writes pause,
+#: before its limit; filed by the watchdog at its hard deadline (1.5 s) with its writes
+#: paused, ending on its own after; ending on its own just at its hard deadline.
+NEAR_THE_HARD_LIMIT = {
+    "raises-at-0.8s": (0.8, 0.8, True),
+    "filed-at-1.5s-ends-at-2s": (1.45, 2.0, True),
+    "ends-at-1.5s": (1.45, 1.5, False),
+}
+
+
+def logs(workers: list[CogworkerProcess]) -> Callable[[], str]:
+    """The tails of the `workers`' logs, for a failure's message."""
+    return lambda: "\n".join(worker.log_tail() for worker in workers)
+
+
+@single_node_only  # it pauses its server's writes (CLIENT PAUSE)
+@pytest.mark.parametrize("variant", list(NEAR_THE_HARD_LIMIT))
+def test_a_hard_limit_firing_while_the_run_settles_records_one_outcome(
+    start_worker: StartWorker,
+    client: cogworker.Client,
+    inspect: redis.Redis,
+    oracle_file: Path,
+    kind: Kind,
+    variant: str,
+) -> None:
+    """Redis's writes paused for 2.5 s (by the job, CLIENT PAUSE WRITE) as a run near its
+    hard limit settles (limit 1 s, grace 0.5 s), two workers up: its own settlement and
+    the watchdog's filing meet, and one wins (the claim in the process, the settle
+    script's check of the in-progress list in Redis): the job starts once and has one
+    outcome (dead or complete, one entry on its timeline if it failed), counted once;
+    a worker goes on."""
+    workers = [start_worker("tests.faults.jobs_timeouts:settling_config") for _ in range(2)]
+    registered(inspect, 2)
+    job_class = of_kind(jobs_timeouts.EndsNearItsHardLimit, kind)
+    jid = str(client.enqueue(job_class, *NEAR_THE_HARD_LIMIT[variant]))
+    wait_until(lambda: client.status(jid) in ("dead", "complete"), 60, message=logs(workers))
+    # One may exit after a hard timeout: the other goes on, and recovers what was left.
+    after = str(client.enqueue(jobs.Count, 1))
+    wait_until(lambda: after in oracle.finished(oracle_file), 30, message=logs(workers))
+    for worker in workers:
+        if "stuck past its time limit" in worker.log_text():
+            assert worker.wait_for_exit(30) == HARD_TIMEOUT_EXIT
+    stop_all(*workers)
+    status = client.status(jid)
+    timeline = attempts(inspect, jid)
+    assert oracle.runs(oracle_file)[0][jid] == 1
+    assert len(timeline) == (status == "dead"), timeline
+    assert inspect.zcard(keys.dead("default")) == (status == "dead")
+    assert inspect.zcard(keys.retry("default")) == 0
+    assert inspect.get(keys.stat("default", "processed")) == b"2"  # the job and Count
+    assert int(inspect.get(keys.stat("default", "failed")) or 0) == (status == "dead")
     oracle.assert_nothing_left_behind(inspect)
 
 

@@ -187,6 +187,18 @@ def handbacks(queue: str, jid: str) -> str:
     return f"{PREFIX}{{q:{queue}}}:handbacks:{jid}"
 
 
+def cancel_mark(queue: str, jid: str) -> str:
+    """Set when a cancel was sent to the process running a job: a recovery of that run
+    (its process died before the cancel reached it) ends it as cancelled."""
+    return f"{PREFIX}{{q:{queue}}}:cancelled:{jid}"
+
+
+def hard_timeout_mark(queue: str, jid: str) -> str:
+    """Set by a process's pulse that ended it, frozen in a job past its hard time limit:
+    the recovery of that run files it as timed out ("started timeout grace")."""
+    return f"{PREFIX}{{q:{queue}}}:hard_timeout:{jid}"
+
+
 def job_attempts(queue: str, jid: str) -> str:
     """A job's failed attempts, newest first."""
     return f"{PREFIX}{{q:{queue}}}:attempts:{jid}"

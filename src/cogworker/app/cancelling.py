@@ -3,7 +3,9 @@
 A waiting job (queued, scheduled, waiting to retry) is taken off and ended
 as cancelled in one script; a job a process holds is told to stop through
 that process's signal list (its heartbeat picks it up and raises
-`JobCancelledError` into the run, or cancels its task).  A waiting job a
+`JobCancelledError` into the run, or cancels its task), and the cancel is
+marked on the run: should the process die before the signal reaches it,
+the recovery of its run ends it as cancelled instead of running it again.  A waiting job a
 worker fetches between the search and the script is looked for again, as
 held.  A cancel that races the run's own end writes nothing of its own:
 the run's settlement is the one outcome.
@@ -43,9 +45,9 @@ def cancel(store: CancelStore, keeping: settlement.Keeping, jid: str, now: float
             if store.remove(waiting, outcome_record(decided), now):
                 return CancelResult.REMOVED
             continue  # fetched, or moved by the poller, meanwhile: look again
-        holder = store.holder(jid)
-        if holder is not None:
-            store.signal(holder, jid)
+        held = store.holder(jid)
+        if held is not None:
+            store.signal(*held, jid)
             return CancelResult.SIGNALLED
         if store.finished(jid):
             return CancelResult.ALREADY_FINISHED

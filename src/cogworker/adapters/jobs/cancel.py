@@ -28,6 +28,7 @@ from cogworker.adapters.batch_events import job_event_target
 from cogworker.adapters.dashboard_queues import search_list
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
+from cogworker.adapters.jobs.run_marks import MarkStore
 from cogworker.adapters.process_registry import ProcessRegistry, cancel_signal
 from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
@@ -80,17 +81,21 @@ class CancelStore:
                     return Waiting(key=sorted_set, kind="zset", entry=as_bytes(entry), job=job)
         return None
 
-    def holder(self, jid: str) -> str | None:
-        """The process holding `jid` (fetched, running or about to), if one does."""
+    def holder(self, jid: str) -> tuple[str, str] | None:
+        """The process holding `jid` (fetched, running or about to), if one does, and the
+        queue it was fetched from."""
         registry = ProcessRegistry(self.client)
         for identity in registry.identities():
             for queue in sorted(registry.fetched_from(identity)):
                 if self._in_list(keys.in_progress(queue, identity), jid) is not None:
-                    return identity
+                    return identity, queue
         return None
 
-    def signal(self, identity: str, jid: str) -> None:
-        """Tell `identity` to cancel its run of `jid` at its next heartbeat."""
+    def signal(self, identity: str, queue: str, jid: str) -> None:
+        """Tell `identity` to cancel its run of `jid` (a job of `queue`) at its next
+        heartbeat; the cancel stays with the run, should that process die first (its
+        recovery ends the run as cancelled, `run_marks`)."""
+        MarkStore(self.client).mark_cancelled(queue, jid)
         ProcessRegistry(self.client).send(identity, cancel_signal(jid))
 
     def finished(self, jid: str) -> bool:

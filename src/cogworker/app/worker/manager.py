@@ -160,6 +160,9 @@ class Manager:
         """
         # Started first: it beats for this process from its registration on.
         companion = pulse.start(self.config, self.target, self.identity, self.logger)
+        if companion is not None:
+            grace = self.config.timeout_grace
+            self.state.run_watcher = pulse.RunWatch(companion, grace, self.clock)
         try:
             self._stop.install(lambda: self.signal("stop"), lambda: self.signal("quiet"))
             if not self._register():

@@ -4,7 +4,8 @@ It imports no cogworker and no redis-py, and of the standard library only
 what the interpreter has loaded at start-up plus `os`, `select` and
 `_socket` (a small process, started at once): `socket`, `signal`, `json`
 and `typing` would bring `enum` and `re` with them, about 1 MiB of this
-process's own 3.5 (issue #19).  It speaks RESP over a socket of its own.
+process's own 3.5 (issue #19).  It speaks RESP over a socket of its own
+(`pulse_wire`, loaded from this file's directory).
 Its settings arrive on stdin as one `marshal`led dict after a line giving
 its size (the worker runs the same interpreter, so the format matches);
 stdin then stays open, and its end (the worker closed it, or died) ends
@@ -15,6 +16,11 @@ Redis Cluster it starts at the first start-up node that answers (each tried
 once in turn per beat, from the one in use: a beat none answers fails, and
 the next beat tries again); a MOVED reply (the script did not run) sends it
 to the node that reply names, which it keeps using.
+Its worker tells it, on stdin too, the hard deadline of each run with a
+time limit, and when that run's outcome is claimed (`pulse.RunWatch`): a
+run still told `frozen_after` seconds past its deadline means the worker
+is frozen (its watchdog thread couldn't act), and the pulse kills it and
+marks that run as timed out for its recovery.
 Terminal and service-manager signals are ignored: the worker decides when
 to stop.
 """
@@ -22,8 +28,6 @@ to stop.
 from __future__ import annotations
 
 import _signal  # type: ignore[import-not-found]  # loaded at start-up; `signal` would add enum
-import _socket
-import io
 import marshal
 import os
 import select
@@ -34,99 +38,143 @@ TYPE_CHECKING = False  # what mypy reads as typing's (typing would load re and e
 if TYPE_CHECKING:
     from typing import Any, TypeAlias
 
-    #: A connection: the socket's reading and writing buffers.
-    Stream: TypeAlias = "io.BufferedRWPair[SocketIO, SocketIO]"
+    from cogworker.app.worker.pulse_wire import ReplyError, Stream, close, send
 
-#: Redirects a beat follows before it gives up (a slot being moved twice in a row).
-MAX_REDIRECTS = 3
+    #: A run watched: its hard deadline (monotonic), its mark's key and text.
+    Watched: TypeAlias = tuple[float, str, str]
+else:  # run without cogworker on its path: its sibling file, from its own directory
+    sys.path.insert(0, __file__.rpartition("/")[0])
+    from pulse_wire import ReplyError, close, send
+
 IGNORED_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP, _signal.SIGTSTP)
 
 
-class ReplyError(Exception):
-    """Redis answered with an error."""
+def read_settings() -> tuple[dict[str, Any], bytes]:
+    """The settings the worker wrote (a line with the size, then the marshalled dict), and
+    what came after them.  Read from the descriptor, unbuffered: `select` must see all the
+    rest."""
+    data = b""
+    while b"\n" not in data:
+        data += read_some()
+    size, _, data = data.partition(b"\n")
+    while len(data) < int(size):
+        data += read_some()
+    settings: dict[str, Any] = marshal.loads(data[: int(size)])
+    return settings, data[int(size) :]
 
 
-class SocketIO(io.RawIOBase):
-    """A connected socket as a raw stream (as `socket.makefile` makes, without `socket`)."""
-
-    def __init__(self, sock: Any) -> None:
-        super().__init__()
-        self.sock = sock
-
-    def readable(self) -> bool:
-        return True
-
-    def writable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        received: int = self.sock.recv_into(buffer)
-        return received
-
-    def write(self, data: Any) -> int:
-        self.sock.sendall(data)
-        return len(data)
-
-    def close(self) -> None:
-        if not self.closed:
-            self.sock.close()
-        super().close()
-
-
-def read_settings() -> dict[str, Any]:
-    """The settings the worker wrote: a line with the size, then the marshalled dict."""
-    size = int(sys.stdin.buffer.readline())
-    settings: dict[str, Any] = marshal.loads(sys.stdin.buffer.read(size))
-    return settings
+def read_some() -> bytes:
+    """What stdin holds now (waiting for some); EOFError at its end."""
+    data = os.read(0, 65536)
+    if not data:
+        raise EOFError("the worker closed the pulse's stdin")
+    return data
 
 
 def main() -> None:
     """Read the settings, then beat until stdin ends or the worker is gone."""
     for signum in IGNORED_SIGNALS:
         _signal.signal(signum, _signal.SIG_IGN)
-    settings = read_settings()
+    try:
+        settings, told = read_settings()
+        watch(settings, told)
+    except EOFError:
+        return
+
+
+def watch(settings: dict[str, Any], told: bytes) -> None:
+    """Beat every `interval` and watch the runs told (until stdin ends: EOFError), while
+    the worker lives; end it if it is frozen past a run's hard deadline."""
     worker, interval = settings["pid"], settings["interval"]
-    stream: Stream | None = None
-    failing = False
-    while not select.select([sys.stdin], [], [], interval)[0]:
+    watched: dict[str, Watched] = {}
+    told = take_lines(told, watched)
+    beater = Beater(settings)
+    next_beat = time.monotonic() + interval
+    stopped_until = 0.0  # a stopped worker is looked at again an interval later, no sooner
+    while True:
+        frozen_at = (run[0] + settings["frozen_after"] for run in watched.values())
+        wake = max(min([next_beat, *frozen_at]), stopped_until)
+        if select.select([0], [], [], max(0.0, wake - time.monotonic()))[0]:
+            told = take_lines(told + read_some(), watched)
+        now = time.monotonic()
         if os.getppid() != worker:
             return
         if is_stopped(worker):
+            next_beat = stopped_until = now + interval
+            # Not frozen by a job: once resumed, its watchdog gets its time to act.
+            watched = {jid: (max(run[0], now), *run[1:]) for jid, run in watched.items()}
             continue
+        frozen = [run for run in watched.values() if run[0] + settings["frozen_after"] <= now]
+        if frozen and select.select([0], [], [], 0)[0]:
+            told = take_lines(told + read_some(), watched)  # a claim told just now: look again
+            continue
+        if frozen:
+            end_frozen(settings, beater, frozen)
+            return
+        if now >= next_beat:
+            next_beat = now + interval
+            beater.beat()
+
+
+def take_lines(told: bytes, watched: dict[str, Watched]) -> bytes:
+    """Apply the whole lines of `told` to `watched`; what is left of a line cut short.
+
+    "+ JID SECONDS MARK KEY": the run of JID reaches its hard deadline in SECONDS (then
+    KEY is set to MARK); "- JID": its outcome is claimed."""
+    *lines, rest = told.split(b"\n")
+    for line in lines:
+        words = line.decode().split(" ", 4)
+        if words[0] == "+":
+            watched[words[1]] = (time.monotonic() + float(words[2]), words[4], words[3])
+        else:
+            watched.pop(words[1], None)
+    return rest
+
+
+class Beater:
+    """The pulse's connection, and whether its beats fail (said once per streak)."""
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        self.settings = settings
+        self.stream: Stream | None = None
+        self.failing = False
+
+    def beat(self) -> None:
+        """Run the pulse script once."""
+        self.send("EVAL", *self.settings["eval"])
+
+    def send(self, *words: object) -> bool:
+        """Send one command (following redirects); whether it was answered."""
         try:
-            stream = pulse(stream, settings)
+            self.stream = send(self.stream, self.settings, words)
         except (OSError, ValueError, ReplyError) as error:
-            close(stream)
-            stream = None
-            if not failing:  # once per streak: the heartbeat reports Redis outages too
-                say(settings, "WARNING", f"liveness pulse failed ({error!r})")
-            failing = True
-            continue
-        if failing:
-            say(settings, "INFO", "liveness pulse works again")
-        failing = False
+            close(self.stream)
+            self.stream = None
+            if not self.failing:  # once per streak: the heartbeat reports Redis outages too
+                say(self.settings, "WARNING", f"liveness pulse failed ({error!r})")
+            self.failing = True
+            return False
+        if self.failing:
+            say(self.settings, "INFO", "liveness pulse works again")
+        self.failing = False
+        return True
 
 
-def pulse(stream: Stream | None, settings: dict[str, Any]) -> Stream:
-    """Run the pulse script once, on `stream` or a new connection; the connection used.
-
-    A MOVED reply means the script did not run and its slot lives on the node it
-    names: the settings point there (for this and later beats) and it is sent again."""
-    for _redirect in range(MAX_REDIRECTS):
-        stream = stream or connect(settings)
-        try:
-            command(stream, "EVAL", *settings["eval"])
-        except ReplyError as error:
-            words = str(error).split()
-            if words[:1] != ["MOVED"] or len(words) != 3:
-                raise
-            close(stream)
-            stream = None
-            host, _, port = words[2].rpartition(":")
-            settings["host"], settings["port"] = host or settings["host"], int(port)
-            continue
-        return stream
-    raise ReplyError(f"still MOVED after {MAX_REDIRECTS} redirects")
+def end_frozen(settings: dict[str, Any], beater: Beater, frozen: list[Watched]) -> None:
+    """The worker is frozen past the hard deadline of the `frozen` runs (the watchdog, one
+    of its threads, couldn't claim them): kill it, then mark those runs as timed out for
+    their recovery (after the kill: the worker can't settle them any more)."""
+    os.kill(settings["pid"], _signal.SIGKILL)
+    for _, key, mark in frozen:
+        beater.send("SET", key, mark, "EX", settings["mark_ttl"])
+    names = ", ".join(key.rpartition(":")[2] for _, key, _ in frozen)
+    say(
+        settings,
+        "ERROR",
+        f"worker {settings['pid']} frozen past the hard time limit of job {names} (C code "
+        "holding the GIL?): killed; that run is filed as timed out, its other jobs are "
+        "recovered as orphans",
+    )
 
 
 def is_stopped(pid: int) -> bool:
@@ -139,165 +187,6 @@ def is_stopped(pid: int) -> bool:
     # "pid (comm) state ...": comm may hold spaces and parentheses.
     fields = stat.rpartition(")")[2].split()
     return bool(fields) and fields[0] in ("T", "t")
-
-
-def connect(settings: dict[str, Any]) -> Stream:
-    """A connection to Redis (behind Sentinel: to the primary now), authenticated and on
-    the right database."""
-    if settings["path"]:
-        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-        sock.settimeout(settings["timeout"])
-        try:
-            sock.connect(settings["path"])
-        except OSError:
-            sock.close()
-            raise
-        stream = buffered(sock)
-    elif settings["sentinels"] is not None:
-        stream = open_tcp(settings, primary(settings))
-    else:
-        stream = open_answering(settings)
-    authenticate(stream, settings["username"], settings["password"])
-    if settings["db"]:
-        command(stream, "SELECT", settings["db"])
-    return stream
-
-
-def open_answering(settings: dict[str, Any]) -> Stream:
-    """A TCP connection to the node the settings point at or, on a cluster, when it doesn't
-    answer, to the first of the other start-up nodes that does: the settings then point
-    there.  Each is tried once; the error of the last, if none answers."""
-    where = settings["host"], settings["port"]
-    others = [(host, port) for host, port in settings["nodes"] if (host, port) != where]
-    problems: list[str] = []
-    for host, port in [where, *others]:
-        try:
-            stream = open_tcp(settings, (host, port))
-        except OSError as error:
-            problems.append(f"{host}:{port} {error!r}")
-            failure = error
-            continue
-        settings["host"], settings["port"] = host, port
-        return stream
-    if not others:
-        raise failure
-    raise OSError(f"no node of the cluster answers: {'; '.join(problems)}")
-
-
-def open_tcp(settings: dict[str, Any], where: tuple[str, int]) -> Stream:
-    """A TCP connection to `where`, under TLS if the settings say so."""
-    sock: Any = tcp_socket(where, settings["timeout"])
-    if settings["tls"] is not None:
-        sock = wrap_tls(sock, settings["tls"], where[0])
-    return buffered(sock)
-
-
-def buffered(sock: Any) -> Stream:
-    """`sock`'s reading and writing buffers (one raw stream under both, as `makefile`)."""
-    raw = SocketIO(sock)
-    return io.BufferedRWPair(raw, raw)
-
-
-def tcp_socket(where: tuple[str, int], timeout: float) -> _socket.socket:
-    """A socket connected to the first of `where`'s addresses that answers (as
-    `socket.create_connection` tries them)."""
-    host, port = where
-    # A str host is encoded with the idna codec, which loads re, stringprep and
-    # unicodedata (1.2 MiB, a third of this process's own memory); an ASCII name
-    # needs no codec.
-    name = host.encode() if host.isascii() else host
-    problem: OSError = OSError(f"no address for {host}")
-    for family, kind, proto, _, address in _socket.getaddrinfo(name, port, 0, _socket.SOCK_STREAM):
-        sock = _socket.socket(family, kind, proto)
-        sock.settimeout(timeout)
-        try:
-            sock.connect(address)
-        except OSError as error:
-            sock.close()
-            problem = error
-            continue
-        return sock
-    raise problem
-
-
-def authenticate(stream: Stream, username: str | None, password: str | None) -> None:
-    """AUTH as the ACL user (or the default user) when there is a password."""
-    if password is not None:
-        command(stream, "AUTH", *([username] if username else []), password)
-
-
-def primary(settings: dict[str, Any]) -> tuple[str, int]:
-    """The primary's address, from the first sentinel that names one (as redis-py asks)."""
-    sentinels = settings["sentinels"]
-    problems: list[str] = []
-    for host, port in sentinels["addresses"]:
-        try:
-            stream = open_tcp(settings, (host, port))
-        except OSError as error:
-            problems.append(f"{host}:{port} {error!r}")
-            continue
-        try:
-            authenticate(stream, sentinels["username"], sentinels["password"])
-            answer = command(stream, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", sentinels["master"])
-        except (OSError, ValueError, ReplyError) as error:
-            problems.append(f"{host}:{port} {error!r}")
-            continue
-        finally:
-            close(stream)
-        if isinstance(answer, list) and len(answer) == 2:
-            return answer[0].decode(), int(answer[1])
-        problems.append(f"{host}:{port} knows no master {sentinels['master']!r}")
-    raise ValueError(f"no sentinel names the primary: {'; '.join(problems)}")
-
-
-def wrap_tls(sock: _socket.socket, tls: dict[str, Any], host: str) -> Any:
-    """`sock` under TLS, verified as the worker's own connections are (`ssl` and `socket`
-    loaded only then)."""
-    import socket
-    import ssl
-
-    context = ssl.create_default_context(cafile=tls["ca_file"])
-    context.check_hostname = tls["verify"] == "full"
-    if tls["verify"] == "none":
-        context.verify_mode = ssl.CERT_NONE
-    if tls["cert_file"]:
-        context.load_cert_chain(tls["cert_file"], tls["key_file"])
-    timeout = sock.gettimeout()
-    plain = socket.socket(fileno=sock.detach())
-    plain.settimeout(timeout)  # a socket made from a descriptor starts without it
-    return context.wrap_socket(plain, server_hostname=host)
-
-
-def command(stream: Stream, *words: object) -> object:
-    """Send one command; its reply."""
-    encoded = [str(word).encode() for word in words]
-    stream.write(b"*%d\r\n" % len(encoded))
-    for word in encoded:
-        stream.write(b"$%d\r\n%s\r\n" % (len(word), word))
-    stream.flush()
-    return reply(stream)
-
-
-def reply(stream: Stream) -> object:
-    """One RESP2 reply (errors raised)."""
-    line = stream.readline()
-    if not line.endswith(b"\r\n"):
-        raise ValueError("connection closed")
-    kind, rest = line[:1], line[1:-2]
-    if kind == b"-":
-        raise ReplyError(rest.decode(errors="replace"))
-    if kind == b"$":
-        size = int(rest)
-        return None if size < 0 else stream.read(size + 2)[:-2]
-    if kind == b"*":
-        return [reply(stream) for _ in range(max(int(rest), 0))]
-    return rest
-
-
-def close(stream: Stream | None) -> None:
-    """Drop a connection that failed (a new one is made at the next beat)."""
-    if stream is not None:
-        stream.close()
 
 
 def say(settings: dict[str, Any], level: str, message: str) -> None:

@@ -21,12 +21,14 @@ import redis
 from cogworker.adapters.jobs.handover import HandoverStore
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.run import RunStore
+from cogworker.adapters.jobs.run_marks import MarkStore
 from cogworker.adapters.jobs.settle import SettleOrder
 from cogworker.adapters.liveness import presence_ttl
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config
 from cogworker.app.worker.backoff import Backoff, repeat
 from cogworker.app.worker.left_jobs import LeftJobs
+from cogworker.app.worker.marked_ends import MarkedEnds
 from cogworker.app.worker.state import WorkerState
 
 #: Every this many passes, also scan for in-progress lists of unregistered processes.
@@ -48,6 +50,8 @@ class Reconciler:
     finished: threading.Event = attrs.field(factory=threading.Event)
     #: Filing what stopped and gone processes left on the queues' lists.
     left: LeftJobs = attrs.field(init=False)
+    #: Filing the runs of gone processes that end at their recovery (cancelled, timed out).
+    marked: MarkedEnds = attrs.field(init=False)
     _passes: int = 0
 
     @left.default
@@ -55,6 +59,11 @@ class Reconciler:
         return LeftJobs(
             self.handovers, self.recovers, self.config, self.state, self.logger, self.clock
         )
+
+    @marked.default
+    def _marked_ends(self) -> MarkedEnds:
+        settles = self.handovers.settles
+        return MarkedEnds(settles, MarkStore(settles.client), self.config, self.logger, self.clock)
 
     @property
     def interval(self) -> float:
@@ -115,9 +124,10 @@ class Reconciler:
         scan also finds in-progress lists of unregistered ones (left by a
         process that crashed between its last requeue and its goodbye), and
         lists missing from a process's set of them.  Each is judged first; one
-        found gone has its jobs requeued, a queue's list at a time (each queue
-        then leaves its set), then leaves the registry: a crash in between leaves
-        it registered with its verdict standing, and the next pass finishes
+        found gone has its marked runs filed (`marked_ends`), then its jobs
+        requeued, a queue's list at a time (each queue then leaves its set),
+        then leaves the registry: a crash in between leaves it registered with
+        its verdict standing, and the next pass finishes
         (docs/reliability.md).
         """
         total = 0
@@ -138,6 +148,8 @@ class Reconciler:
                     identity,
                     extra={"reason": "process-gone"},
                 )
+            for queue in self.recovers.lists_of(identity, found.get(identity, ())):
+                self.marked.file_marked(identity, queue)
             requeued, parked = self.recovers.recover_all(
                 identity,
                 found.get(identity, ()),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from typing import Protocol
 
 import attrs
 from returns.pipeline import is_successful
@@ -91,6 +92,15 @@ def _jid_of(raw: bytes) -> str | None:
     return decoded.unwrap().jid if is_successful(decoded) else None
 
 
+class RunWatcher(Protocol):
+    """Told of each run with a time limit as it starts and as its outcome is claimed
+    (`pulse.RunWatch`: the companion that ends a worker frozen past a hard limit)."""
+
+    def watch(self, work: RunningJob) -> None: ...
+
+    def forget(self, jid: str) -> None: ...
+
+
 @attrs.define
 class WorkerState:
     """Flags and tables every thread of a worker process reads or writes."""
@@ -122,6 +132,8 @@ class WorkerState:
     _settling: set[str] = attrs.field(factory=set)
     #: The runners whose run was timed out "hard" and filed for them: stuck, not waited for.
     _abandoned: set[str] = attrs.field(factory=set)
+    #: Told of the runs with a time limit (None: no pulse runs).
+    run_watcher: RunWatcher | None = None
 
     def hold(self, raw: bytes) -> None:
         """Note a fetched job as this process's until `release`."""
@@ -177,6 +189,8 @@ class WorkerState:
             self._running[thread] = work
             if held_lock is not None:
                 self._held_locks[thread] = held_lock
+        if work.timeout is not None and self.run_watcher is not None:
+            self.run_watcher.watch(work)
 
     def finished(self, thread: str) -> None:
         """Note that `thread` is idle again."""
@@ -187,6 +201,13 @@ class WorkerState:
             if work is not None:
                 self._settling.discard(work.jid)
                 self.places.forget(work.jid)
+        if work is not None:
+            self._unwatch(work)
+
+    def _unwatch(self, work: RunningJob) -> None:
+        """The run `work` no longer needs its hard limit enforced from outside."""
+        if work.timeout is not None and self.run_watcher is not None:
+            self.run_watcher.forget(work.jid)
 
     def claim_settlement(self, runner: str, jid: str, *, abandon: bool = False) -> bool:
         """Whether the caller is the one to write the outcome of `jid`'s run on `runner`:
@@ -200,7 +221,9 @@ class WorkerState:
             self._settling.add(jid)
             if abandon:
                 self._abandoned.add(runner)
-            return True
+        # Claimed: its outcome is being written (or filed as timed out), however long it takes.
+        self._unwatch(work)
+        return True
 
     def abandoned(self) -> set[str]:
         """The runners stuck in a run filed for them: a stop doesn't wait for them."""

@@ -18,6 +18,10 @@ looks at what runs, asks `domain.deadlines` which runs are overdue, and
   else frees a thread stuck in C.  A write that fails (Redis away) is
   handed over at the stop like any other; a process killed before writing
   leaves the job on its in-progress list, for orphan recovery.
+
+A job holding the GIL (C code that doesn't release it) freezes this thread
+with the rest of the process: the pulse, a process of its own, ends such a
+process and marks the run for its recovery (`pulse`, `marked_ends`).
 """
 
 from __future__ import annotations
