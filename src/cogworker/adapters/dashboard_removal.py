@@ -15,6 +15,7 @@ import attrs
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_events import entry_event_target
 from cogworker.adapters.jobs.outcome import OutcomeKind
+from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.results import queue_indexes, removed_result, result_args, result_key
 from cogworker.adapters.scripts import LuaScript, run_pipeline
@@ -70,3 +71,9 @@ def remove(
         REMOVE.queue(pipe, remove_keys, (*head, *entries))
         replies = run_pipeline(client, pipe)[-1]
     return [bool(reply) for reply in replies]
+
+
+def remove_periodic(client: RedisClient, name: str) -> bool:
+    """Take the periodic job `name` off the stored schedule (`PeriodicStore.remove`): whether
+    it was there."""
+    return bool(PeriodicStore(client).remove([name]))

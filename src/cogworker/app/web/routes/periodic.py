@@ -13,7 +13,7 @@ from typing import Any
 from litestar import Request, get, post
 from litestar.response import Redirect, Template
 
-from cogworker.adapters.periodic_store import PeriodicStore
+from cogworker.adapters.dashboard_removal import remove_periodic
 from cogworker.app.web import params
 from cogworker.app.web.context import back, dashboard, query_of, render, threaded, writable
 from cogworker.app.web.params import Form
@@ -64,9 +64,9 @@ def enqueue_now(request: Request[Any, Any, Any], data: Form) -> Redirect:
 @post("/periodic/remove", name="periodic-remove")
 @threaded
 def remove(request: Request[Any, Any, Any], data: Form) -> Redirect:
-    """Take a periodic job off the schedule (`PeriodicStore.remove`): no worker enqueues it
-    any more; a run in flight goes on."""
+    """Take a periodic job off the schedule (`dashboard_removal.remove_periodic`): no
+    worker enqueues it any more; a run in flight goes on."""
     dash = writable(request)
     name = params.text(params.form_values(data), "name", limit=500)
-    removed = PeriodicStore(dash.client.redis).remove([name])
-    return back(request, "/periodic", done="remove", n=len(removed), gone=1 - len(removed))
+    removed = remove_periodic(dash.client.redis, name)
+    return back(request, "/periodic", done="remove", n=int(removed), gone=int(not removed))
