@@ -29,13 +29,8 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 REDIS_URL_ENV = "COGWORKER_REDIS_URL"
 #: A URL option whose value is a secret, up to the next option.
 SECRET_OPTION = re.compile(r"(sentinel_password=)[^&]*")
-#: The Config fields of TLS, by the `Tls` field each sets.
-TLS_FIELDS = {
-    "ca_file": "redis_tls_ca_file",
-    "cert_file": "redis_tls_cert_file",
-    "key_file": "redis_tls_key_file",
-    "verify": "redis_tls_verify",
-}
+#: The Config fields of TLS, by the `Tls` field each sets (`redis_tls_` and its name).
+TLS_FIELDS = {field.name: f"redis_tls_{field.name}" for field in attrs.fields(Tls)}
 
 
 def parsed_url(setting: str, url: str) -> RedisTarget:
