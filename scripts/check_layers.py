@@ -7,19 +7,27 @@
 * `cogworker.adapters` does not import `cogworker.app`;
 * `cogworker.contrib` (framework integrations, beside `cogworker.app`) may
   import every layer, and nothing else in cogworker imports it or the
-  frameworks it integrates with: they are optional extras.
+  frameworks it integrates with: they are optional extras;
+* the dashboard (`cogworker.app.web`) and the client side (`CLIENT_MODULES`)
+  never reach the worker runtime (`cogworker.app.worker`), through any chain
+  of imports;
+* no module reaches itself through a chain of imports (an import circle).
 
 Every import statement counts, wherever it is (inside a function, under
 `if TYPE_CHECKING:`); relative imports are resolved first.  Exit status 1
-lists each offending import as `path:line: message`.
+lists each offending import as `path:line: message`, each chain and circle
+as its modules in order.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+
+from import_graph import circles, import_graph, module_name, path_between
 
 #: The frameworks of the optional extras (`cogworker[django]`, `[otel]`): only contrib imports them.
 OPTIONAL_FRAMEWORKS = ("django", "opentelemetry")
@@ -37,13 +45,21 @@ RULES: dict[str, tuple[str, ...]] = {
     "cogworker": ("cogworker.contrib",),
 }
 
-
-def module_name(path: Path, src: Path) -> str:
-    """`src/cogworker/domain/job.py` -> `cogworker.domain.job` (a package's `__init__` -> it)."""
-    parts = list(path.relative_to(src).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
+WORKER = "cogworker.app.worker"
+#: The client side: what an app that only enqueues (and inspects, cancels, tests) loads.
+CLIENT_MODULES = tuple(
+    f"cogworker.app.{name}"
+    for name in (
+        *("client", "async_client", "default_clients", "enqueue_call", "open_calls"),
+        *("pushing", "async_pushing", "push_batch", "job_record", "periodic_runs"),
+        *("batches", "async_batches", "cancelling", "results", "testing"),
+    )
+)
+#: module or package -> what it must never reach through any chain of imports.
+NEVER_REACHES: dict[str, str] = {
+    "cogworker.app.web": WORKER,
+    **dict.fromkeys(CLIENT_MODULES, WORKER),
+}
 
 
 def imported_modules(tree: ast.AST, module: str, is_package: bool) -> Iterator[tuple[int, str]]:
@@ -84,16 +100,37 @@ def violations(src: Path) -> Iterator[str]:
                         yield f"{path}:{line}: {layer} must not import {forbidden} ({name})"
 
 
+def reached(graph: dict[str, set[str]]) -> Iterator[str]:
+    """A message for each module of `NEVER_REACHES` that reaches what it must not."""
+    for start, banned in NEVER_REACHES.items():
+        for module in sorted(graph):
+            if not is_within(module, start):
+                continue
+            chain = path_between(graph, module, functools.partial(is_within, banned=banned))
+            if chain is not None:
+                yield f"{module} must not reach {banned}: {' -> '.join(chain)}"
+
+
+def circled(graph: dict[str, set[str]]) -> Iterator[str]:
+    """A message for each import circle: its modules, and one way round it."""
+    for members in circles(graph):
+        first = members[0]
+        way = path_between(graph, first, first.__eq__, within=set(members))
+        assert way is not None  # a circle's first member reaches itself within it
+        yield f"import circle of {len(members)} modules: {' -> '.join(way)}"
+
+
 def main(argv: list[str]) -> int:
     """Check the tree and report; 0 when every layer keeps its rules."""
     src = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parents[1] / "src"
-    found = list(violations(src))
+    graph = import_graph(src)
+    found = [*violations(src), *reached(graph), *circled(graph)]
     for message in found:
         print(message, file=sys.stderr)
     if found:
-        print(f"{len(found)} forbidden import(s): imports point inwards only.", file=sys.stderr)
+        print(f"{len(found)} finding(s): imports point inwards, never round.", file=sys.stderr)
         return 1
-    print(f"layers ok: {', '.join(RULES)} under {src}")
+    print(f"layers ok: {', '.join(RULES)} under {src}; no import circle")
     return 0
 
 

@@ -2,6 +2,8 @@
 # The project's test command (CI runs it through .ci/run): lint, types, layers, tests.
 #
 #   bash scripts/test.sh                   # everything, the tests with coverage and its floors
+#   bash scripts/test.sh --fast            # the checks, then the tests that start no process
+#                                          # (pytest's --fast: tests/support/fast_tier.py)
 #   bash scripts/test.sh [PYTEST ARGS...]  # the checks, then just those tests (no coverage)
 #
 # Works on a fresh machine with only Python 3.11: it creates .venv, installs the

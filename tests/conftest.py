@@ -20,6 +20,7 @@ from hypothesis import settings
 
 import cogworker
 from cogworker.adapters.redis_client import RedisClient
+from tests.support import fast_tier
 from tests.support.async_variants import KINDS, Kind
 from tests.support.clients import ClientKind, EitherClient, client_of
 from tests.support.cluster import LocalCluster
@@ -39,9 +40,25 @@ UNREACHABLE_REDIS_URL = "redis://127.0.0.1:1/0"
 MEMORY_DISK = Path("/dev/shm")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """`--fast`: only the tests that start no process (tests/support/fast_tier.py)."""
+    parser.addoption(
+        "--fast", action="store_true", help="only the tests that start no process, checked"
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Point the environment's Redis URL at nothing, so no test reaches a shared Redis."""
+    """Point the environment's Redis URL at nothing, so no test reaches a shared Redis;
+    in a fast run, refuse every process a test would start."""
     os.environ["COGWORKER_REDIS_URL"] = UNREACHABLE_REDIS_URL
+    if config.getoption("fast"):
+        fast_tier.refuse_processes()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In a fast run, keep the tests that start no process."""
+    if config.getoption("fast"):
+        fast_tier.select_fast(config, items)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -25,7 +25,8 @@ documented modules: `cogworker.testing` (inline and fake modes),
 from typing import TYPE_CHECKING
 
 from cogworker.app.config import Config
-from cogworker.app.job import Job, JobOptions
+from cogworker.app.job import Job
+from cogworker.app.job_base import JobOptions
 from cogworker.app.middleware import AsyncCallNext, CallNext, RunContext
 from cogworker.app.periodic import Periodic
 from cogworker.app.version import VERSION

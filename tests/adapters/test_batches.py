@@ -19,7 +19,8 @@ from cogworker.adapters.jobs.handover import HandoverStore, parse_handover_recor
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.retention import Retention
-from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.adapters.jobs.settle import SettleStore
+from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.app.batch_folding import fold_queue
 from cogworker.domain import batches
 from tests.support.topology_marks import on_both_topologies

@@ -11,7 +11,8 @@ from cogworker.adapters.class_metrics import ClassMetricsStore
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeKind, OutcomeRecord
 from cogworker.adapters.jobs.retention import Retention
-from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.adapters.jobs.settle import SettleStore
+from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.domain.class_metrics import RunSample, Tally, hour_of, minute_of
 
 IDENTITY = "host:1:test"

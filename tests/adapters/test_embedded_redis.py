@@ -24,6 +24,7 @@ def default_url(tmp_path: Path) -> Iterator[str]:
         redis.Redis.from_url(url).shutdown(nosave=True)
 
 
+@pytest.mark.processes
 def test_nothing_configured_and_nothing_answering_starts_the_embedded_redis(
     default_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

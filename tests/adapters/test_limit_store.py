@@ -12,7 +12,8 @@ import redis
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
-from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.adapters.jobs.settle import SettleStore
+from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.adapters.limit_store import LimitStore, Spot, spot_of
 from cogworker.domain.key_limits import Concurrency, Rate, claim_for
 from tests.support.topology_marks import on_both_topologies

@@ -24,7 +24,8 @@ from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.run import RunStore
-from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.adapters.jobs.settle import SettleStore
+from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.domain import payload
 from cogworker.domain.job import JobRecord
 from tests.support.topology_marks import on_both_topologies

@@ -14,7 +14,8 @@ from cogworker.adapters.dashboard_results import kept_result
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.recover import RecoverStore
-from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.adapters.jobs.settle import SettleStore
+from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.domain import results as domain_results
 from tests.support.topology_marks import on_both_topologies
 

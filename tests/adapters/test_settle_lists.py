@@ -11,7 +11,8 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import Retention
-from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.adapters.jobs.settle import SettleStore
+from cogworker.adapters.jobs.settle_order import SettleOrder
 from tests.support.topology_marks import on_both_topologies
 
 pytestmark = on_both_topologies

@@ -13,7 +13,8 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.handover import HandoverStore, parse_handover_record
 from cogworker.adapters.jobs.outcome import OutcomeKind, OutcomeRecord
-from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.adapters.jobs.settle import SettleStore
+from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.domain import results
 from tests.support.topology_marks import on_both_topologies
 

@@ -87,6 +87,7 @@ def refusal(directory: Path, *args: str) -> str:
         ),
     ],
 )
+@pytest.mark.processes
 def test_an_app_naming_something_else_says_what_to_type(
     project: Path, args: list[str], says: str
 ) -> None:
@@ -94,6 +95,7 @@ def test_an_app_naming_something_else_says_what_to_type(
     assert says.format(cogworker=TYPED) in refusal(project, *args)
 
 
+@pytest.mark.processes
 def test_an_app_run_from_the_wrong_directory_names_the_directory(project: Path) -> None:
     """No such module from here: the message names the working directory and what to do."""
     elsewhere = project / "docs"

@@ -52,6 +52,7 @@ def with_credentials(server: RedisServer, credentials: str, database: int = 0) -
     return f"redis://{credentials}@127.0.0.1:{server.port}/{database}"
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("processes", ["1", "2"])
 @pytest.mark.parametrize("where", ["flag", "environment"])
 def test_a_malformed_redis_url_is_one_line_and_exit_status_2(
@@ -73,6 +74,7 @@ def test_a_malformed_redis_url_is_one_line_and_exit_status_2(
     ), lines
 
 
+@pytest.mark.processes
 def test_the_dashboard_refuses_a_malformed_redis_url_in_one_line(tmp_path: Path) -> None:
     """`cogworker serve --redis-url foo://bar`: exit status 2, one line naming the flag."""
     server = CogworkerProcess(["serve", "--redis-url", "foo://bar"], directory=tmp_path).start()
@@ -89,6 +91,7 @@ def test_the_dashboard_refuses_a_malformed_redis_url_in_one_line(tmp_path: Path)
     ), lines
 
 
+@pytest.mark.processes
 def test_a_database_path_that_is_not_a_number_is_refused(tmp_path: Path) -> None:
     """`redis://host/abc` would quietly mean database 0: it is an error naming the path."""
     status, lines = run_work(tmp_path, "--redis-url", "redis://127.0.0.1:1/abc")
@@ -100,6 +103,7 @@ def test_a_database_path_that_is_not_a_number_is_refused(tmp_path: Path) -> None
     ]
 
 
+@pytest.mark.processes
 def test_a_setting_of_the_wrong_type_is_named(tmp_path: Path) -> None:
     """A `--config` value of a type its field can't take (a quoted number) is named, though
     the validator that tripped on it can't say which field it checked."""

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tomllib
 
+import pytest
 import redis
 from litestar.testing import TestClient
 
@@ -23,6 +24,7 @@ def pyproject_version() -> str:
     return version
 
 
+@pytest.mark.processes
 def test_the_package_and_the_cli_say_pyprojects_version() -> None:
     """`cogworker.__version__` and `cogworker --version` are pyproject.toml's version."""
     shown = subprocess.run(

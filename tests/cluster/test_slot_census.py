@@ -40,7 +40,8 @@ from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.run import RunStore
-from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.adapters.jobs.settle import SettleStore
+from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.adapters.limit_store import LimitStore, spot_of
 from cogworker.adapters.periodic_store import Claim, PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import subprocess
 
+import pytest
+
 from tests.support.processes import REPO_ROOT
 
 TEST_SH = REPO_ROOT / "scripts" / "test.sh"
@@ -22,6 +24,7 @@ def steps(script: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.processes
 def test_a_failed_step_lets_the_next_run_and_fails_the_whole() -> None:
     """Steps one and three fail: two and three still run, the run fails naming one and three."""
     done = steps(
@@ -34,6 +37,7 @@ def test_a_failed_step_lets_the_next_run_and_fails_the_whole() -> None:
     assert done.stdout.endswith("== failed:\n   - one\n   - three\n")
 
 
+@pytest.mark.processes
 def test_steps_that_never_run_are_named() -> None:
     """A failed check before the tests: the tests are listed as not run, the run fails."""
     done = steps("run_step lint false\nskip_steps_after_failure tests coverage\necho never-here")
@@ -42,6 +46,7 @@ def test_steps_that_never_run_are_named() -> None:
     assert "never-here" not in done.stdout
 
 
+@pytest.mark.processes
 def test_all_passed_steps_pass() -> None:
     """No step failed: nothing is skipped and the run succeeds."""
     done = steps("run_step one true\nskip_steps_after_failure later\nreport_steps\necho done")

@@ -119,6 +119,7 @@ def test_each_run_span_is_a_child_of_its_enqueue_span(
     assert event["attributes"]["exception.message"] == "boom fails"
 
 
+@pytest.mark.processes
 def test_cogworker_runs_without_opentelemetry_installed() -> None:
     """With OpenTelemetry unimportable (the extra not installed), cogworker, its CLI, worker
     and dashboard import, and a client enqueues in testing mode; only contrib needs it."""

@@ -15,7 +15,8 @@ from cogworker.adapters.jid_index import RECORDS_ONLY
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.handover import handover_record
 from cogworker.adapters.jobs.outcome import OutcomeKind, OutcomeRecord
-from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.adapters.jobs.settle import SettleStore
+from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.adapters.periodic_store import encode_entry
 from cogworker.app.periodic_runs import scheduled_entry
 from cogworker.domain import unique

@@ -80,6 +80,7 @@ def test_the_client_names_the_setting_and_the_rule(guarded: RedisServer) -> None
     assert "add +evalsha to the user's rules" in message
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("command", ["work", "serve"])
 def test_an_unknown_scheme_is_one_line(tmp_path: Path, command: str) -> None:
     """`--redis-url sentinel://...`: the schemes cogworker knows."""
@@ -99,6 +100,7 @@ def test_the_client_refuses_an_unknown_scheme_naming_the_field() -> None:
         cogworker.Config(redis_url="sentinel://h/m")
 
 
+@pytest.mark.processes
 def test_unreachable_sentinels_are_waited_for_and_said(tmp_path: Path) -> None:
     """No sentinel answers: an outage, not a setting; the worker waits and its log names the
     setting and the sentinels; the client raises RedisUnavailableError saying the same."""

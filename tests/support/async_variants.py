@@ -23,7 +23,7 @@ from collections.abc import Callable, Coroutine, Generator
 from typing import Any, Literal, TypeVar
 
 import cogworker
-from cogworker.app.job import is_async_job
+from cogworker.app.job_base import is_async_job
 from cogworker.app.job_loading import load_job_class
 
 Kind = Literal["sync", "async"]

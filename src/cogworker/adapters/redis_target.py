@@ -55,8 +55,6 @@ SCHEMES = (
 )
 DEFAULT_PORT = 6379
 DEFAULT_SENTINEL_PORT = 26379
-#: The query options a URL may carry: the Config fields of the same name (less `redis_`).
-TLS_OPTIONS = ("tls_ca_file", "tls_cert_file", "tls_key_file", "tls_verify")
 SENTINEL_OPTIONS = ("sentinel_username", "sentinel_password")
 #: Durable writes (see `replication`), for a URL of any scheme.
 REPLICATION_OPTIONS = ("min_replicas", "replica_timeout")
@@ -78,6 +76,11 @@ class Tls:
     cert_file: str | None = None
     key_file: str | None = None
     verify: TlsVerify = "full"
+
+
+#: The query options a URL may carry: `tls_` and a `Tls` field's name, as the Config
+#: fields of the same name (less `redis_`).
+TLS_OPTIONS = tuple(f"tls_{field.name}" for field in attrs.fields(Tls))
 
 
 @attrs.frozen(kw_only=True)

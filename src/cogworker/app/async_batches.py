@@ -14,11 +14,11 @@ from types import TracebackType
 import attrs
 
 from cogworker.app.batches import Batch
-from cogworker.app.job import Job
+from cogworker.app.job_base import JobBase
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON
 
-AsyncBuild = Callable[[type[Job], Sequence[JSON], str | None], Awaitable[JobRecord]]
+AsyncBuild = Callable[[type[JobBase], Sequence[JSON], str | None], Awaitable[JobRecord]]
 
 
 @attrs.define
@@ -43,7 +43,7 @@ class AsyncBatch:
         return self.batch.bid
 
     async def enqueue(
-        self, job_class: type[Job], *args: JSON, jid: str | None = None
+        self, job_class: type[JobBase], *args: JSON, jid: str | None = None
     ) -> str | None:
         """See `Batch.enqueue`."""
         self.batch.check_open(job_class)

@@ -30,7 +30,7 @@ from cogworker.app.batches import Batch, CallbackClass, checked_callbacks, open_
 from cogworker.app.cancelling import CancelResult, cancel
 from cogworker.app.config import Config
 from cogworker.app.enqueue_call import due_time, read_errors
-from cogworker.app.job import Job
+from cogworker.app.job_base import JobBase
 from cogworker.app.job_record import Expiry, build_job, build_jobs, check_jid
 from cogworker.app.open_calls import OpenCalls, while_open
 from cogworker.app.results import checked_timeout, value_of
@@ -78,7 +78,7 @@ class AsyncClient:
     @while_open
     async def enqueue(
         self,
-        job_class: type[Job],
+        job_class: type[JobBase],
         *args: JSON,
         jid: str | None = None,
         expires_in: float | None = None,
@@ -93,7 +93,7 @@ class AsyncClient:
     async def enqueue_in(
         self,
         seconds: float,
-        job_class: type[Job],
+        job_class: type[JobBase],
         *args: JSON,
         jid: str | None = None,
         expires_in: float | None = None,
@@ -107,7 +107,7 @@ class AsyncClient:
     async def enqueue_at(
         self,
         at: float | dt.datetime,
-        job_class: type[Job],
+        job_class: type[JobBase],
         *args: JSON,
         jid: str | None = None,
         expires_in: float | None = None,
@@ -120,7 +120,7 @@ class AsyncClient:
     async def _enqueue_at(
         self,
         at: float | dt.datetime,
-        job_class: type[Job],
+        job_class: type[JobBase],
         args: Sequence[JSON],
         jid: str | None,
         expires_in: float | None,
@@ -133,7 +133,7 @@ class AsyncClient:
     @while_open
     async def enqueue_many(
         self,
-        job_class: type[Job],
+        job_class: type[JobBase],
         args_list: Iterable[Sequence[JSON]],
         *,
         jids: Sequence[str] | None = None,
@@ -187,7 +187,7 @@ class AsyncClient:
             await self._pusher.check_layout()
             now, lock_ttl = await self._clock(), self.config.unique_lock_ttl
 
-            def build(job_class: type[Job], args: Sequence[JSON], jid: str | None) -> JobRecord:
+            def build(job_class: type[JobBase], args: Sequence[JSON], jid: str | None) -> JobRecord:
                 return build_job(job_class, args, now, lock_ttl=lock_ttl, jid=jid)
 
             store = BatchStore(self._blocking())
@@ -269,7 +269,7 @@ class AsyncClient:
         return time.time() if testing.current_mode() is not None else await self._redis_clock()
 
     async def _build(
-        self, job_class: type[Job], args: Sequence[JSON], jid: str | None, expiry: Expiry
+        self, job_class: type[JobBase], args: Sequence[JSON], jid: str | None, expiry: Expiry
     ) -> JobRecord:
         now = await self._clock()
         lock_ttl = self.config.unique_lock_ttl

@@ -27,7 +27,7 @@ from cogworker.adapters.batch_store import UNFINISHED_TTL, BatchStore
 from cogworker.adapters.jid_index import JidIndex
 from cogworker.app import testing
 from cogworker.app.batch_folding import fold_event
-from cogworker.app.job import Job
+from cogworker.app.job_base import JobBase
 from cogworker.app.job_loading import load_job_class
 from cogworker.app.job_record import check_args, new_jid
 from cogworker.domain import batches, payload, results
@@ -36,12 +36,12 @@ from cogworker.domain.json_values import JSON
 from cogworker.exceptions import BatchClosedError, ConfigError, UnknownJobClassError
 
 #: A callback: a Job class, or the dotted path a worker imports it by.
-CallbackClass = type[Job] | str
+CallbackClass = type[JobBase] | str
 #: Builds a job's record (class, args, jid) the way the client's enqueue does.
-Build = Callable[[type[Job], Sequence[JSON], str | None], JobRecord]
+Build = Callable[[type[JobBase], Sequence[JSON], str | None], JobRecord]
 
 
-def callback_class(given: CallbackClass, role: str) -> type[Job]:
+def callback_class(given: CallbackClass, role: str) -> type[JobBase]:
     """The Job class a callback names, checked importable by a worker (UnknownJobClassError
     naming it and the `role`, on_success or on_complete, otherwise)."""
     path = given if isinstance(given, str) else getattr(given, "class_path", lambda: "")()
@@ -60,7 +60,7 @@ def callback_class(given: CallbackClass, role: str) -> type[Job]:
 
 def checked_callbacks(
     on_success: CallbackClass | None, on_complete: CallbackClass | None, args: Sequence[JSON]
-) -> dict[batches.Callback, type[Job]]:
+) -> dict[batches.Callback, type[JobBase]]:
     """The callbacks given, each checked importable by a worker, and their `args` checked
     JSON-native (before anything is written).  ConfigError in a testing mode: a batch's
     bookkeeping is in Redis, which those modes don't reach."""
@@ -75,7 +75,10 @@ def checked_callbacks(
 
 
 def callback_records(
-    bid: str, build: Build, callbacks: Mapping[batches.Callback, type[Job]], args: Sequence[JSON]
+    bid: str,
+    build: Build,
+    callbacks: Mapping[batches.Callback, type[JobBase]],
+    args: Sequence[JSON],
 ) -> dict[batches.Callback, JobRecord]:
     """Each callback: its class run with (bid, *args), its jid fixed."""
     return {
@@ -119,7 +122,7 @@ class Batch:
     queue: str
     closed: bool = False
 
-    def enqueue(self, job_class: type[Job], *args: JSON, jid: str | None = None) -> str | None:
+    def enqueue(self, job_class: type[JobBase], *args: JSON, jid: str | None = None) -> str | None:
         """Enqueue a run of `job_class` as a member; its jid, or None if a middleware (or a
         unique lock) stopped it, which then isn't a member.  BatchClosedError once closed."""
         self.check_open(job_class)
@@ -132,7 +135,7 @@ class Batch:
         return pushed
 
     def enqueue_many(
-        self, job_class: type[Job], args_list: Sequence[Sequence[JSON]]
+        self, job_class: type[JobBase], args_list: Sequence[Sequence[JSON]]
     ) -> list[str | None]:
         """Enqueue one member per argument list: one round trip to join them all, then the
         pushes as `Client.enqueue_many` sends them; the jids in order (None where stopped)."""
@@ -145,7 +148,7 @@ class Batch:
             self.pushed(jobs, pushed)
         return pushed
 
-    def check_open(self, job_class: type[Job]) -> None:
+    def check_open(self, job_class: type[JobBase]) -> None:
         """BatchClosedError naming the batch and `job_class` once the batch is closed."""
         if self.closed:
             raise BatchClosedError(
@@ -199,7 +202,7 @@ def open_batch(
     push: Callable[[JobRecord], str | None],
     push_many: Callable[[Sequence[JobRecord]], list[str | None]],
     now: Callable[[], float],
-    callbacks: Mapping[batches.Callback, type[Job]],
+    callbacks: Mapping[batches.Callback, type[JobBase]],
     args: Sequence[JSON],
 ) -> Batch:
     """Open a new batch with its callbacks (`checked_callbacks`)."""

@@ -22,7 +22,7 @@ from cogworker.app.batches import Batch, CallbackClass, checked_callbacks, open_
 from cogworker.app.cancelling import CancelResult, cancel
 from cogworker.app.config import Config
 from cogworker.app.enqueue_call import due_time, enqueue_failure, read_errors
-from cogworker.app.job import Job
+from cogworker.app.job_base import JobBase
 from cogworker.app.job_record import Expiry, build_job, build_jobs, check_jid
 from cogworker.app.periodic_runs import RunNow, run_now
 from cogworker.app.pushing import Pusher
@@ -64,7 +64,7 @@ class Client:
 
     def enqueue(
         self,
-        job_class: type[Job],
+        job_class: type[JobBase],
         *args: JSON,
         jid: str | None = None,
         expires_in: float | None = None,
@@ -81,7 +81,7 @@ class Client:
     def enqueue_in(
         self,
         seconds: float,
-        job_class: type[Job],
+        job_class: type[JobBase],
         *args: JSON,
         jid: str | None = None,
         expires_in: float | None = None,
@@ -96,7 +96,7 @@ class Client:
     def enqueue_at(
         self,
         at: float | dt.datetime,
-        job_class: type[Job],
+        job_class: type[JobBase],
         *args: JSON,
         jid: str | None = None,
         expires_in: float | None = None,
@@ -110,7 +110,7 @@ class Client:
 
     def enqueue_many(
         self,
-        job_class: type[Job],
+        job_class: type[JobBase],
         args_list: Iterable[Sequence[JSON]],
         *,
         jids: Sequence[str] | None = None,
@@ -142,7 +142,7 @@ class Client:
 
     def _build(
         self,
-        job_class: type[Job],
+        job_class: type[JobBase],
         args: Sequence[JSON],
         jid: str | None,
         expiry: Expiry | None = None,

@@ -4,17 +4,28 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 import attrs
 
 from cogworker.adapters.jobs.retention import Retention
-from cogworker.adapters.redis_target import TLS_VERIFY_MODES, RedisTarget, TlsVerify
+from cogworker.adapters.redis_target import (
+    TLS_VERIFY_MODES,
+    RedisTarget,
+    Sentinels,
+    Tls,
+    TlsVerify,
+)
 from cogworker.app import config_checks as checks
-from cogworker.app import redis_settings
 from cogworker.app.middleware import ClientMiddleware, ServerMiddleware
 from cogworker.app.periodic import Periodic
-from cogworker.app.redis_settings import REDIS_URL_ENV
+from cogworker.app.redis_settings import (
+    DEFAULT_REDIS_URL,
+    REDIS_URL_ENV,
+    TLS_FIELDS,
+    parsed_url,
+    sentinel_addresses,
+)
 from cogworker.domain.class_cap import DEFAULT_LIMIT as DEFAULT_MAX_CLASSES
 from cogworker.domain.queues import QueuePlan, plan_of
 from cogworker.domain.results import DEFAULT_MAX_BYTES as DEFAULT_MAX_RESULT_BYTES
@@ -58,9 +69,7 @@ class Config:
     redis_cluster: bool = False
     #: Sentinel, instead of `redis_url`: the sentinels' (host, port) pairs and the
     #: name of the master they watch (database 0; a redis+sentinel:// URL can say another).
-    sentinels: tuple[tuple[str, int], ...] = attrs.field(
-        default=(), converter=redis_settings.sentinel_addresses
-    )
+    sentinels: tuple[tuple[str, int], ...] = attrs.field(default=(), converter=sentinel_addresses)
     sentinel_master: str | None = None
     #: The sentinels' own ACL user and password (each wins over the URL's option).
     sentinel_username: str | None = None
@@ -205,7 +214,7 @@ class Config:
         )
 
     def __attrs_post_init__(self) -> None:
-        redis_settings.check_sentinel_fields(self)
+        _check_sentinel_fields(self)
         if self.redis_url or self.sentinels or self.redis_cluster:
             self.redis_target()  # its ConfigError now, not at the first connection
         if self.heartbeat_interval >= self.orphan_threshold:
@@ -221,9 +230,119 @@ class Config:
         A setting that can't work (a malformed `$COGWORKER_REDIS_URL`, TLS files
         for a plain URL) is a ConfigError naming it.
         """
-        return redis_settings.target_of(self)
+        return _target_of(self)
 
     def redis_is_configured(self) -> bool:
         """Whether a Redis was named (then it's never swapped for an embedded one)."""
         named = self.redis_url or self.sentinels or self.redis_cluster
         return bool(named or os.environ.get(REDIS_URL_ENV))
+
+
+def _url_and_setting(config: Config) -> tuple[str, str]:
+    """The Redis URL in use and where it comes from, as a person would set it."""
+    if config.redis_url:
+        return config.redis_url, "Config.redis_url"
+    from_environment = os.environ.get(REDIS_URL_ENV)
+    if from_environment:
+        return from_environment, f"${REDIS_URL_ENV}"
+    return DEFAULT_REDIS_URL, "the default Redis URL"
+
+
+def _check_sentinel_fields(config: Config) -> None:
+    """Raise ConfigError if `Config.sentinels` and its companions don't fit together."""
+    if config.sentinels and config.redis_url:
+        raise ConfigError("Config.redis_url and Config.sentinels both say where Redis is: give one")
+    if bool(config.sentinels) != bool(config.sentinel_master):
+        raise ConfigError(
+            "Config.sentinels and Config.sentinel_master go together (a redis+sentinel:// "
+            "URL names its master itself)"
+        )
+
+
+def _target_of(config: Config) -> RedisTarget:
+    """The Redis `config` names, completed by its Redis fields.
+
+    The URL (`Config.redis_url`, else `$COGWORKER_REDIS_URL`, else the default)
+    says where; `Config.sentinels` with `sentinel_master` says it instead.
+    `Config.redis_cluster` makes a redis:// or rediss:// URL's server the start-up
+    node of a Redis Cluster (a redis+cluster:// URL says so itself).  The other
+    Redis fields complete it, and a field given wins over the same part of the URL
+    (its password, a TLS option).  Whatever can't work is a ConfigError naming the
+    setting, before anything connects.
+    """
+    if config.sentinels:
+        sentinels = Sentinels(addresses=config.sentinels, master=config.sentinel_master or "")
+        target = RedisTarget(setting="Config.sentinels", sentinels=sentinels)
+    else:
+        url, setting = _url_and_setting(config)
+        target = parsed_url(setting, url)
+    if config.redis_cluster:
+        target = _as_cluster(target)
+    target = attrs.evolve(
+        target,
+        username=_given(config.redis_username, target.username),
+        password=_given(config.redis_password, target.password),
+    )
+    target = _with_replication(target, config)
+    return _with_sentinel_credentials(_with_tls(target, config), config)
+
+
+def _as_cluster(target: RedisTarget) -> RedisTarget:
+    """`target`'s server as a cluster's start-up node (`Config.redis_cluster`)."""
+    if target.sentinels is not None or target.path is not None:
+        raise ConfigError(
+            f"Config.redis_cluster needs a redis:// or rediss:// URL naming one of the "
+            f"cluster's nodes, not {target.described()}"
+        )
+    if target.db != 0:
+        raise ConfigError(
+            f"Config.redis_cluster: a Redis Cluster has only database 0, not {target.db} "
+            f"({target.described()})"
+        )
+    return attrs.evolve(target, cluster=target.cluster or ((target.host, target.port),))
+
+
+def _given(field: Any, from_url: Any) -> Any:
+    return from_url if field is None else field
+
+
+def _with_replication(target: RedisTarget, config: Config) -> RedisTarget:
+    replication = attrs.evolve(
+        target.replication,
+        replicas=_given(config.min_replicas, target.replication.replicas),
+        timeout=_given(config.replica_timeout, target.replication.timeout),
+    )
+    return attrs.evolve(target, replication=replication)
+
+
+def _with_tls(target: RedisTarget, config: Config) -> RedisTarget:
+    given = {
+        name: getattr(config, field)
+        for name, field in TLS_FIELDS.items()
+        if getattr(config, field) is not None
+    }
+    if not given:
+        return target
+    if target.tls is None and not config.sentinels:
+        field = TLS_FIELDS[next(iter(given))]
+        raise ConfigError(
+            f"Config.{field} is set, but {target.described()} doesn't use TLS "
+            "(rediss:// or rediss+sentinel://)"
+        )
+    return attrs.evolve(target, tls=attrs.evolve(target.tls or Tls(), **given))
+
+
+def _with_sentinel_credentials(target: RedisTarget, config: Config) -> RedisTarget:
+    if config.sentinel_username is None and config.sentinel_password is None:
+        return target
+    if target.sentinels is None:
+        raise ConfigError(
+            f"Config.sentinel_username / sentinel_password are set, but {target.described()} "
+            "names no sentinels (redis+sentinel://HOST:PORT,.../MASTER)"
+        )
+    sentinels = attrs.evolve(
+        target.sentinels,
+        username=_given(config.sentinel_username, target.sentinels.username),
+        password=_given(config.sentinel_password, target.sentinels.password),
+    )
+    return attrs.evolve(target, sentinels=sentinels)

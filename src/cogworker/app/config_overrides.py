@@ -10,67 +10,30 @@ import attrs
 from cogworker.app.config import Config
 from cogworker.exceptions import ConfigError
 
-#: The fields a `--config` TOML file may set (the rest are Python objects).
-FILE_FIELDS = (
-    "redis_url",
-    "redis_username",
-    "redis_password",
-    "redis_tls_ca_file",
-    "redis_tls_cert_file",
-    "redis_tls_key_file",
-    "redis_tls_verify",
-    "redis_cluster",
-    "sentinels",
-    "sentinel_master",
-    "sentinel_username",
-    "sentinel_password",
-    "min_replicas",
-    "replica_timeout",
-    "concurrency",
-    "async_concurrency",
-    "async_block_warning",
-    "prefetch",
-    "queues",
-    "fetch",
-    "poll_interval",
-    "heartbeat_interval",
-    "orphan_threshold",
-    "max_orphanings",
-    "max_handbacks",
-    "shutdown_timeout",
-    "default_timeout",
-    "timeout_grace",
-    "fetch_idle_max_interval",
-    "dead_max_jobs",
-    "dead_max_age",
-    "unique_lock_ttl",
-    "periodic_lock_ttl",
-    "periodic_catch_up",
-    "periodic_catch_up_limit",
-    "periodic_replace",
-    "track_status",
-    "status_expiry",
-    "history",
-    "history_per_job",
-    "history_per_class",
-    "history_ttl",
-    "metrics",
-    "metrics_retention",
-    "metrics_max_classes",
-    "keep_result",
-    "max_result_bytes",
-    "job_modules",
-    "log_level",
-    "log_format",
-)
+#: The `Config` fields of Python objects (periodic jobs, middleware, hooks): a file can't
+#: hold them.  Every other field is a plain setting a file may set.
+OBJECT_FIELDS = ("periodic", "client_middleware", "server_middleware", "death_handlers")
+
+
+def file_fields(config_class: type[Config] = Config) -> tuple[str, ...]:
+    """The fields a `--config` TOML file may set: every field of `config_class` but the
+    `OBJECT_FIELDS`, in the class's order (so a new field is settable from a file)."""
+    return tuple(
+        field.name for field in attrs.fields(config_class) if field.name not in OBJECT_FIELDS
+    )
+
+
+#: The fields a `--config` TOML file may set, of `Config` itself.
+FILE_FIELDS = file_fields()
 
 
 def with_overrides(config: Config, overrides: Mapping[str, object]) -> Config:
     """`config` with the given fields replaced; unknown or non-file fields, and values of a
     type the field can't take, are a ConfigError naming them."""
-    unknown = sorted(set(overrides) - set(FILE_FIELDS))
+    known = file_fields(type(config))
+    unknown = sorted(set(overrides) - set(known))
     if unknown:
-        raise ConfigError(f"unknown config settings {unknown}; known: {list(FILE_FIELDS)}")
+        raise ConfigError(f"unknown config settings {unknown}; known: {list(known)}")
     try:
         return attrs.evolve(config, **overrides)  # type: ignore[arg-type]  # the validators check
     except (TypeError, ValueError) as error:

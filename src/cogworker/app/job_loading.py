@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import importlib
 
-from cogworker.app.job import Job
+from cogworker.app.job_base import JobBase
 from cogworker.exceptions import UnknownJobClassError
 
 
@@ -21,7 +21,7 @@ def _in_job_modules(module_name: str, job_modules: tuple[str, ...] | None) -> bo
 
 
 @functools.lru_cache(maxsize=1024)
-def load_job_class(path: str, job_modules: tuple[str, ...] | None = None) -> type[Job]:
+def load_job_class(path: str, job_modules: tuple[str, ...] | None = None) -> type[JobBase]:
     """The `Job` subclass named by `path` (`package.module.Class`, nested classes too).
 
     Only a module `job_modules` allows (`Config.job_modules`) is imported.
@@ -56,7 +56,7 @@ def load_job_class(path: str, job_modules: tuple[str, ...] | None = None) -> typ
 
 def _attribute_path(
     target: object, attributes: list[str], path: str, missing: ModuleNotFoundError | None
-) -> type[Job]:
+) -> type[JobBase]:
     """The class at `attributes` of the module `target`; an UnknownJobClassError naming the
     one that isn't there, with the ImportError of its module if it was tried as one (a module
     this worker lacks)."""
@@ -67,6 +67,6 @@ def _attribute_path(
             because = f" ({missing})" if missing and missing.name == where else ""
             raise UnknownJobClassError(f"{path}: {name} not found in {target!r}{because}")
         target = getattr(target, name)
-    if not (isinstance(target, type) and issubclass(target, Job)):
+    if not (isinstance(target, type) and issubclass(target, JobBase)):
         raise UnknownJobClassError(f"{path}: not a cogworker Job class")
     return target

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import attrs
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.app.job import Job
+from cogworker.app.job_base import JobBase
 from cogworker.domain import key_limits, limits, results, unique
 from cogworker.domain.job import JobRecord
 from cogworker.domain.json_values import JSON, first_non_json, is_json_native
@@ -65,7 +65,7 @@ class Expiry:
 
 
 def _extra(
-    job_class: type[Job],
+    job_class: type[JobBase],
     args: Sequence[JSON],
     lock_ttl: float,
     *,
@@ -109,7 +109,7 @@ def _extra(
     return extra | _limit_fields(job_class, args)
 
 
-def _limit_fields(job_class: type[Job], args: Sequence[JSON]) -> dict[str, JSON]:
+def _limit_fields(job_class: type[JobBase], args: Sequence[JSON]) -> dict[str, JSON]:
     """The payload field of a job's per-key limit: its key, computed from its arguments by
     its class's `key` (a TypeError naming anything but a text it returns)."""
     limit = job_class.cogworker_options.limit
@@ -120,7 +120,7 @@ def _limit_fields(job_class: type[Job], args: Sequence[JSON]) -> dict[str, JSON]
     return key_limits.payload_fields(key_limits.claim_for(limit, path, key))
 
 
-def check_importable(job_class: type[Job]) -> None:
+def check_importable(job_class: type[JobBase]) -> None:
     """ConfigError unless a worker can import `job_class` by its dotted path (`class_path`):
     a class defined in a script's __main__ or inside a function it can't."""
     if job_class.__module__ == "__main__":
@@ -138,7 +138,7 @@ def check_importable(job_class: type[Job]) -> None:
 
 
 def build_job(
-    job_class: type[Job],
+    job_class: type[JobBase],
     args: Sequence[JSON],
     now: float,
     *,
@@ -150,7 +150,7 @@ def build_job(
     """The record of a new run of `job_class` with `args` (with a caller's `jid`, if given;
     `expiry`: when it must have started by, else its class's `expires_in` from `now`;
     `keep_result`: the client's default for a class that sets none)."""
-    if not (isinstance(job_class, type) and issubclass(job_class, Job)):
+    if not (isinstance(job_class, type) and issubclass(job_class, JobBase)):
         raise TypeError(f"{job_class!r} is not a cogworker Job class")
     check_importable(job_class)
     check_args(args)
@@ -170,7 +170,7 @@ def build_job(
 
 
 def build_jobs(
-    job_class: type[Job],
+    job_class: type[JobBase],
     args_list: Sequence[Sequence[JSON]],
     jids: Sequence[str] | None,
     now: float,

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from cogworker.app.job import Job
+from cogworker.app.job_base import JobBase
 from cogworker.app.job_loading import load_job_class
 from cogworker.app.job_record import check_importable
 from cogworker.domain import cron
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # imported where used: a worker that declares no periodic job
 
 
 def _class_path(job: object) -> str:
-    return job.class_path() if isinstance(job, type) and issubclass(job, Job) else repr(job)
+    return job.class_path() if isinstance(job, type) and issubclass(job, JobBase) else repr(job)
 
 
 def _as_tuple(value: object) -> object:
@@ -56,7 +56,7 @@ def _check_cron(entry: Periodic, _: attrs.Attribute[Any], value: object) -> None
 
 
 def _check_job(entry: Periodic, _: attrs.Attribute[Any], value: object) -> None:
-    if not (isinstance(value, type) and issubclass(value, Job)):
+    if not (isinstance(value, type) and issubclass(value, JobBase)):
         raise _fail(entry, f"job must be a cogworker Job class, got {value!r}")
     try:
         check_importable(value)
@@ -100,7 +100,7 @@ class Periodic:
 
     #: 5 fields, 6 with the seconds first (``*/10 * * * * *``), or an alias like ``@hourly``.
     cron: str = attrs.field(validator=_check_cron)
-    job: type[Job] = attrs.field(validator=_check_job)
+    job: type[JobBase] = attrs.field(validator=_check_job)
     args: tuple[JSON, ...] = attrs.field(default=(), converter=_as_tuple, validator=_check_args)
     #: Its name in the schedule (unique); by default the job's class path.
     name: str = attrs.field(

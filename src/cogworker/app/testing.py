@@ -41,7 +41,7 @@ from typing import Any, Protocol
 import attrs
 from returns.pipeline import is_successful
 
-from cogworker.app.job import Job, is_async_job, perform_awaited, perform_now
+from cogworker.app.job_base import JobBase, is_async_job, perform_awaited, perform_now
 from cogworker.app.job_loading import load_job_class
 from cogworker.domain import results
 from cogworker.domain.job import JobRecord
@@ -110,7 +110,7 @@ class _Results:
         return "timed out" if pending else "not found"
 
 
-def _prepared(job: JobRecord) -> tuple[type[Job], list[Any]]:
+def _prepared(job: JobRecord) -> tuple[type[JobBase], list[Any]]:
     """The job's class and its arguments after a JSON round trip."""
     return load_job_class(job.class_name), json.loads(json.dumps(list(job.args)))
 
@@ -147,7 +147,7 @@ class FakeQueue:
         """Collect `job` (what `AsyncClient.push` does in fake mode)."""
         return self.push(job)
 
-    def jobs_for(self, job_class: type[Job]) -> list[JobRecord]:
+    def jobs_for(self, job_class: type[JobBase]) -> list[JobRecord]:
         """The collected jobs of one class."""
         return [job for job in self.jobs if job.class_name == job_class.class_path()]
 

@@ -27,7 +27,7 @@ import attrs
 from opentelemetry import propagate, trace
 from opentelemetry.trace import Span, SpanKind, StatusCode, Tracer, TracerProvider
 
-from cogworker.app.job import is_async_job
+from cogworker.app.job_base import is_async_job
 from cogworker.app.middleware import AsyncCallNext, CallNext, Push, RunContext, ServerMiddleware
 from cogworker.app.version import VERSION
 from cogworker.domain.job import JobRecord

@@ -13,7 +13,6 @@ call of its own (see `adapters.jobs.settle`).
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING
 
 import redis
 
@@ -22,11 +21,9 @@ from cogworker.adapters import scripts
 from cogworker.adapters.jobs.outcome import OutcomeKind
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.jobs.run_figures import metrics_args, metrics_keys
+from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.adapters.results import result_args, result_key
 from cogworker.domain.stats import day_of
-
-if TYPE_CHECKING:  # settle imports this module: its order type is only named here
-    from cogworker.adapters.jobs.settle import SettleOrder
 
 KeyOrArg = bytes | str | int | float
 #: Indexes of a batch's orders by what one call settles them: (their kind, their queue).

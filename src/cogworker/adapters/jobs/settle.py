@@ -31,13 +31,13 @@ import redis
 
 from cogworker.adapters import durable_writes, jid_index, scripts
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.batch_events import event_target, with_batch
+from cogworker.adapters.batch_events import event_target
 from cogworker.adapters.job_records import settled_index
 from cogworker.adapters.jobs import grouped
-from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.jobs.run_figures import metrics_args, metrics_keys
+from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.adapters.jobs.status_marks import Mark, queue_mark
 from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.registrations import Registrations
@@ -49,19 +49,6 @@ ScriptArgs = tuple[bytes | str | int | float, ...]
 #: The counter of an end that isn't a success or a failure (a failure counts in `failed`).
 _COUNTERS = {"cancel": "cancelled", "expire": "expired"}
 Registered = TypeVar("Registered", str, tuple[str, str])
-
-
-@attrs.frozen(kw_only=True)
-class SettleOrder:
-    """An outcome to write for a job as it was fetched."""
-
-    fetched: Fetched
-    outcome: OutcomeRecord
-
-    def with_batch(self) -> SettleOrder:
-        """This order, its outcome naming the job's batch if it has one."""
-        outcome = with_batch(self.outcome, self.fetched.raw)
-        return self if outcome is self.outcome else attrs.evolve(self, outcome=outcome)
 
 
 @attrs.define

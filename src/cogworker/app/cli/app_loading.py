@@ -16,7 +16,7 @@ from types import ModuleType
 import click
 
 from cogworker.app.config import Config
-from cogworker.app.job import Job
+from cogworker.app.job_base import JobBase
 from cogworker.exceptions import ConfigError
 
 WHAT_APP_IS = "APP names the module holding a cogworker.Config (`module` or `module:attr`)"
@@ -78,7 +78,7 @@ def _not_a_module(spec: str, module_name: str, error: ModuleNotFoundError) -> st
         found = getattr(importlib.import_module(parent), name, None) if parent else None
     except Exception:  # the parent's own failure: the "no module" message says enough
         found = None
-    if isinstance(found, type) and issubclass(found, Job):
+    if isinstance(found, type) and issubclass(found, JobBase):
         return (
             f"APP {spec!r}: {module_name} is a Job class, not a Config; {WHAT_APP_IS}: "
             f"try {retyped(parent)}"
@@ -105,6 +105,6 @@ def _dotted(path: str) -> str:
 def _described(value: object) -> str:
     if value is None:
         return "nothing"
-    if isinstance(value, type) and issubclass(value, Job):
+    if isinstance(value, type) and issubclass(value, JobBase):
         return f"the Job class {value.__qualname__}"
     return f"a {type(value).__name__}"

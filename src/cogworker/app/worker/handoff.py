@@ -19,14 +19,14 @@ from returns.pipeline import is_successful
 from returns.result import Result
 
 from cogworker.adapters.jobs.fetch import Fetched
-from cogworker.app.job import Job, is_async_job
+from cogworker.app.job_base import JobBase, is_async_job
 from cogworker.app.worker.event_loop import EventLoop, Start
 from cogworker.app.worker.running import load_class
 from cogworker.domain import limits, payload
 from cogworker.domain.job import JobRecord
 
 #: A job's class, or why it can't be had (see `running.load_class`).
-Loaded = tuple[type[Job] | None, BaseException | None]
+Loaded = tuple[type[JobBase] | None, BaseException | None]
 
 
 @attrs.frozen
@@ -47,7 +47,7 @@ class HandOff:
     work: queue.SimpleQueue[Taken | None]
     event_loop: EventLoop | None
     #: What runs an async job on the loop (`Processor.on_loop`).
-    on_loop: Callable[[JobRecord, Fetched, type[Job]], Start]
+    on_loop: Callable[[JobRecord, Fetched, type[JobBase]], Start]
     job_modules: tuple[str, ...] | None
     clock: Callable[[], float]
 

@@ -18,13 +18,12 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
 if TYPE_CHECKING:
     from cogworker.adapters.jobs.fetch import Fetched
-    from cogworker.app.worker.state import WorkerState
 
 #: How long a thread waits for the lease at a time, between looks at the stop flag.
 WAIT_STEP = 0.2
@@ -57,7 +56,22 @@ class Lease:
             return self._changed.wait_for(self.held, timeout)
 
 
-def may_start(state: WorkerState, fetched: Fetched, logger: logging.Logger) -> bool:
+class StartingState(Protocol):
+    """What the start rule reads of the worker's shared state: `state.WorkerState`, named
+    by a protocol since that state holds a `Lease`, and so imports this module."""
+
+    @property
+    def lease(self) -> Lease: ...
+
+    @property
+    def stopping(self) -> threading.Event: ...
+
+    def holds(self, raw: bytes) -> bool:
+        """Whether this process still holds the job fetched as `raw`."""
+        ...
+
+
+def may_start(state: StartingState, fetched: Fetched, logger: logging.Logger) -> bool:
     """Whether a fetched job may start on this thread: once the lease is held (a process
     that was paused beats first), and only if this process still holds the job (a beat
     that found it declared gone let go of every job it held).  False while stopping
@@ -68,7 +82,7 @@ def may_start(state: WorkerState, fetched: Fetched, logger: logging.Logger) -> b
     return still_held(state, fetched, logger)
 
 
-async def may_start_on_loop(state: WorkerState, fetched: Fetched, logger: logging.Logger) -> bool:
+async def may_start_on_loop(state: StartingState, fetched: Fetched, logger: logging.Logger) -> bool:
     """`may_start` for a job on the event loop: with the lease held it answers at once;
     run out (the process was paused), the wait for a beat is on a thread, not the loop's."""
     if state.lease.held():
@@ -76,7 +90,7 @@ async def may_start_on_loop(state: WorkerState, fetched: Fetched, logger: loggin
     return await asyncio.to_thread(may_start, state, fetched, logger)
 
 
-def still_held(state: WorkerState, fetched: Fetched, logger: logging.Logger) -> bool:
+def still_held(state: StartingState, fetched: Fetched, logger: logging.Logger) -> bool:
     """Whether this process still holds `fetched`; if not, say so (it won't run here)."""
     if state.holds(fetched.raw):
         return True

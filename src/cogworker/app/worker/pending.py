@@ -6,7 +6,7 @@ import threading
 
 import attrs
 
-from cogworker.adapters.jobs.settle import SettleOrder
+from cogworker.adapters.jobs.settle_order import SettleOrder
 
 
 @attrs.define

@@ -28,7 +28,7 @@ from cogworker.adapters import logs
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.app.config import Config
 from cogworker.app.death import DeathNotice, notify
-from cogworker.app.job import Job, is_async_job
+from cogworker.app.job_base import JobBase, is_async_job
 from cogworker.app.worker import lease, run_ends, run_logs
 from cogworker.app.worker.event_loop import Start
 from cogworker.app.worker.handoff import Taken
@@ -93,7 +93,7 @@ class Processor:
             if notice is not None:
                 notify(notice, self.config.death_handlers, self.logger)
 
-    def on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> Start:
+    def on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[JobBase]) -> Start:
         """What runs async `job` on the event loop once it has a place there (asked on the
         caller's thread whether its start writes first, so the loop needn't)."""
         if self.starts.writes_first(job):
@@ -108,7 +108,9 @@ class Processor:
         logged = functools.partial(run_logs.expired, self.logger, job, fetched.queue)
         self.settler.write_failure(fetched, unrun, decided, lambda: decided, logged)
 
-    async def _start_on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> None:
+    async def _start_on_loop(
+        self, job: JobRecord, fetched: Fetched, job_class: type[JobBase]
+    ) -> None:
         """Run a job whose start writes first (see `on_loop`), under the lease."""
         if not await lease.may_start_on_loop(self.state, fetched, self.logger):
             return
@@ -122,7 +124,7 @@ class Processor:
         await self._run_on_loop(job, fetched, job_class)
 
     def _started(
-        self, runner: str, job: JobRecord, fetched: Fetched, job_class: type[Job] | None
+        self, runner: str, job: JobRecord, fetched: Fetched, job_class: type[JobBase] | None
     ) -> None:
         running_lock = locks.held_locks(job).running_lock
         held = (running_lock, job.jid) if running_lock else None
@@ -137,7 +139,7 @@ class Processor:
         runner: str,
         job: JobRecord,
         fetched: Fetched,
-        loaded: tuple[type[Job] | None, BaseException | None],
+        loaded: tuple[type[JobBase] | None, BaseException | None],
     ) -> DeathNotice | None:
         self._begin(job, fetched)
         ask = asker(job)
@@ -174,7 +176,9 @@ class Processor:
         at_once = timed_out == "hard"
         return self.settler.write_failure(fetched, attempt, decided, interrupted, logged, at_once)
 
-    async def _run_on_loop(self, job: JobRecord, fetched: Fetched, job_class: type[Job]) -> None:
+    async def _run_on_loop(
+        self, job: JobRecord, fetched: Fetched, job_class: type[JobBase]
+    ) -> None:
         if not await lease.may_start_on_loop(self.state, fetched, self.logger):
             return
         runner = f"loop:{job.jid}"
@@ -195,7 +199,7 @@ class Processor:
                 await asyncio.to_thread(notify, notice, self.config.death_handlers, self.logger)
 
     async def _run_and_settle_async(
-        self, runner: str, job: JobRecord, fetched: Fetched, job_class: type[Job]
+        self, runner: str, job: JobRecord, fetched: Fetched, job_class: type[JobBase]
     ) -> DeathNotice | None:
         self._begin(job, fetched)
         ask = async_asker(job)

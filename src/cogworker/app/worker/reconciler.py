@@ -22,7 +22,7 @@ from cogworker.adapters.jobs.handover import HandoverStore
 from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.run import RunStore
 from cogworker.adapters.jobs.run_marks import MarkStore
-from cogworker.adapters.jobs.settle import SettleOrder
+from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.adapters.liveness import presence_ttl
 from cogworker.adapters.process_registry import ProcessRegistry
 from cogworker.app.config import Config

@@ -18,7 +18,7 @@ import attrs
 
 from cogworker.adapters import user_hooks
 from cogworker.app.config import Config
-from cogworker.app.job import Job
+from cogworker.app.job_base import JobBase
 from cogworker.app.worker.interrupts import Interrupts
 from cogworker.app.worker.running import Attempt
 from cogworker.domain import deadlines, failure, settlement
@@ -84,7 +84,7 @@ def run_of(job: JobRecord, queue: str, attempt: Attempt, process: str) -> settle
     )
 
 
-def no_loop(job_class: type[Job]) -> UnknownJobClassError:
+def no_loop(job_class: type[JobBase]) -> UnknownJobClassError:
     """The error an async job ends with in a worker that runs no event loop."""
     return UnknownJobClassError(
         f"{job_class.class_path()} is an async job (async def perform) and this worker "

@@ -23,7 +23,7 @@ import attrs
 from returns.pipeline import is_successful
 
 from cogworker.adapters import user_hooks
-from cogworker.app.job import Job, perform_awaited, perform_now
+from cogworker.app.job_base import JobBase, perform_awaited, perform_now
 from cogworker.app.job_loading import load_job_class
 from cogworker.app.middleware import (
     AsyncServerMiddleware,
@@ -112,7 +112,7 @@ class Runner:
         job: JobRecord,
         queue: str,
         ask: Ask,
-        loaded: tuple[type[Job] | None, BaseException | None],
+        loaded: tuple[type[JobBase] | None, BaseException | None],
     ) -> Attempt:
         """Run `job` through the sync middleware; whatever its code raises is the attempt's
         error.  `loaded`: its class, or why there is none (see `load_class`)."""
@@ -144,7 +144,7 @@ class Runner:
         return notes.attempt(job_class, started_at, self.clock(), None)
 
     async def run_async(
-        self, job: JobRecord, queue: str, job_class: type[Job], ask: AskAsync
+        self, job: JobRecord, queue: str, job_class: type[JobBase], ask: AskAsync
     ) -> Attempt:
         """Run an async job through the middleware on the running loop: the sync layers
         (outermost, on a thread of their own) and the async ones; see the module's docstring."""
@@ -167,7 +167,7 @@ class Runner:
     async def _perform_async(
         self,
         job: JobRecord,
-        job_class: type[Job],
+        job_class: type[JobBase],
         args: Sequence[JSON],
         ask: AskAsync,
         notes: _Notes,
@@ -190,7 +190,7 @@ class Runner:
                     notes.answer = await ask(error, job_class)
             raise
 
-    def _result(self, job: JobRecord, job_class: type[Job], returned: object) -> str | None:
+    def _result(self, job: JobRecord, job_class: type[JobBase], returned: object) -> str | None:
         """What `perform` returned as the JSON its job keeps (None when it keeps none);
         `UnstorableResultError`, the run's error, when a result can't hold it."""
         if results.keep_of(job) is None:
@@ -206,7 +206,7 @@ class Runner:
         return lambda: self.interrupts.requested(jid) is JobCancelledError
 
     async def _chain_async(
-        self, job: JobRecord, queue: str, job_class: type[Job], ask: AskAsync, notes: _Notes
+        self, job: JobRecord, queue: str, job_class: type[JobBase], ask: AskAsync, notes: _Notes
     ) -> None:
         sync_layers, async_layers = self._layers  # the sync layers outermost
 
@@ -272,7 +272,7 @@ def _retry_in(job: JobRecord, job_class: type | None) -> Callable[..., object] |
 
 def load_class(
     path: str, job_modules: tuple[str, ...] | None
-) -> tuple[type[Job] | None, UnknownJobClassError | None]:
+) -> tuple[type[JobBase] | None, UnknownJobClassError | None]:
     """A job's class, or why it can't be had (not allowed, not found, its import failed)."""
     try:
         return load_job_class(path, job_modules), None

@@ -27,7 +27,8 @@ from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import outcome_record
 from cogworker.adapters.jobs.recover import RecoverStore
-from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.adapters.jobs.settle import SettleStore
+from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.app.death import DeathNotice
 from cogworker.app.job_record import new_jid
 from cogworker.app.worker.acker import Acker, Filing

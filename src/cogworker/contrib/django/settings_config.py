@@ -26,12 +26,10 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
 from cogworker.app.config import Config
-from cogworker.app.config_overrides import FILE_FIELDS, with_overrides
+from cogworker.app.config_overrides import FILE_FIELDS, OBJECT_FIELDS, with_overrides
 from cogworker.exceptions import ConfigError
 
 SETTING = "COGWORKER"
-#: The `Config` fields of Python objects, whose items may be dotted paths.
-OBJECT_FIELDS = ("periodic", "client_middleware", "server_middleware", "death_handlers")
 
 
 def config_from_settings() -> Config:
