@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from cogworker.adapters import redis_keys as keys
 from cogworker.app.worker import pulse
 from cogworker.app.worker.state import RunningJob, WorkerState
@@ -57,6 +59,7 @@ def test_a_stale_look_claims_and_interrupts_nothing() -> None:
     assert state.interrupts.requested("j2") is JobTimeoutError
 
 
+@pytest.mark.processes  # a `cat` stands in for the pulse's stdin
 def test_the_pulse_is_told_each_limited_run_once_and_its_claim_once(tmp_path: Path) -> None:
     """A run with a limit is told to the pulse as it starts (its hard deadline from now,
     its mark) and forgotten once, at its claim (not again as it ends); a run without a
