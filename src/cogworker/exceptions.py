@@ -252,4 +252,5 @@ class ResultTimeoutError(CogworkerError, TimeoutError):
 
 class ResultNotFoundError(CogworkerError, LookupError):
     """`Client.result`: no job of that jid keeps a result (unknown, or its class doesn't
-    keep one: `keep_result`), or its result has expired."""
+    keep one: `keep_result`), or its result has expired, or the job ended and its result
+    was evicted (a Redis at its `maxmemory`)."""

@@ -8,6 +8,7 @@ import threading
 
 import redis
 
+import cogworker
 from cogworker.adapters import jid_index, results
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_results import kept_result
@@ -17,6 +18,7 @@ from cogworker.adapters.jobs.recover import RecoverStore
 from cogworker.adapters.jobs.settle import SettleStore
 from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.domain import results as domain_results
+from tests.support.clients import EitherClient
 from tests.support.topology_marks import on_both_topologies
 
 pytestmark = on_both_topologies
@@ -87,10 +89,47 @@ def test_without_its_index_a_result_is_found_by_asking_every_queue(rc: redis.Red
     that holds it; a jid nothing holds is not found, without waiting."""
     rc.sadd(keys.QUEUES, "a", "mail", "z")
     rc.rpush(keys.result("mail", "j1"), domain_results.ended_record("expired", "", "late"))
-    assert jid_index.locate(rc, "j1", results.probe("j1")) == "mail"
+    assert jid_index.locate(rc, "j1", results.probe("j1")) == jid_index.Located("mail")
     assert results.wait(rc, "j1", 5) == domain_results.Stored(
         outcome="expired", error_message="late"
     )
     assert kept_result(rc, "j1") == domain_results.Stored(outcome="expired", error_message="late")
     assert results.wait(rc, "j2", 5) == "not found"
     assert kept_result(rc, "j2") is None
+
+
+def test_a_result_gone_after_its_job_ended_is_not_waited_for(
+    rc: redis.Redis, either_client: EitherClient
+) -> None:
+    """A kept result evicted (deleted here, as `maxmemory` would) while the index its
+    settlement wrote survives: `result()` without a timeout says at once that it is gone
+    (`ResultNotFoundError`), with the sync and the async client alike."""
+    record = domain_results.success_record('{"n":1}')
+    assert _settle(rc, domain_results.Kept(queue="mail", record=record, keep=600, index_ttl=600))
+    rc.delete(keys.result("mail", "j1"))
+    assert rc.exists(keys.jid_index("j1"))
+    answered: list[BaseException] = []
+
+    def wait_for_good() -> None:
+        try:
+            either_client.result("j1")
+        except cogworker.CogworkerError as error:
+            answered.append(error)
+
+    waiter = threading.Thread(target=wait_for_good, daemon=True)
+    waiter.start()
+    waiter.join(60)
+
+    assert not waiter.is_alive(), "result() is still waiting for a result that is gone"
+    [error] = answered
+    assert isinstance(error, cogworker.ResultNotFoundError)
+    assert "job j1: it ended, but its result is gone" in str(error)
+    assert "maxmemory" in str(error)
+
+
+def test_a_job_not_ended_is_still_waited_for(rc: redis.Redis) -> None:
+    """An index written at the push (the job may still end) is no answer: the wait runs
+    to its timeout."""
+    rc.set(keys.jid_index("j1"), "mail", ex=600)
+
+    assert results.wait(rc, "j1", 0.2) == "timed out"

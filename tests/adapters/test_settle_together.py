@@ -9,6 +9,7 @@ import json
 
 import redis
 
+from cogworker.adapters import jid_index
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.handover import HandoverStore, parse_handover_record
@@ -68,7 +69,7 @@ def test_a_handed_over_settlement_keeps_its_batch_place_and_result(rc: redis.Red
     assert rc.lrange(keys.batch_events("work"), 0, -1) == [b"b1 m1 ack"]
     assert rc.zcard(PLACE) == 0
     assert _result(rc, "m1") == [record.encode()]
-    assert rc.get(keys.jid_index("m1")) == b"work"
+    assert rc.get(keys.jid_index("m1")) == f"{jid_index.ENDED}work".encode()  # it ended
 
 
 def test_one_call_settles_plain_acks_members_and_retries_each_its_own_way(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import redis
 
 import cogworker
+from cogworker.adapters import redis_keys as keys
 from tests.app.cli_runner import Cli
 from tests.app.helpers import Workers, logs, wait_for_processes
 from tests.app.jobs import Gate, NoRetryFalse, NoRetryZero, Record, RecordHeavy
@@ -33,6 +34,24 @@ def test_stats_and_queues_count_what_waits(cli: Cli, client: cogworker.Client) -
     starts = column_starts(header, ("QUEUE", "SIZE", "LATENCY"))
     assert [row.split()[:2] for row in rows] == [["default", "3"], ["heavy", "12"]]
     assert all(row[starts[1]] != " " and row[starts[1] - 1] == " " for row in rows)
+
+
+def test_queues_as_json_gives_every_queue_the_same_keys(cli: Cli, rc: redis.Redis) -> None:
+    """A queue that ran jobs and one that never did: the same keys on each (as `/api/stats`),
+    the idle one at 0 processed, 0 failed, not paused, no problem."""
+    rc.sadd(keys.QUEUES, "busy", "idle")
+    rc.set(keys.stat("busy", "processed"), 7)
+    rc.set(keys.stat("busy", "failed"), 2)
+
+    loads = {load["name"]: load for load in cli.json("queues")}
+
+    assert {name: sorted(load) for name, load in loads.items()} == {
+        name: ["failed", "latency", "name", "paused", "problem", "processed", "size"]
+        for name in ("busy", "idle")
+    }
+    assert (loads["busy"]["processed"], loads["busy"]["failed"]) == (7, 2)
+    assert loads["idle"] == {"name": "idle", "size": 0, "latency": 0.0, "paused": False,
+                             "processed": 0, "failed": 0, "problem": None}  # fmt: skip
 
 
 def test_ps_shows_a_live_process_with_its_busy_threads(

@@ -96,5 +96,5 @@ def test_places_are_never_lost_nor_made_up(
 def test_a_negative_prefetch_is_a_config_error() -> None:
     """Prefetch 0 (the default) or more; below that the Config refuses, naming it."""
     assert cogworker.Config().prefetch == 0
-    with pytest.raises(ConfigError, match="prefetch must be 0 or more, got -1"):
+    with pytest.raises(ConfigError, match=r"prefetch must be a whole number, 0 or more .*got -1"):
         cogworker.Config(prefetch=-1)

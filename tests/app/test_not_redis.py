@@ -47,14 +47,18 @@ def test_an_enqueue_to_an_http_server_is_an_enqueue_error_saying_so(
     either_client: EitherClient, http_url: str
 ) -> None:
     """The documented EnqueueError (a refusal: no retry makes it a Redis), naming the URL
-    and asking whether its port is a Redis server's; not redis-py's protocol error."""
+    and asking whether its port is a Redis server's; not redis-py's protocol error.  No
+    Redis ran it, so the job was not enqueued: no jid is unknown."""
     with pytest.raises(cogworker.EnqueueRefusedError) as refused:
-        either_client.enqueue(Record, "x")
+        either_client.enqueue(Record, "x", jid="http-1")
 
     message = str(refused.value)
     assert NOT_REDIS in message
     assert http_url.removeprefix("redis://") in message
     assert "is the URL's port a Redis server's?" in message
+    assert (refused.value.pushed, refused.value.unknown) == ((), ())
+    assert message.endswith("; job http-1 was not enqueued")
+    assert "may or may not" not in message
 
 
 def test_a_worker_on_an_http_server_exits_at_start_saying_so(

@@ -85,7 +85,7 @@ def test_catch_up_settings_are_checked_and_may_come_from_a_file() -> None:
     """The catch-up mode is one of three, its limit positive; both and replace are file settings."""
     with pytest.raises(ConfigError, match="periodic_catch_up must be one of"):
         cogworker.Config(periodic_catch_up="some")  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match="periodic_catch_up_limit must be above 0"):
+    with pytest.raises(ConfigError, match="catch_up_limit must be a whole number, 1 or more"):
         cogworker.Config(periodic_catch_up_limit=0)
     overridden = with_overrides(
         cogworker.Config(),

@@ -16,8 +16,8 @@ from cogworker.domain.records import AttemptRecord
 
 def kept_result(client: RedisClient, jid: str) -> results.Stored | None:
     """The result `jid` keeps now, if it keeps one: its value, or how it ended."""
-    queue = jid_index.locate(client, jid, probe(jid), result=True)
-    record = None if queue is None else client.lindex(keys.result(queue, jid), 0)
+    found = jid_index.locate(client, jid, probe(jid), result=True)
+    record = None if found is None else client.lindex(keys.result(found.queue, jid), 0)
     return None if record is None else results.parse_record(record)
 
 

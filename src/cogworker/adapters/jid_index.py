@@ -15,7 +15,10 @@ An entry written for a job's status, attempts or history alone says so
 (`RECORDS_ONLY` before the queue's name): a result's waiter doesn't take it
 for a job keeping its result (it would wait for a result never written).
 Such an entry is never written for a job keeping its result, whose own
-entry (as long as the result needs it) stands for its records too.
+entry (as long as the result needs it) stands for its records too.  The
+entry a job's end writes, with its result, says so (`ENDED` before the
+queue's name): a waiter that then finds no result knows it is gone
+(evicted) rather than still to come.
 """
 
 from __future__ import annotations
@@ -37,22 +40,37 @@ Probe = Callable[[str], Sequence[str]]
 #: What an entry written for a job's records alone starts with: a queue's name never holds
 #: a control character (`domain.queues`), so the entry reads back unambiguously.
 RECORDS_ONLY = "\x1e"
+#: What the entry written with a job's kept result, at its end, starts with.
+ENDED = "\x1d"
 
 
 @attrs.frozen
 class JidIndex:
     """An index entry to write: `jid`'s records are in `queue`'s slot, for `ttl` seconds;
-    `records_only`: for its status, attempts or history, not a kept result."""
+    `records_only`: for its status, attempts or history, not a kept result; `ended`:
+    written with the job's kept result, at its end."""
 
     jid: str
     queue: str
     ttl: int
     records_only: bool = False
+    ended: bool = False
 
     @property
     def value(self) -> str:
         """The entry as stored."""
-        return RECORDS_ONLY + self.queue if self.records_only else self.queue
+        if self.records_only:
+            return RECORDS_ONLY + self.queue
+        return ENDED + self.queue if self.ended else self.queue
+
+
+@attrs.frozen
+class Located:
+    """Where a jid's records are: `queue`'s slot; `ended`: its index says the job ended
+    with its result written (a result not there is gone, not still to come)."""
+
+    queue: str
+    ended: bool = False
 
 
 def queue_indexes(pipe: scripts.Pipeline, indexes: Iterable[JidIndex | None]) -> int:
@@ -67,24 +85,28 @@ def queue_indexes(pipe: scripts.Pipeline, indexes: Iterable[JidIndex | None]) ->
 def indexed(client: RedisClient, jid: str, *, result: bool = False) -> str | None:
     """The queue `jid`'s index entry names; None if there is none (one GET), or, looking
     for a `result`, if the entry was written for the job's other records alone."""
-    return _entry(client.get(keys.jid_index(jid)), result)
+    found = _entry(client.get(keys.jid_index(jid)), result)
+    return None if found is None else found.queue
 
 
-def _entry(found: bytes | str | None, result: bool) -> str | None:
-    """The queue an entry as stored names (None: none, or not one for a `result`)."""
+def _entry(found: bytes | str | None, result: bool) -> Located | None:
+    """Where an entry as stored says the records are (None: none, or not one for a
+    `result`)."""
     if found is None:
         return None
     text = as_bytes(found).decode()
+    if text.startswith(ENDED):
+        return Located(text.removeprefix(ENDED), ended=True)
     if not text.startswith(RECORDS_ONLY):
-        return text
-    return None if result else text.removeprefix(RECORDS_ONLY)
+        return Located(text)
+    return None if result else Located(text.removeprefix(RECORDS_ONLY))
 
 
-def locate(client: RedisClient, jid: str, probe: Probe, *, result: bool = False) -> str | None:
-    """The queue whose slot holds `jid`'s records: the index's (for a `result`, an entry
-    of a job keeping one), else the first registered queue where `probe` finds one; None
-    if none does."""
-    found = indexed(client, jid, result=result)
+def locate(client: RedisClient, jid: str, probe: Probe, *, result: bool = False) -> Located | None:
+    """Where `jid`'s records are: the index's queue (for a `result`, an entry of a job
+    keeping one), else the first registered queue where `probe` finds one; None if none
+    does."""
+    found = _entry(client.get(keys.jid_index(jid)), result)
     if found is not None:
         return found
     pipe = client.pipeline(transaction=False)
@@ -98,7 +120,7 @@ def locate(client: RedisClient, jid: str, probe: Probe, *, result: bool = False)
 
 async def locate_async(
     client: AsyncRedisClient, jid: str, probe: Probe, *, result: bool = False
-) -> str | None:
+) -> Located | None:
     """`locate` through a redis.asyncio client."""
     found = _entry(await client.get(keys.jid_index(jid)), result)
     if found is not None:
@@ -121,6 +143,7 @@ def _names(members: Iterable[bytes | str]) -> list[str]:
     return sorted({as_bytes(member).decode() for member in members})
 
 
-def _first_holding(queues: Sequence[str], counts: Sequence[Any]) -> str | None:
+def _first_holding(queues: Sequence[str], counts: Sequence[Any]) -> Located | None:
     """The first of `queues` whose probe found a key (`counts`: EXISTS's replies)."""
-    return next((queue for queue, count in zip(queues, counts, strict=True) if count), None)
+    holding = (queue for queue, count in zip(queues, counts, strict=True) if count)
+    return next((Located(queue) for queue in holding), None)

@@ -65,7 +65,9 @@ async def holders_async(client: AsyncRedisClient, jid: str) -> tuple[str, ...]:
     return holders_of(await jid_index.locate_async(client, jid, probe(jid)))
 
 
-def holders_of(found: str | None) -> tuple[str, ...]:
+def holders_of(found: jid_index.Located | None) -> tuple[str, ...]:
     """The queues to read a jid's records in, once it was located in `found` (None: in
     no registered queue): that one first, then the migrated part."""
-    return tuple(dict.fromkeys((found, parts.MIGRATED) if found is not None else (parts.MIGRATED,)))
+    if found is None:
+        return (parts.MIGRATED,)
+    return tuple(dict.fromkeys((found.queue, parts.MIGRATED)))

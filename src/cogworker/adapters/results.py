@@ -8,6 +8,12 @@ and leaves it as it was, so any number of waiters are woken by one write
 and each reads the record; one already there is answered at once.  A block
 lasts at most `WAIT_SLICE` seconds (below the connections' socket timeout):
 a longer wait is several blocks, never a poll.
+
+A job whose index says it ended (`jid_index.ENDED`) has its result written:
+one not there is gone (evicted by a Redis at its `maxmemory`), so the wait
+answers so within `ENDED_GRACE`, the time the settling script, pipelined
+just after that index entry, takes to land, instead of waiting out its
+timeout.
 """
 
 from __future__ import annotations
@@ -29,9 +35,12 @@ from cogworker.domain import payload, results
 _KEEP_TEXT = f'"{results.PAYLOAD_KEY}"'.encode()
 #: The longest one blocking command waits (a reply must come within the socket timeout).
 WAIT_SLICE = SOCKET_TIMEOUT - 2.0
+#: How long a wait gives a result whose index says the job ended to appear: the
+#: settlement writes the index entry, then (same pipeline) the result.
+ENDED_GRACE = 1.0
 #: What a wait found: the record, no job keeping a result of that jid (or it expired),
-#: or the job not yet ended when the timeout was up.
-Found: TypeAlias = results.Stored | Literal["not found", "timed out"]
+#: the job ended but its result is gone, or the job not yet ended when the timeout was up.
+Found: TypeAlias = results.Stored | Literal["not found", "gone", "timed out"]
 
 
 def probe(jid: str) -> jid_index.Probe:
@@ -46,12 +55,28 @@ class Deadline:
 
     ends: float | None
     clock: Callable[[], float] = time.monotonic
+    #: What the wait found when the time is up without a result.
+    missed: Literal["gone", "timed out"] = "timed out"
     _looked: bool = False
 
     @classmethod
     def of(cls, timeout: float | None, clock: Callable[[], float] = time.monotonic) -> Deadline:
         """A wait of `timeout` seconds from now (None: as long as it takes)."""
         return cls(None if timeout is None else clock() + timeout, clock)
+
+    @classmethod
+    def at(
+        cls,
+        found: jid_index.Located,
+        timeout: float | None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> Deadline:
+        """The wait for a result `found` located: `timeout` seconds (None: as long as it
+        takes), at most `ENDED_GRACE` when its index says the job ended."""
+        if not found.ended:
+            return cls.of(timeout, clock)
+        grace = ENDED_GRACE if timeout is None else min(timeout, ENDED_GRACE)
+        return cls(clock() + grace, clock, "gone")
 
     def next_block(self) -> float | None:
         """Seconds the next block may last, 0 for a look without blocking, or None: time's up."""
@@ -68,10 +93,10 @@ class Deadline:
 
 def wait(client: RedisClient, jid: str, timeout: float | None) -> Found:
     """`jid`'s result, waiting up to `timeout` seconds for it (None: as long as it takes)."""
-    queue = jid_index.locate(client, jid, probe(jid), result=True)
-    if queue is None:
+    found = jid_index.locate(client, jid, probe(jid), result=True)
+    if found is None:
         return "not found"
-    key, deadline = keys.result(queue, jid), Deadline.of(timeout)
+    key, deadline = keys.result(found.queue, jid), Deadline.at(found, timeout)
     while (block := deadline.next_block()) is not None:
         if block == 0:
             record = client.lindex(key, 0)
@@ -79,15 +104,15 @@ def wait(client: RedisClient, jid: str, timeout: float | None) -> Found:
             record = client.blmove(key, key, _seconds(block), "RIGHT", "LEFT")  # type: ignore[arg-type]  # Redis takes fractions
         if record is not None:
             return _parsed(record)
-    return "timed out"
+    return deadline.missed
 
 
 async def wait_async(client: AsyncRedisClient, jid: str, timeout: float | None) -> Found:
     """`wait` through a redis.asyncio client."""
-    queue = await jid_index.locate_async(client, jid, probe(jid), result=True)
-    if queue is None:
+    found = await jid_index.locate_async(client, jid, probe(jid), result=True)
+    if found is None:
         return "not found"
-    key, deadline = keys.result(queue, jid), Deadline.of(timeout)
+    key, deadline = keys.result(found.queue, jid), Deadline.at(found, timeout)
     while (block := deadline.next_block()) is not None:
         if block == 0:
             record = await client.lindex(key, 0)
@@ -95,7 +120,7 @@ async def wait_async(client: AsyncRedisClient, jid: str, timeout: float | None) 
             record = await client.blmove(key, key, _seconds(block), "RIGHT", "LEFT")  # type: ignore[arg-type]  # Redis takes fractions
         if record is not None:
             return _parsed(record)
-    return "timed out"
+    return deadline.missed
 
 
 def removed_result(
@@ -129,9 +154,10 @@ def result_args(kept: results.Kept | None) -> tuple[str, int]:
 def queue_indexes(pipe: scripts.Pipeline, kept: Iterable[tuple[str, results.Kept | None]]) -> int:
     """Queue on `pipe`, before the settling scripts, the jid index of each (jid, result)
     keeping one, for as long as the result needs it; how many commands were queued."""
-    return jid_index.queue_indexes(
-        pipe, (jid_index.JidIndex(jid, k.queue, k.index_ttl) for jid, k in kept if k)
-    )
+    return jid_index.queue_indexes(pipe, (
+        jid_index.JidIndex(jid, k.queue, k.index_ttl, ended=k.record is not None)
+        for jid, k in kept if k
+    ))  # fmt: skip
 
 
 def _seconds(block: float) -> float:

@@ -228,7 +228,7 @@ class Client:
         discarded, cancelled, expired: the outcome, error class and message are
         its attributes), `ResultTimeoutError` if it didn't end in time, and
         `ResultNotFoundError` if no job of that jid keeps a result (its class
-        doesn't set `keep_result`, or the result expired).
+        doesn't set `keep_result`, or the result expired or was evicted).
         """
         checked, wait = check_jid(jid), checked_timeout(timeout)
         mode = testing.current_mode()

@@ -83,10 +83,10 @@ class Config:
     min_replicas: int | None = attrs.field(default=None, validator=checks.replicas)
     replica_timeout: float | None = attrs.field(default=None, validator=checks.replica_timeout)
     #: Jobs run at once by one worker process (its processor threads).
-    concurrency: int = attrs.field(default=10, validator=checks.positive)
+    concurrency: int = attrs.field(default=10, validator=checks.count(1))
     #: `async def` jobs run at once by one worker process, on its event loop
     #: (besides the `concurrency` threads); 0: this worker refuses async jobs.
-    async_concurrency: int = attrs.field(default=100, validator=checks.not_negative)
+    async_concurrency: int = attrs.field(default=100, validator=checks.count(0))
     #: Seconds an async job may block the event loop (sync code instead of
     #: awaiting) before the worker logs a warning naming what ran; 0: never.
     async_block_warning: float = attrs.field(default=1.0, validator=checks.not_negative)
@@ -94,7 +94,7 @@ class Config:
     #: round trip (faster with many short jobs).  They wait in the process
     #: meanwhile, and if it dies they are recovered (and counted toward
     #: `max_orphanings`) like its running jobs.  0: fetch only for idle threads.
-    prefetch: int = attrs.field(default=0, validator=checks.not_negative)
+    prefetch: int = attrs.field(default=0, validator=checks.count(0))
     #: Queue names in priority order, or `"name,weight"` / `(name, weight)` for weighted.
     queues: tuple[str | tuple[str, int], ...] = attrs.field(
         default=("default",), converter=tuple, validator=checks.queues
@@ -110,12 +110,12 @@ class Config:
     #: A process whose heartbeat is older than this is gone; its jobs are requeued.
     orphan_threshold: float = attrs.field(default=60.0, validator=checks.positive)
     #: A job whose process died under it more often than this goes to dead.
-    max_orphanings: int = attrs.field(default=3, validator=checks.positive)
+    max_orphanings: int = attrs.field(default=3, validator=checks.count(1))
     #: A job still running when its worker stopped (handed back unfinished,
     #: run again from the start) more often than this goes to dead: a hung
     #: job can't block a queue across restarts forever.  Generous, because
     #: deploys restart workers while legit long jobs run.
-    max_handbacks: int = attrs.field(default=10, validator=checks.positive)
+    max_handbacks: int = attrs.field(default=10, validator=checks.count(1))
     #: On stop, how long running jobs get to finish before they are requeued.
     shutdown_timeout: float = attrs.field(default=25.0, validator=checks.positive)
     #: A job's time limit when its class sets none (`timeout=`): at it, `JobTimeoutError`
@@ -126,7 +126,7 @@ class Config:
     timeout_grace: float = attrs.field(default=10.0, validator=checks.seconds)
     #: With several queues, the longest pause between looks when all are empty.
     fetch_idle_max_interval: float = attrs.field(default=0.1, validator=checks.positive)
-    dead_max_jobs: int = attrs.field(default=10_000, validator=checks.positive)
+    dead_max_jobs: int = attrs.field(default=10_000, validator=checks.count(1))
     dead_max_age: float = attrs.field(default=180 * 86_400.0, validator=checks.positive)
     #: How long a unique job's lock lasts (a class's `unique_for` overrides it).
     unique_lock_ttl: float = attrs.field(default=3600.0, validator=checks.positive)
@@ -142,7 +142,7 @@ class Config:
     periodic_catch_up: Literal["none", "last", "all"] = attrs.field(
         default="last", validator=checks.one_of("none", "last", "all")
     )
-    periodic_catch_up_limit: int = attrs.field(default=10, validator=checks.positive)
+    periodic_catch_up_limit: int = attrs.field(default=10, validator=checks.count(1))
     #: At start-up, True: `periodic` replaces the stored schedule (entries not in it are
     #: removed); False: merged into it.  A config without periodic jobs leaves it alone.
     periodic_replace: bool = True
@@ -153,8 +153,8 @@ class Config:
     status_expiry: float = attrs.field(default=30 * 60.0, validator=checks.positive)
     #: Record every run (start, end, outcome, process, error) per job and per class.
     history: bool = True
-    history_per_job: int = attrs.field(default=25, validator=checks.positive)
-    history_per_class: int = attrs.field(default=100, validator=checks.positive)
+    history_per_job: int = attrs.field(default=25, validator=checks.count(1))
+    history_per_class: int = attrs.field(default=100, validator=checks.count(1))
     #: A job's history expires this long after its last run.
     history_ttl: float = attrs.field(default=86_400.0, validator=checks.positive)
     #: Count every run in its class's metrics: runs, failures, execution time and a histogram
@@ -164,12 +164,12 @@ class Config:
     metrics_retention: float = attrs.field(default=72 * 3600.0, validator=checks.positive)
     #: The most job classes `/metrics` exports series of and the Metrics page lists: those
     #: that ran last (a scrape's size and commands grow with it; docs/metrics.md).
-    metrics_max_classes: int = attrs.field(default=DEFAULT_MAX_CLASSES, validator=checks.positive)
+    metrics_max_classes: int = attrs.field(default=DEFAULT_MAX_CLASSES, validator=checks.count(1))
     #: Seconds every job's result is kept for `Client.result` (a class's `keep_result`
     #: overrides it); None: only classes with `keep_result` keep one (docs/results.md).
     keep_result: float | None = attrs.field(default=None, validator=checks.seconds)
     #: The largest return value a result holds (bytes of its JSON); a larger one fails the run.
-    max_result_bytes: int = attrs.field(default=DEFAULT_MAX_RESULT_BYTES, validator=checks.positive)
+    max_result_bytes: int = attrs.field(default=DEFAULT_MAX_RESULT_BYTES, validator=checks.count(1))
     client_middleware: tuple[ClientMiddleware, ...] = attrs.field(default=(), converter=tuple)
     server_middleware: tuple[ServerMiddleware, ...] = attrs.field(default=(), converter=tuple)
     death_handlers: tuple[DeathHandler, ...] = attrs.field(default=(), converter=tuple)

@@ -52,6 +52,21 @@ def not_negative(_: object, attribute: attrs.Attribute[Any], value: float) -> No
         raise ConfigError(f"Config.{attribute.name} must be 0 or more, got {value!r}")
 
 
+def count(minimum: int) -> Callable[[object, attrs.Attribute[Any], int], None]:
+    """A count of things: a whole number (an `int`, not a bool), `minimum` or more.  A
+    float or a string would pass the comparison (or fail it with a TypeError) only for
+    its first use to fail far from here: a slice's bound, a Lua script's argument."""
+
+    def check(_: object, attribute: attrs.Attribute[Any], value: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise ConfigError(
+                f"Config.{attribute.name} must be a whole number, {minimum} or more "
+                f"(an int), got {value!r}"
+            )
+
+    return check
+
+
 def seconds(_: object, attribute: attrs.Attribute[Any], value: object) -> None:
     """A limit in seconds (`limits.checked_seconds`); None is no limit."""
     if value is not None:

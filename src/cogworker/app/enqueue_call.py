@@ -78,23 +78,27 @@ def enqueue_failure(
     if failed is None:
         return None
     problem, refused = failed
-    if not refused and _never_sent(config, error):
-        return EnqueueUnavailableError(f"{problem}; {_not_enqueued(config, unknown)}")
     kind = EnqueueRefusedError if refused else EnqueueUnavailableError
+    not_enqueued = _not_enqueued(config, error, unknown)
+    if not_enqueued is not None:
+        return kind(f"{problem}; {not_enqueued}")
     return kind(problem, unknown=unknown)
 
 
-def _never_sent(config: Config, error: redis.RedisError) -> bool:
-    """Whether `error` is a refused connection to one Redis: the connect failed, so the
-    command was never sent (the clients never send again after an error, see
-    `adapters.connection`).  On a cluster, another node may have had its part."""
-    cause = error.__cause__
-    return isinstance(cause, ConnectionRefusedError) and not config.redis_target().cluster
-
-
-def _not_enqueued(config: Config, jids: Sequence[str]) -> str:
-    """That `jids` were not enqueued, as a reason for the error's message, and what to do."""
+def _not_enqueued(config: Config, error: redis.RedisError, jids: Sequence[str]) -> str | None:
+    """That `jids` were not enqueued, and what to do, as the end of the error's message,
+    when `error` means no Redis ran the command; None when one may have.  A refused
+    connection sent nothing (the clients never send again after an error, see
+    `adapters.connection`); a server that didn't answer as Redis (another server at the
+    port, which the problem names) ran nothing.  On a cluster, another node may have had
+    its part."""
+    if config.redis_target().cluster:
+        return None
     which = f"job {jids[0]} was" if len(jids) == 1 else f"these {len(jids)} jobs were"
+    if redis_access.not_redis(error) is not None:
+        return f"{which} not enqueued"
+    if not isinstance(error.__cause__, ConnectionRefusedError):
+        return None
     said = f"the connection was refused, nothing reached Redis: {which} not enqueued"
     if config.redis_is_configured():
         return said

@@ -35,6 +35,11 @@ def value_of(jid: str, found: Found, timeout: float | None) -> JSON:
         raise JobResultError(jid, found.outcome, found.error_class, found.error_message)
     if found == "timed out":
         raise ResultTimeoutError(f"job {jid} didn't end within the timeout ({timeout}s)")
+    if found == "gone":
+        raise ResultNotFoundError(
+            f"no result for job {jid}: it ended, but its result is gone before its keep_result "
+            'was up: evicted by a Redis at its maxmemory (docs/results.md, "Under maxmemory")'
+        )
     raise ResultNotFoundError(
         f"no result for job {jid}: not found or expired (a job keeps its result only when "
         "its class or the enqueuing client's Config sets keep_result, and for that long)"

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from cogworker.adapters.codec import unstructured
+from cogworker.adapters.codec import unstructured, unstructured_in_full
 from cogworker.app.cli.output import JOB_HEADERS, answer, job_document, job_row, table, warn
 from cogworker.app.cli.session import Session, inspecting
 from cogworker.app.cli.settings import Decorated
@@ -39,7 +39,8 @@ def stats(session: Session) -> bool:
 @inspecting
 def queues(session: Session) -> bool:
     """Every queue with its size, latency (how long its oldest job has waited), whether it
-    is paused, and its jobs' runs counted on it (processed, failed)."""
+    is paused, and its jobs' runs counted on it (processed, failed); as JSON, every queue
+    with the same keys, as `/api/stats` gives them."""
     loads = session.store.queues.loads(session.store.now())
     warn([f"queue {load.name}: {load.problem}" for load in loads if load.problem])
     rows = [
@@ -48,7 +49,7 @@ def queues(session: Session) -> bool:
         for load in loads
     ]  # fmt: skip
     headers = ("QUEUE", "SIZE", "LATENCY", "STATE", "PROCESSED", "FAILED")
-    answer(session.as_json, unstructured(loads), table(headers, rows))
+    answer(session.as_json, unstructured_in_full(loads), table(headers, rows))
     return True
 
 
