@@ -7,25 +7,31 @@ the WAIT ending them (`Replication.queue_wait`).  A cluster pipeline sends
 each node its part on one of the node's connections, but re-sends a
 redirected command on another, which a WAIT queued on the pipeline would not
 cover.  So on a cluster, with replicas asked for, the commands queued on the
-pipeline are sent here instead: grouped by the primary owning their slot,
-each group through that node's own `redis.Redis` as one pipeline ending with
-a WAIT, redirects followed in rounds (`cluster_rounds`, which decides them,
-for this module and for asyncio's, `async_durable_writes`).  The fewest
+pipeline (values, `command_values`) are sent here instead: grouped by the
+primary owning their slot, each group through that node's own `redis.Redis`
+as one pipeline ending with a WAIT, redirects followed in rounds
+(`cluster_rounds`, which decides them, for this module and for asyncio's,
+`async_durable_writes`; `cluster_client.perform` does their steps).  The fewest
 replicas any of the WAITs reached is what the writes reached.
 """
 
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Sequence
-from typing import Any, assert_never
+from typing import Any
 
 import redis
 
-from cogworker.adapters import cluster_rounds, scripts
-from cogworker.adapters.cluster_rounds import Command, Written
-from cogworker.adapters.redis_client import RedisClient, RedisPipeline, is_cluster
+from cogworker.adapters import cluster_client, cluster_rounds, scripts, steps
+from cogworker.adapters.cluster_rounds import Written
+from cogworker.adapters.command_values import Command
+from cogworker.adapters.redis_client import (
+    RedisClient,
+    RedisPipeline,
+    is_cluster,
+    outage_as_connection_error,
+)
 from cogworker.adapters.replication import Replication, Shortfall, unless_short
 
 __all__ = ["Command", "Written", "confirmed", "run", "run_on_primaries"]
@@ -42,7 +48,6 @@ def run(
         replication.queue_wait(pipe)
         return replication.split(scripts.run_pipeline(client, pipe))
     commands = scripts.queued(pipe)
-    pipe.reset()
     if not commands:
         return [], None
     return run_on_primaries(client, commands, replication).outcome(replication)
@@ -57,32 +62,6 @@ def run_on_primaries(
     client: redis.RedisCluster, commands: Sequence[Command], replication: Replication
 ) -> Written:
     """Send `commands`, each primary's with a WAIT for `replication` on one connection."""
-    steps = cluster_rounds.rounds(commands, replication)
-    return cluster_rounds.driven(steps, functools.partial(_perform, client))
-
-
-def _perform(client: redis.RedisCluster, step: cluster_rounds.Step) -> Any:
-    """Do `step` with redis-py's cluster client: its outcome (see `cluster_rounds`)."""
-    nodes = client.nodes_manager
-    match step:
-        case cluster_rounds.Locate(args):
-            slot = client.determine_slot(*args)
-            if slot is None:  # (CLIENT TRACKING only, never in a pipeline that moves jobs)
-                raise ValueError(f"{args[0]!r} names no key to send it by")
-            return nodes.get_node_from_slot(slot)
-        case cluster_rounds.Send(node, commands):
-            pipe = client.get_redis_connection(node).pipeline(transaction=False)
-            for args, options in commands:
-                pipe.execute_command(*args, **options)  # type: ignore[no-untyped-call]  # redis-py's
-            return pipe.execute(raise_on_error=False)
-        case cluster_rounds.Moved(error):
-            nodes.move_slot(error)
-            return nodes.get_node_from_slot(error.slot_id)
-        case cluster_rounds.Asked(error):
-            return cluster_rounds.asked_node(client, error)
-        case cluster_rounds.Reload(script):
-            return client.script_load(script.source)
-        case cluster_rounds.Pause(seconds):
-            return time.sleep(seconds)
-        case _:
-            assert_never(step)
+    planned = cluster_rounds.rounds(commands, replication)
+    with outage_as_connection_error():
+        return steps.driven(planned, functools.partial(cluster_client.perform, client))

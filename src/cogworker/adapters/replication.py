@@ -17,10 +17,8 @@ from typing import Any
 
 import attrs
 import redis
-import redis.client
-import redis.cluster
 
-from cogworker.adapters.redis_client import AsyncRedisPipeline
+from cogworker.adapters.redis_client import AsyncRedisPipeline, RedisPipeline
 
 #: Seconds a write waits for its replicas by default.
 DEFAULT_TIMEOUT = 1.0
@@ -28,7 +26,7 @@ DEFAULT_TIMEOUT = 1.0
 #: (connection.SOCKET_TIMEOUT, 5 s), or the connection is dropped as dead.
 MAX_TIMEOUT = 3.0
 
-Pipeline = redis.client.Pipeline | redis.cluster.ClusterPipeline | AsyncRedisPipeline
+Pipeline = RedisPipeline | AsyncRedisPipeline
 
 
 def checked_replicas(value: object, setting: str) -> int:

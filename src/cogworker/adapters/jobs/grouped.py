@@ -15,13 +15,12 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
-import redis
-
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.jobs.outcome import OutcomeKind
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.jobs.run_figures import metrics_args, metrics_keys
+from cogworker.adapters.redis_client import RedisPipeline
 from cogworker.adapters.results import result_args, result_key
 from cogworker.domain.stats import day_of
 
@@ -48,7 +47,7 @@ def groups_of(orders: Sequence[SettleOrder]) -> tuple[Groups, list[int]]:
 
 
 def queue_group(
-    pipe: redis.client.Pipeline,
+    pipe: RedisPipeline,
     kind: OutcomeKind,
     holder: str,
     owned: bool,
@@ -67,7 +66,7 @@ def queue_group(
 
 
 def _queue_acks(
-    pipe: redis.client.Pipeline,
+    pipe: RedisPipeline,
     holder: str,
     owned: bool,
     queue: str,
@@ -113,7 +112,7 @@ def _queue_acks(
 
 
 def _queue_retries(
-    pipe: redis.client.Pipeline,
+    pipe: RedisPipeline,
     holder: str,
     owned: bool,
     queue: str,

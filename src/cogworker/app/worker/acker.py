@@ -24,8 +24,8 @@ from collections.abc import Callable
 
 import attrs
 
-from cogworker.adapters.connection import SOCKET_TIMEOUT
 from cogworker.adapters.jobs.settle import SettleOrder, SettleStore
+from cogworker.adapters.redis_client import SOCKET_TIMEOUT
 from cogworker.app.worker.ownership import report_lost_ownership
 from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.app.worker.state import WorkerState

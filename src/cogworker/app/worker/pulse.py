@@ -25,8 +25,8 @@ from pathlib import Path
 
 import attrs
 
-from cogworker.adapters.connection import SOCKET_TIMEOUT
 from cogworker.adapters.liveness import connection_settings, presence_ttl, pulse_eval
+from cogworker.adapters.redis_client import SOCKET_TIMEOUT
 from cogworker.adapters.redis_target import RedisTarget
 from cogworker.app.config import Config
 
