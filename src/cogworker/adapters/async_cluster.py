@@ -43,7 +43,11 @@ import redis.asyncio.cluster
 
 from cogworker.adapters import cluster_rounds, steps
 from cogworker.adapters.command_values import AsyncCommands, Command
-from cogworker.adapters.redis_client import outage_as_connection_error
+from cogworker.adapters.redis_client import (
+    UNKNOWN_OUTCOME,
+    outage_as_connection_error,
+    unless_outcome_unknown,
+)
 
 T = TypeVar("T")
 
@@ -134,12 +138,15 @@ async def performed(client: redis.asyncio.RedisCluster, step: cluster_rounds.Ste
     """Do `step` with redis.asyncio's cluster client: its outcome (see `cluster_rounds`)."""
     nodes = client.nodes_manager
     match step:
-        case cluster_rounds.Locate(None):
-            return client.get_default_node()
         case cluster_rounds.Locate(key):
-            return client.get_node_from_key(key)
+            await client.initialize()  # (made, it connects at its first call: this one)
+            return client.get_default_node() if key is None else client.get_node_from_key(key)
         case cluster_rounds.Send(node, commands):
-            return await _sent(node, commands)
+            try:
+                return unless_outcome_unknown(await _sent(node, commands))
+            except UNKNOWN_OUTCOME:
+                await nodes.initialize()  # the node may be gone (see `cluster_client.perform`)
+                raise
         case cluster_rounds.Moved(error):
             await nodes.move_slot(error)
             return nodes.get_node_from_slot(error.slot_id)

@@ -21,7 +21,11 @@ from redis.cluster import ClusterNode
 
 from cogworker.adapters import cluster_rounds, steps
 from cogworker.adapters.command_values import Command, Commands
-from cogworker.adapters.redis_client import outage_as_connection_error
+from cogworker.adapters.redis_client import (
+    UNKNOWN_OUTCOME,
+    outage_as_connection_error,
+    unless_outcome_unknown,
+)
 
 
 class ClusterClient(redis.RedisCluster):
@@ -71,10 +75,13 @@ def perform(client: redis.RedisCluster, step: cluster_rounds.Step) -> Any:
         case cluster_rounds.Locate(key):
             return client.get_node_from_key(key)  # type: ignore[no-untyped-call]  # redis-py's
         case cluster_rounds.Send(node, commands):
-            pipe = client.get_redis_connection(node).pipeline(transaction=False)
-            for args, options in commands:
-                pipe.execute_command(*args, **options)  # type: ignore[no-untyped-call]  # redis-py's
-            return pipe.execute(raise_on_error=False)
+            try:
+                return unless_outcome_unknown(_sent(client, node, commands))
+            except UNKNOWN_OUTCOME:
+                # The node may be gone: learn the cluster's map now, as redis-py's own
+                # next command would (an outage found then is raised instead).
+                nodes.initialize()
+                raise
         case cluster_rounds.Moved(error):
             nodes.move_slot(error)
             return nodes.get_node_from_slot(error.slot_id)
@@ -86,3 +93,11 @@ def perform(client: redis.RedisCluster, step: cluster_rounds.Step) -> Any:
             return time.sleep(seconds)
         case _:
             assert_never(step)
+
+
+def _sent(client: redis.RedisCluster, node: ClusterNode, commands: list[Command]) -> list[Any]:
+    """The replies of `commands` sent to `node` as one plain pipeline (errors among them)."""
+    pipe = client.get_redis_connection(node).pipeline(transaction=False)
+    for args, options in commands:
+        pipe.execute_command(*args, **options)  # type: ignore[no-untyped-call]  # redis-py's
+    return pipe.execute(raise_on_error=False)

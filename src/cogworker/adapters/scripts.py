@@ -33,6 +33,8 @@ from importlib import resources
 from typing import Any
 
 import attrs
+import redis
+import redis.asyncio
 from redis.exceptions import NoScriptError
 
 from cogworker.adapters import steps
@@ -210,6 +212,12 @@ def queued(pipe: RedisPipeline | AsyncRedisPipeline) -> list[Command]:
     `command_stack`."""
     if isinstance(pipe, Commands | AsyncCommands):
         return list(pipe.commands)
+    if not isinstance(pipe, redis.client.Pipeline | redis.asyncio.client.Pipeline):
+        # redis-py's own cluster pipeline keeps what it queued to itself
+        raise TypeError(
+            f"a {type(pipe).__name__} can't be run here: make a cluster's pipeline with "
+            "cogworker.adapters.pipelines.pipeline(client)"
+        )
     return list(pipe.command_stack)
 
 
