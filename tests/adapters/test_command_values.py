@@ -13,9 +13,9 @@ from typing import Any
 import attrs
 import pytest
 import redis
-from redis.exceptions import NoScriptError, ResponseError, TryAgainError
+from redis.exceptions import AskError, MovedError, NoScriptError, ResponseError, TryAgainError
 
-from cogworker.adapters import cluster_rounds, scripts, steps
+from cogworker.adapters import cluster_rounds, durable_writes, scripts, steps
 from cogworker.adapters.command_values import Command, Commands, first_key
 from cogworker.adapters.replication import Replication
 from cogworker.adapters.slot_moves import refused_while_moving
@@ -94,6 +94,8 @@ class Cluster:
                 return None
             case cluster_rounds.Reload(_script):
                 return None
+            case cluster_rounds.Moved(error) | cluster_rounds.Asked(error):
+                return Node(f"{error.host}:{error.port}")
         raise AssertionError(step)
 
     def run(
@@ -193,3 +195,34 @@ def test_no_private_redis_py_is_read_or_patched() -> None:
         if PRIVATE_REDIS_PY.search(line)
     ]
     assert found == []
+
+
+def test_durable_writes_decide_where_their_wait_goes() -> None:
+    """One server: the pipeline ends with the WAIT, whose reply is what the writes
+    reached; no replicas asked for: no WAIT; a cluster: each primary's part ends with its
+    own (the rounds)."""
+    one = Replication(replicas=1, timeout=1.0)
+    plain = steps.driven(durable_writes.durable([], Replication(), False), lambda step: [1])
+    assert plain == ([1], None)
+    taken: list[Any] = []
+    single = durable_writes.durable([], one, False)
+    replies, short = steps.driven(single, lambda step: taken.append(step) or [1, 1])
+    assert (replies, short) == ([1], None)
+    assert taken == [durable_writes.RunPipeline(one.wait_args())]
+    cluster = Cluster([1, 1])
+    on_cluster = durable_writes.durable([(("LPUSH", "q", "job"), {})], one, True)
+    assert steps.driven(on_cluster, cluster.perform) == ([1], None)
+    assert cluster.sent[0][-1][0][0] == "WAIT"
+
+
+def test_a_command_bounced_while_its_slot_moves_is_patient_as_a_single_command() -> None:
+    """Mid-move, a script is asked to the new node, refused there (TRYAGAIN: its keys not
+    all moved), moved back: it keeps being sent for the TRYAGAIN pauses' patience, not
+    only for redis-py's 16 redirects."""
+    asked = AskError("1 127.0.0.1:7001")
+    moved = MovedError("1 127.0.0.1:7000")
+    bounces = [[asked], [b"OK", TryAgainError("TRYAGAIN")], [moved]] * cluster_rounds.ROUNDS
+    cluster = Cluster(*bounces, [1])
+    written = cluster.run([evalsha(scripts.SCHEDULE, "q", "job")])
+    assert written.replies == [1]
+    assert cluster.paused == cluster_rounds.ROUNDS

@@ -22,6 +22,7 @@ import redis.asyncio
 from cogworker.adapters import async_cluster, cluster_rounds, scripts, steps
 from cogworker.adapters.cluster_rounds import Written
 from cogworker.adapters.command_values import Command
+from cogworker.adapters.durable_writes import RunPipeline, durable
 from cogworker.adapters.redis_client import AsyncRedisClient, AsyncRedisPipeline
 from cogworker.adapters.replication import Replication, Shortfall, unless_short
 
@@ -31,16 +32,28 @@ __all__ = ["Command", "Written", "confirmed", "run", "run_on_primaries"]
 async def run(
     client: AsyncRedisClient, pipe: AsyncRedisPipeline, replication: Replication
 ) -> tuple[list[Any], Shortfall | None]:
-    """`durable_writes.run` for an asyncio client and its pipeline."""
-    if not replication.replicas:
-        return await scripts.run_pipeline_async(client, pipe), None
+    """`durable_writes.run` for an asyncio client and its pipeline (on a cluster, in one of
+    its turns if it takes turns)."""
     if not isinstance(client, redis.asyncio.RedisCluster):
-        replication.queue_wait(pipe)
-        return replication.split(await scripts.run_pipeline_async(client, pipe))
-    commands = scripts.queued(pipe)
-    if not commands:
-        return [], None
-    return (await run_on_primaries(client, commands, replication)).outcome(replication)
+        decided = durable([], replication, on_cluster=False)
+        return await steps.driven_async(decided, functools.partial(_performed, client, pipe))
+    decided = durable(scripts.queued(pipe), replication, on_cluster=True)
+    perform = functools.partial(_performed, client, pipe)
+    return await async_cluster.in_a_turn(
+        client, functools.partial(steps.driven_async, decided, perform)
+    )
+
+
+async def _performed(
+    client: AsyncRedisClient, pipe: AsyncRedisPipeline, step: RunPipeline | cluster_rounds.Step
+) -> Any:
+    """Do `step` with an asyncio client."""
+    if not isinstance(step, RunPipeline):
+        assert isinstance(client, redis.asyncio.RedisCluster)  # (see durable_writes)
+        return await async_cluster.performed(client, step)
+    if step.wait is not None:
+        pipe.execute_command(*step.wait)
+    return await scripts.run_pipeline_async(client, pipe)
 
 
 async def confirmed(

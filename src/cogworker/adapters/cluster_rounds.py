@@ -7,8 +7,8 @@ durable writes: it counts only the writes of its connection), in rounds: a
 command answered MOVED, ASK, TRYAGAIN or NOSCRIPT did not run, and is sent
 in the next round where the reply says (ASKING first for ASK; after
 `TRY_AGAIN_PAUSE` for TRYAGAIN; once its script is loaded for NOSCRIPT),
-for at most `ROUNDS` rounds of redirects and `slot_moves.PATIENCE` of
-TRYAGAIN pauses; one still refused then is answered redis-py's "TTL
+for at most `ROUNDS` rounds of redirects in a row and `slot_moves.PATIENCE`
+of TRYAGAIN pauses; one still refused then is answered redis-py's "TTL
 exhausted" (`slot_moves.refused_while_moving`).  Another error stays in its
 command's place.  A connection error or a timeout is raised at once, and
 nothing is sent again: the commands of that node may have run, and a job
@@ -138,7 +138,9 @@ def rounds(commands: Sequence[Command], replication: Replication = NO_WAIT) -> S
     redirects = pauses = 0
     while routes and redirects < ROUNDS and pauses < TRY_AGAIN_ROUNDS:
         routes, paused = yield from _round_of(commands, routes, replication, replies, reached)
-        pauses, redirects = (pauses + 1, redirects) if paused else (pauses, redirects + 1)
+        # A slot mid-move bounces a command between its two nodes (ASK, TRYAGAIN, MOVED):
+        # its patience is the pauses'; ROUNDS bounds redirects in a row without one.
+        pauses, redirects = (pauses + 1, 0) if paused else (pauses, redirects + 1)
     for index in routes:  # still redirected or refused: it never ran
         replies[index] = ClusterError(GAVE_UP)
     return Written(replies=replies, reached=reached)

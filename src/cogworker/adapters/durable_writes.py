@@ -3,7 +3,7 @@
 WAIT answers how many replicas have every write *its connection* made so
 far; sent on another connection it answers at once, whatever became of the
 writes.  On one server the pipeline's one connection carries the writes and
-the WAIT ending them (`Replication.queue_wait`).  A cluster pipeline sends
+the WAIT ending them (`Replication.wait_args`).  A cluster pipeline sends
 each node its part on one of the node's connections, but re-sends a
 redirected command on another, which a WAIT queued on the pipeline would not
 cover.  So on a cluster, with replicas asked for, the commands queued on the
@@ -21,6 +21,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
 import redis
 
 from cogworker.adapters import cluster_client, cluster_rounds, scripts, steps
@@ -34,7 +35,7 @@ from cogworker.adapters.redis_client import (
 )
 from cogworker.adapters.replication import Replication, Shortfall, unless_short
 
-__all__ = ["Command", "Written", "confirmed", "run", "run_on_primaries"]
+__all__ = ["Command", "RunPipeline", "Written", "confirmed", "durable", "run", "run_on_primaries"]
 
 
 def run(
@@ -42,15 +43,45 @@ def run(
 ) -> tuple[list[Any], Shortfall | None]:
     """Execute `pipe` (see `scripts.run_pipeline`), its writes waiting for `replication`'s
     replicas on their own connections: the writes' replies, and the shortfall, if any."""
+    on_cluster = is_cluster(client)
+    decided = durable(scripts.queued(pipe) if on_cluster else [], replication, on_cluster)
+    with outage_as_connection_error():
+        return steps.driven(decided, functools.partial(_performed, client, pipe))
+
+
+@attrs.frozen
+class RunPipeline:
+    """Run the pipeline as `scripts.run_pipeline` does, ending it with `wait` if given:
+    its replies."""
+
+    wait: tuple[Any, ...] | None = None
+
+
+def durable(
+    commands: Sequence[Command], replication: Replication, on_cluster: bool
+) -> steps.Steps[RunPipeline | cluster_rounds.Step, tuple[list[Any], Shortfall | None]]:
+    """A pipeline's writes (`commands`, read only on a cluster) waiting for `replication`'s
+    replicas: ends with their replies and the shortfall, if any (see the module).  Decided
+    once for both transports; `run` and `async_durable_writes.run` do the steps."""
     if not replication.replicas:
-        return scripts.run_pipeline(client, pipe), None
-    if not is_cluster(client):
-        replication.queue_wait(pipe)
-        return replication.split(scripts.run_pipeline(client, pipe))
-    commands = scripts.queued(pipe)
+        return (yield RunPipeline()), None
+    if not on_cluster:
+        return replication.split((yield RunPipeline(replication.wait_args())))
     if not commands:
         return [], None
-    return run_on_primaries(client, commands, replication).outcome(replication)
+    return (yield from cluster_rounds.rounds(commands, replication)).outcome(replication)
+
+
+def _performed(
+    client: RedisClient, pipe: RedisPipeline, step: RunPipeline | cluster_rounds.Step
+) -> Any:
+    """Do `step` with a sync client."""
+    if not isinstance(step, RunPipeline):
+        assert is_cluster(client)  # (only a cluster's writes take the rounds' steps)
+        return cluster_client.perform(client, step)
+    if step.wait is not None:
+        pipe.execute_command(*step.wait)  # type: ignore[no-untyped-call]  # redis-py's
+    return scripts.run_pipeline(client, pipe)
 
 
 def confirmed(client: RedisClient, pipe: RedisPipeline, replication: Replication) -> list[Any]:

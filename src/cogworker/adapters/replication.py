@@ -18,15 +18,11 @@ from typing import Any
 import attrs
 import redis
 
-from cogworker.adapters.redis_client import AsyncRedisPipeline, RedisPipeline
-
 #: Seconds a write waits for its replicas by default.
 DEFAULT_TIMEOUT = 1.0
 #: The longest wait allowed: a WAIT must answer well before the socket times out
 #: (connection.SOCKET_TIMEOUT, 5 s), or the connection is dropped as dead.
 MAX_TIMEOUT = 3.0
-
-Pipeline = RedisPipeline | AsyncRedisPipeline
 
 
 def checked_replicas(value: object, setting: str) -> int:
@@ -59,11 +55,6 @@ class Replication:
 
     replicas: int = 0
     timeout: float = DEFAULT_TIMEOUT
-
-    def queue_wait(self, pipe: Pipeline) -> None:
-        """End `pipe` with a WAIT, if writes wait for replicas."""
-        if self.replicas:
-            pipe.execute_command(*self.wait_args())
 
     def wait_args(self) -> tuple[str, int, int]:
         """The WAIT command for these replicas and this timeout."""
