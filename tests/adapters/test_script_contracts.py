@@ -10,7 +10,8 @@ import pytest
 
 from cogworker.adapters import scripts
 from cogworker.adapters.redis_access import PROBE
-from cogworker.adapters.scripts import SETTLE, Count, LuaScript, Shape
+from cogworker.adapters.script_shape import Count, Shape
+from cogworker.adapters.scripts import SETTLE, LuaScript
 
 _LUA = resources.files("cogworker.adapters").joinpath("lua")
 NAMES = sorted(

@@ -3,8 +3,8 @@ own, its connection closed after a command ran and before its reply: the command
 sent again, and the caller gets the connection error, as from one server.
 
 A command sent again after a connection error may run twice: a job pushed
-twice.  The sync client's pipeline needed a fix for it (`ClusterClientPipeline`,
-tests/cluster/test_cluster_failover.py); these hold the asyncio one to the same.
+twice.  The sync client's pipeline needed a fix for it (now the cluster executor's
+rounds, tests/cluster/test_cluster_failover.py); these hold the asyncio one to the same.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import pytest
 import redis
 
 import cogworker
-from cogworker.adapters import durable_writes, scripts
+from cogworker.adapters import durable_writes, pipelines, scripts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.replication import Replication
 from tests.cluster import jobs
@@ -38,13 +38,12 @@ class BulkDrain(Drain, queue="bulk"):
 def queue_pushes(
     client: redis.RedisCluster, queues: tuple[str, ...]
 ) -> list[durable_writes.Command]:
-    """The commands of a cluster pipeline pushing one job onto each of `queues`."""
-    pipe = client.pipeline(transaction=False)
+    """The commands of a cluster pipeline pushing one job onto each of `queues` (values:
+    nothing sent)."""
+    pipe = pipelines.pipeline(client)
     for queue in queues:
         pipe.lpush(keys.queue(queue), f"job-{queue}")
-    commands = scripts.queued(pipe)
-    pipe.reset()
-    return commands
+    return scripts.queued(pipe)
 
 
 def primary_of(client: redis.RedisCluster, queue: str) -> str:

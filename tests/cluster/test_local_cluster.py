@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from cogworker.adapters import scripts
+from cogworker.adapters import pipelines, scripts
 from tests.support.cluster import LocalCluster
 
 LOCK = "cogworker:{q:default}:unique:app.Send:default:abc"
@@ -63,7 +63,7 @@ def test_a_pipeline_s_forgotten_scripts_are_loaded_and_each_applied_once(
     other = "cogworker:{q:critical}:unique:app.Send:critical:abc"
     assert cluster_client.keyslot(other) != cluster_client.keyslot(LOCK)
     cluster_client.execute_command("SCRIPT FLUSH")
-    pipe = cluster_client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(cluster_client)
     scripts.TAKE_LOCK.queue(pipe, (LOCK,), ("jid-1", 60_000))
     scripts.TAKE_LOCK.queue(pipe, (other,), ("jid-2", 60_000))
     assert scripts.run_pipeline(cluster_client, pipe) == [1, 1]

@@ -1,4 +1,5 @@
-"""redis.asyncio's cluster client as cogworker's asyncio code uses it (`connect_cluster_async`).
+"""redis.asyncio's cluster client as cogworker's asyncio code uses it (`connect_cluster_async`),
+and its executor (`send`).
 
 `AsyncCluster` is `redis.asyncio.RedisCluster` with two differences, both so
 that a cluster behaves as one server does behind `connect_async`:
@@ -16,14 +17,14 @@ that a cluster behaves as one server does behind `connect_async`:
   connections no node runs out.  A call made inside a call (a pipeline
   sending a redirected command again) runs in its caller's turn.
 
-And as with `redis_client.ClusterClient`, a command that may have run is never
-sent again.  redis.asyncio's cluster client sends one again only on its
+And as with `cluster_client.ClusterClient`, a command that may have run is
+never sent again.  redis.asyncio's cluster client sends one again only on its
 `retry`'s tries, and `connect_cluster_async` gives it none: after a connection
-error or a timeout a command raises it, and a pipeline leaves that node's
-unanswered commands failed (those answered keep their replies), resending only
-the redirected ones (MOVED, ASK, TRYAGAIN: they did not run).  But with
-`raise_on_error=False` it answers the connection error as one reply among the
-others, where one server's pipeline raises it: `AsyncClusterPipeline` raises it.
+error or a timeout a command raises it.  Its pipelines are commands as values
+(`command_values.AsyncCommands`) which `send` sends in the rounds
+`cluster_rounds` decides, each primary's part on one connection of that node,
+in one turn (`pipelines.pipeline_async` makes them): a connection error or a timeout raised whatever
+`raise_on_error` says, as one server's pipeline raises it.
 """
 
 from __future__ import annotations
@@ -33,14 +34,20 @@ import contextlib
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import Any, TypeVar, assert_never
 
 import attrs
 import redis
 import redis.asyncio
 import redis.asyncio.cluster
 
-from cogworker.adapters.redis_client import outage_as_connection_error, unless_outcome_unknown
+from cogworker.adapters import cluster_rounds, steps
+from cogworker.adapters.command_values import AsyncCommands, Command
+from cogworker.adapters.redis_client import (
+    UNKNOWN_OUTCOME,
+    outage_as_connection_error,
+    unless_outcome_unknown,
+)
 
 T = TypeVar("T")
 
@@ -90,35 +97,75 @@ class AsyncCluster(redis.asyncio.RedisCluster):
         super().__init__(max_connections=max_connections, **options)
         self.turns = Turns(max_connections)
 
+    def pipeline(  # type: ignore[override]  # commands as values, not redis-py's pipeline
+        self, transaction: Any | None = None, shard_hint: Any | None = None
+    ) -> AsyncCommands:
+        """A non-transactional pipeline (`AsyncCommands`, sent by `send` in a turn), as
+        `pipelines.pipeline_async` gives for any asyncio cluster client."""
+        if transaction or shard_hint:
+            raise redis.RedisClusterException("cogworker's cluster pipelines are plain ones")
+        return AsyncCommands(functools.partial(send, self))
+
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         """Run one command in a turn."""
         command = functools.partial(super().execute_command, *args, **kwargs)
         return await in_turn(self.turns, command)
 
-    def pipeline(
-        self, transaction: Any | None = None, shard_hint: Any | None = None
-    ) -> redis.asyncio.cluster.ClusterPipeline:
-        """A pipeline executed in a turn (a `shard_hint` refused, as redis-py's is)."""
-        if shard_hint:
-            raise redis.RedisClusterException("shard_hint is deprecated in cluster mode")
-        # (redis-py's stubs call the class abstract; redis-py makes its own alike)
-        return AsyncClusterPipeline(self, transaction)  # type: ignore[abstract]
+
+async def send(
+    client: redis.asyncio.RedisCluster, commands: list[Command], raise_on_error: bool
+) -> list[Any]:
+    """`cluster_client.send` for an asyncio cluster client: `commands`' replies, sent on
+    its primaries in one of its turns if it takes turns."""
+    if not commands:
+        return []
+    planned = cluster_rounds.rounds(commands)
+    perform = functools.partial(performed, client)
+    written = await in_a_turn(client, lambda: steps.driven_async(planned, perform))
+    return written.checked() if raise_on_error else written.replies
 
 
-class AsyncClusterPipeline(redis.asyncio.cluster.ClusterPipeline):
-    """A pipeline of an `AsyncCluster`, executed in one of its turns."""
+async def in_a_turn(client: redis.asyncio.RedisCluster, call: Callable[[], Awaitable[T]]) -> T:
+    """`call()` awaited in one of `client`'s turns if it takes turns, its cluster outages
+    raised as connection errors."""
+    if isinstance(client, AsyncCluster):
+        return await in_turn(client.turns, call)
+    with outage_as_connection_error():
+        return await call()
 
-    def __init__(self, client: AsyncCluster, transaction: Any | None = None) -> None:
-        super().__init__(client, transaction)
-        self.turns = client.turns
 
-    async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> Any:
-        """Send the queued commands (each node its part) in a turn.
+async def performed(client: redis.asyncio.RedisCluster, step: cluster_rounds.Step) -> Any:
+    """Do `step` with redis.asyncio's cluster client: its outcome (see `cluster_rounds`)."""
+    nodes = client.nodes_manager
+    match step:
+        case cluster_rounds.Locate(key):
+            await client.initialize()  # (made, it connects at its first call: this one)
+            return client.get_default_node() if key is None else client.get_node_from_key(key)
+        case cluster_rounds.Send(node, commands):
+            try:
+                return unless_outcome_unknown(await _sent(node, commands))
+            except UNKNOWN_OUTCOME:
+                await nodes.initialize()  # the node may be gone (see `cluster_client.perform`)
+                raise
+        case cluster_rounds.Moved(error):
+            await nodes.move_slot(error)
+            return nodes.get_node_from_slot(error.slot_id)
+        case cluster_rounds.Asked(error):
+            return cluster_rounds.asked_node(client, error)
+        case cluster_rounds.Reload(script):
+            return await client.script_load(script.source)
+        case cluster_rounds.Pause(seconds):
+            return await asyncio.sleep(seconds)
+        case _:
+            assert_never(step)
 
-        A connection error or a timeout met by any node is raised, whatever
-        `raise_on_error` says (see `unless_outcome_unknown`); redis-py's would be
-        a reply among the others.
-        """
-        run = super().execute
-        replies = await in_turn(self.turns, lambda: run(raise_on_error, allow_redirections))
-        return unless_outcome_unknown(replies)
+
+async def _sent(node: redis.asyncio.cluster.ClusterNode, commands: list[Command]) -> list[Any]:
+    """The replies of `commands` sent to `node` on one of its connections (errors among
+    them; a connection error met sending raised)."""
+    queued = [
+        redis.asyncio.cluster.PipelineCommand(position, *args, **options)
+        for position, (args, options) in enumerate(commands)
+    ]
+    await node.execute_pipeline(queued)
+    return [command.result for command in queued]

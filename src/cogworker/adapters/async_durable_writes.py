@@ -5,50 +5,55 @@ redis.asyncio's cluster pipeline would count the writes of whichever
 connection it went on, so with replicas asked for the commands queued on the
 pipeline are sent here instead, in the rounds `cluster_rounds` decides: each
 primary's part on one connection of that node (`ClusterNode.execute_pipeline`
-takes one for the whole part) ending with its WAIT.  On an `AsyncCluster`
+takes one for the whole part) ending with its WAIT (`async_cluster.performed`
+does the steps).  On an `AsyncCluster`
 it all runs in one of the client's turns (a call holds at most one
 connection of each node, see `async_cluster`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar, assert_never
+from collections.abc import Sequence
+from typing import Any
 
 import redis.asyncio
-import redis.asyncio.cluster
 
-from cogworker.adapters import cluster_rounds, scripts
-from cogworker.adapters.async_cluster import AsyncCluster, in_turn
-from cogworker.adapters.cluster_rounds import Command, Written
-from cogworker.adapters.redis_client import (
-    AsyncRedisClient,
-    AsyncRedisPipeline,
-    outage_as_connection_error,
-)
+from cogworker.adapters import async_cluster, cluster_rounds, scripts, steps
+from cogworker.adapters.cluster_rounds import Written
+from cogworker.adapters.command_values import Command
+from cogworker.adapters.durable_writes import RunPipeline, durable
+from cogworker.adapters.redis_client import AsyncRedisClient, AsyncRedisPipeline
 from cogworker.adapters.replication import Replication, Shortfall, unless_short
 
 __all__ = ["Command", "Written", "confirmed", "run", "run_on_primaries"]
-
-T = TypeVar("T")
 
 
 async def run(
     client: AsyncRedisClient, pipe: AsyncRedisPipeline, replication: Replication
 ) -> tuple[list[Any], Shortfall | None]:
-    """`durable_writes.run` for an asyncio client and its pipeline."""
-    if not replication.replicas:
-        return await scripts.run_pipeline_async(client, pipe), None
+    """`durable_writes.run` for an asyncio client and its pipeline (on a cluster, in one of
+    its turns if it takes turns)."""
     if not isinstance(client, redis.asyncio.RedisCluster):
-        replication.queue_wait(pipe)
-        return replication.split(await scripts.run_pipeline_async(client, pipe))
-    commands = scripts.queued(pipe)
-    await pipe.reset()  # type: ignore[no-untyped-call]  # redis-py's
-    if not commands:
-        return [], None
-    return (await run_on_primaries(client, commands, replication)).outcome(replication)
+        decided = durable([], replication, on_cluster=False)
+        return await steps.driven_async(decided, functools.partial(_performed, client, pipe))
+    decided = durable(scripts.queued(pipe), replication, on_cluster=True)
+    perform = functools.partial(_performed, client, pipe)
+    return await async_cluster.in_a_turn(
+        client, functools.partial(steps.driven_async, decided, perform)
+    )
+
+
+async def _performed(
+    client: AsyncRedisClient, pipe: AsyncRedisPipeline, step: RunPipeline | cluster_rounds.Step
+) -> Any:
+    """Do `step` with an asyncio client."""
+    if not isinstance(step, RunPipeline):
+        assert isinstance(client, redis.asyncio.RedisCluster)  # (see durable_writes)
+        return await async_cluster.performed(client, step)
+    if step.wait is not None:
+        pipe.execute_command(*step.wait)
+    return await scripts.run_pipeline_async(client, pipe)
 
 
 async def confirmed(
@@ -62,48 +67,7 @@ async def run_on_primaries(
     client: redis.asyncio.RedisCluster, commands: Sequence[Command], replication: Replication
 ) -> Written:
     """Send `commands`, each primary's with a WAIT for `replication` on one connection."""
-    steps = cluster_rounds.rounds(commands, replication)
-    perform = functools.partial(_perform, client)
-    return await _in_a_turn(client, lambda: cluster_rounds.driven_async(steps, perform))
-
-
-async def _in_a_turn(client: redis.asyncio.RedisCluster, call: Callable[[], Awaitable[T]]) -> T:
-    """`call()` awaited in one of `client`'s turns if it takes turns, its cluster outages
-    raised as connection errors."""
-    if isinstance(client, AsyncCluster):
-        return await in_turn(client.turns, call)
-    with outage_as_connection_error():
-        return await call()
-
-
-async def _perform(client: redis.asyncio.RedisCluster, step: cluster_rounds.Step) -> Any:
-    """Do `step` with redis.asyncio's cluster client: its outcome (see `cluster_rounds`)."""
-    nodes = client.nodes_manager
-    match step:
-        case cluster_rounds.Locate(args):
-            # (private, as `scripts.queued`'s reads: redis.asyncio has no public one)
-            return nodes.get_node_from_slot(await client._determine_slot(*args))
-        case cluster_rounds.Send(node, commands):
-            return await _sent(node, commands)
-        case cluster_rounds.Moved(error):
-            await nodes.move_slot(error)
-            return nodes.get_node_from_slot(error.slot_id)
-        case cluster_rounds.Asked(error):
-            return cluster_rounds.asked_node(client, error)
-        case cluster_rounds.Reload(script):
-            return await client.script_load(script.source)
-        case cluster_rounds.Pause(seconds):
-            return await asyncio.sleep(seconds)
-        case _:
-            assert_never(step)
-
-
-async def _sent(node: redis.asyncio.cluster.ClusterNode, commands: list[Command]) -> list[Any]:
-    """The replies of `commands` sent to `node` on one of its connections (errors among
-    them; a connection error met sending raised)."""
-    queued = [
-        redis.asyncio.cluster.PipelineCommand(position, *args, **options)
-        for position, (args, options) in enumerate(commands)
-    ]
-    await node.execute_pipeline(queued)
-    return [command.result for command in queued]
+    planned = cluster_rounds.rounds(commands, replication)
+    perform = functools.partial(async_cluster.performed, client)
+    driven = functools.partial(steps.driven_async, planned, perform)
+    return await async_cluster.in_a_turn(client, driven)

@@ -21,6 +21,7 @@ from typing import cast
 
 import attrs
 
+from cogworker.adapters import pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jid_index import JidIndex, queue_indexes
 from cogworker.adapters.redis_client import RedisClient
@@ -66,7 +67,7 @@ class BatchStore:
         """Write a new batch with its callbacks' payloads, after the jid `indexes` of those
         keeping their results; False if `bid` exists already."""
         fields = [text for name, body in payloads.items() for text in (f"cb:{name}", body)]
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         queue_indexes(pipe, indexes)
         BATCH_OPEN.queue(pipe, (keys.batch(bid),), (UNFINISHED_TTL, now, *fields))
         opened = run_pipeline(self.client, pipe)[-1]
@@ -106,7 +107,7 @@ class BatchStore:
     def fire(self, queue: str, jid: str, body: str) -> bool:
         """Push a callback's payload onto `queue` unless it was pushed before; True if this
         call pushed it.  The queue is registered after, as a push registers it."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         BATCH_FIRE.queue(
             pipe, (keys.batch_callback_mark(queue, jid), keys.queue(queue)), (body, UNFINISHED_TTL)
         )

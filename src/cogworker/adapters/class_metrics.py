@@ -26,6 +26,7 @@ from typing import TypeVar
 
 import attrs
 
+from cogworker.adapters import pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.flagged_reads import refusal, replies
 from cogworker.adapters.redis_client import RedisClient
@@ -82,7 +83,7 @@ class ClassMetricsStore:
     def _registries(self) -> tuple[Registries, frozenset[str]]:
         """Every queue's registry of classes, and those that can't be read (left out)."""
         queues = sorted(as_bytes(queue).decode() for queue in self.client.smembers(keys.PARTS))
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for queue in queues:
             pipe.zrange(keys.metrics_classes(queue), 0, -1, withscores=True)
         found: Registries = {}
@@ -144,7 +145,7 @@ def _merged(
 ) -> tuple[dict[Group, Tally], frozenset[str]]:
     """The hashes `wanted` names, each merged into its group (a class, a minute), and the
     problems met; hashes gone (expired, never written) count for nothing."""
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     for key, _group in wanted:
         pipe.hgetall(key)
     merged: dict[Group, Tally] = {}

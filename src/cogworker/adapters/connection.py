@@ -23,7 +23,7 @@ can't apply it twice), and re-sends nothing after a connection error or a
 timeout (`retry` with no retries).  Its outages (a slot without a primary
 mid-failover, no node answering, a topology refresh finding slots no node
 serves) are raised as connection errors, made or not
-(`redis_client.ClusterClient`).
+(`cluster_client.ClusterClient`).
 """
 
 from __future__ import annotations
@@ -42,11 +42,12 @@ from redis.retry import Retry
 from redis.sentinel import SentinelConnectionPool
 
 from cogworker.adapters.async_cluster import AsyncCluster
+from cogworker.adapters.cluster_client import ClusterClient
 from cogworker.adapters.per_thread import PerThreadRedis, PinnedClusterClient
 from cogworker.adapters.redis_client import (
     CLUSTER_REDIS_PY,
+    SOCKET_TIMEOUT,
     AsyncRedisClient,
-    ClusterClient,
     RedisClient,
     redis_py_version,
 )
@@ -60,8 +61,6 @@ from cogworker.adapters.sentinel import (
 )
 from cogworker.exceptions import ConfigError
 
-#: Longer than any blocking command cogworker issues (see BLOCK_SECONDS).
-SOCKET_TIMEOUT = 5.0
 CONNECT_TIMEOUT = 2.0
 #: How long a blocking fetch waits before looking again (bounds shutdown latency).
 BLOCK_SECONDS = 1.0

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from cogworker.adapters import parts
+from cogworker.adapters import parts, pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.flagged_reads import Flags, replies
 from cogworker.adapters.redis_client import RedisClient, RedisPipeline, queue_mget
@@ -65,11 +65,11 @@ class CounterRead:
 def read(client: RedisClient, counters: Sequence[Counter], flags: Flags) -> list[int | None]:
     """`counters`, each summed over every queue's part, in two round trips (see
     `CounterRead.sums`)."""
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     pipe.smembers(keys.PARTS)
     (registered,) = replies(pipe)
     queues = parts.queues(flags.checked(keys.PARTS, registered, "set") or ())
     reading = CounterRead(queues, tuple(counters))
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     reading.queue(pipe)
     return reading.sums(replies(pipe), flags)

@@ -8,8 +8,8 @@ from typing import Any
 
 import attrs
 
+from cogworker.adapters import pipelines, tracking
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import tracking
 from cogworker.adapters.flagged_reads import Flags, replies
 from cogworker.adapters.process_registry import ProcessRegistry, Signal
 from cogworker.adapters.redis_client import RedisClient
@@ -57,7 +57,7 @@ class ProcessStore:
     def infos(self) -> list[ProcessInfo]:
         """Every registered process with its heartbeat fields, by identity."""
         identities = self.identities()
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for identity in identities:
             pipe.hgetall(keys.process(identity))
             pipe.hlen(keys.workers(identity))

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 import attrs
 import redis
 
-from cogworker.adapters import queue_pause, tracking
+from cogworker.adapters import pipelines, queue_pause, tracking
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_removal import Removal, remove
 from cogworker.adapters.flagged_reads import refusal, replies
@@ -41,7 +41,7 @@ class QueueStore:
     def names(self) -> list[str]:
         """Every registered or paused queue, by name (one that isn't UTF-8 escaped: no key has
         that name)."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.smembers(keys.QUEUES)
         pipe.smembers(keys.PAUSED)
         registered, paused = pipe.execute()
@@ -60,7 +60,7 @@ class QueueStore:
     def page(self, queue: str, offset: int, count: int) -> QueuePage:
         """A queue's size and `count` jobs from `offset`, the next one to run first."""
         key = keys.queue(queue)
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.llen(key)
         # Pushed on the left and taken from the right: the right end runs next.
         pipe.lrange(key, -(offset + count), -(offset + 1))
@@ -72,7 +72,7 @@ class QueueStore:
 
     def size(self, queue: str) -> int | None:
         """How many jobs a queue holds (None: its key isn't a list)."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.llen(keys.queue(queue))
         (size,) = replies(pipe)
         return None if refusal(keys.queue(queue), size, "list") else int(size)
@@ -111,7 +111,7 @@ class QueueStore:
         key = keys.queue(queue)
         if self.client.llen(key):
             return
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.srem(keys.QUEUES, queue)
         pipe.llen(key)
         _, size = pipe.execute()

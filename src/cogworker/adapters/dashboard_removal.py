@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from cogworker.adapters import pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_events import entry_event_target
 from cogworker.adapters.jobs.outcome import OutcomeKind
@@ -66,7 +67,7 @@ def remove(
     if not any(result for _, result in kept):
         replies = REMOVE(client, remove_keys, (*head, *entries))
     else:
-        pipe = client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(client)
         queue_indexes(pipe, kept)
         REMOVE.queue(pipe, remove_keys, (*head, *entries))
         replies = run_pipeline(client, pipe)[-1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import attrs
 
-from cogworker.adapters import jid_index, job_records
+from cogworker.adapters import jid_index, job_records, pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.results import probe
@@ -38,7 +38,7 @@ def job_page_records(client: RedisClient, jid: str) -> JobRecords:
     holder = jid_index.locate(client, jid, lambda queue: (*job_records.probe(jid)(queue),
                                                           keys.result(queue, jid)))  # fmt: skip
     queues = job_records.holders_of(holder)
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     for queue in queues:
         pipe.hget(keys.status(queue, jid), "status")
         pipe.lrange(keys.job_attempts(queue, jid), 0, -1)

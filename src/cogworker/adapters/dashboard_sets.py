@@ -27,7 +27,7 @@ from typing import cast
 
 import attrs
 
-from cogworker.adapters import located, parts
+from cogworker.adapters import located, parts, pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.dashboard_removal import Removal, remove
 from cogworker.adapters.jobs.due import DueStore
@@ -107,7 +107,7 @@ class SetStore:
     def total(self, name: str) -> int:
         """How many entries the sets `name` ("schedule", "retry" or "dead") of every queue
         hold: a `ZCARD` each, in one round trip after the parts'."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for part in self.parts():
             pipe.zcard(keys.sorted_set(name, part))
         return sum(int(size) for size in pipe.execute())
@@ -121,7 +121,7 @@ class SetStore:
         if target is None:
             return [Start(part=part, rank=0) for part in names]
         others = [part for part in names if part != target.part]
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for part in others:
             ahead = part > target.part if descending else part < target.part
             pipe.zcount(keys.sorted_set(name, part), *_up_to(target.score, descending, ahead))
@@ -167,11 +167,11 @@ class SetStore:
     def find(self, sorted_set: str, targets: Sequence[Target], *, descending: bool) -> list[Found]:
         """Where each target is now: near its remembered tie (two round trips for them all),
         else up to `FAR` entries either side (a few more, for each one that moved)."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for target in targets:
             pipe.zcount(sorted_set, *_before(target.score, descending))
         firsts = [int(count) for count in pipe.execute()]
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for target, first in zip(targets, firsts, strict=True):
             pipe.zrange(
                 sorted_set, *_around(first, target.tie, NEAR), desc=descending, withscores=True

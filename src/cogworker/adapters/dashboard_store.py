@@ -17,7 +17,7 @@ import attrs
 import redis
 from redis.cluster import ClusterNode
 
-from cogworker.adapters import counters, jid_index, parts, tracking
+from cogworker.adapters import counters, jid_index, parts, pipelines, tracking
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.class_metrics import ClassMetricsStore
@@ -140,7 +140,7 @@ class DashboardStore:
         """The stat cards' numbers, in two round trips (the counters and the sorted sets'
         sizes summed over queues)."""
         flags = Flags()
-        pipe = self._client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self._client)
         for registry in (keys.PROCESSES, keys.QUEUES, keys.PARTS):
             pipe.smembers(registry)
         processes, queues, registered = replies(pipe)
@@ -176,7 +176,7 @@ class DashboardStore:
     ) -> tuple[list[int], list[int | None]]:
         """The lengths of (key, "list", "hash" or "zset") pairs (0 for an unreadable one,
         flagged) and the `totals`' sums, in one round trip."""
-        pipe = self._client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self._client)
         for key, kind in sized:
             {"list": pipe.llen, "hash": pipe.hlen, "zset": pipe.zcard}[kind](key)
         totals.queue(pipe)
@@ -204,7 +204,7 @@ class DashboardStore:
         trip per section, each asking every primary: a cluster's pipeline refuses INFO)."""
         if is_cluster(self._client):
             return combined_info(self._primaries_info(self._client))
-        pipe = self._client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self._client)
         for section in INFO_SECTIONS:
             pipe.info(section)
         return _merged(pipe.execute())
@@ -276,7 +276,7 @@ class DashboardStore:
         # An entry that can't be read names no queue, so no running lock: none is read.
         locks = {name: keys.periodic_running(entry.queue, name)
                  for name, entry in entries.items() if entry is not None}  # fmt: skip
-        pipe = self._client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self._client)
         for lock in locks.values():
             pipe.get(lock)
         found = dict(zip(locks, replies(pipe), strict=True))

@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 import redis
 
+from cogworker.adapters.redis_client import RedisPipeline
 from cogworker.adapters.replies import as_bytes
 
 _WHOLE_NUMBER = re.compile(rb"-?\d{1,20}")
@@ -29,7 +30,7 @@ def count_of(value: object) -> int | None:
     return None
 
 
-def replies(pipe: redis.client.Pipeline) -> list[Any]:
+def replies(pipe: RedisPipeline) -> list[Any]:
     """A pipeline's replies; a command Redis refused (WRONGTYPE, say) stays as its error."""
     return list(pipe.execute(raise_on_error=False))
 

@@ -28,8 +28,8 @@ from typing import Any
 
 import attrs
 
+from cogworker.adapters import pipelines, scripts
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import scripts
 from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
 from cogworker.adapters.replies import as_bytes
 
@@ -109,7 +109,7 @@ def locate(client: RedisClient, jid: str, probe: Probe, *, result: bool = False)
     found = _entry(client.get(keys.jid_index(jid)), result)
     if found is not None:
         return found
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     pipe.smembers(keys.QUEUES)
     pipe.smembers(keys.PARTS)
     queues = _names(_registered(pipe.execute()))
@@ -125,7 +125,7 @@ async def locate_async(
     found = _entry(await client.get(keys.jid_index(jid)), result)
     if found is not None:
         return found
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline_async(client)
     pipe.smembers(keys.QUEUES)
     pipe.smembers(keys.PARTS)
     queues = _names(_registered(await pipe.execute()))

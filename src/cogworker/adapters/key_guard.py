@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 import attrs
 
+from cogworker.adapters import pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.redis_client import RedisClient
 
@@ -64,7 +65,7 @@ def process_types(identities: tuple[str, ...]) -> dict[str, str]:
 
 def wrong_types(client: RedisClient, expected: Mapping[str, str]) -> list[WrongType]:
     """The keys among `expected` that exist with another type (one round trip)."""
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     for key in expected:
         pipe.type(key)
     found = [reply.decode() if isinstance(reply, bytes) else reply for reply in pipe.execute()]

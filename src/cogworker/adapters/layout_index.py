@@ -16,12 +16,13 @@ from typing import cast
 
 import attrs
 
-from cogworker.adapters import parts
+from cogworker.adapters import parts, pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.layout_store import KeyReport
+from cogworker.adapters.pipelines import run_paged
 from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
-from cogworker.adapters.scripts import LuaScript, run_paged
+from cogworker.adapters.scripts import LuaScript
 
 INDEX_ENTRY = LuaScript("index_entry")
 #: Entries a `ZSCAN` call asks for, and notes sent per pipeline.
@@ -88,7 +89,7 @@ def _call(note: EntryNote) -> tuple[tuple[str, str], tuple[bytes, str]]:
 
 def report(client: RedisClient, name: str) -> KeyReport:
     """The index of the sets `name` as a dry run shows it: their entries, over every queue."""
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     for sorted_set in sets_named(client, name):
         pipe.zcard(sorted_set)
     entries = sum(int(count) for count in pipe.execute())

@@ -16,9 +16,10 @@ from collections.abc import Iterator
 import attrs
 
 from cogworker.adapters.layout_store import SCAN_COUNT, KeyReport, glob
+from cogworker.adapters.pipelines import run_paged
 from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
-from cogworker.adapters.scripts import LuaScript, run_paged
+from cogworker.adapters.scripts import LuaScript
 from cogworker.domain.layout_moves import WILDCARD
 from cogworker.domain.layout_rewrites import EntryKind, Rewrite
 from cogworker.domain.relock import Relocked, relocked

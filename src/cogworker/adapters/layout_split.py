@@ -15,11 +15,11 @@ from __future__ import annotations
 from typing import cast
 
 import attrs
-import redis
 
+from cogworker.adapters import pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.layout_store import KeyReport
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import RedisClient, RedisPipeline
 from cogworker.adapters.replies import as_bytes
 from cogworker.adapters.scripts import LuaScript, run_pipeline
 from cogworker.domain.layout_splits import Split, queue_named
@@ -53,7 +53,7 @@ def moves(client: RedisClient, split: Split) -> list[EntryMove]:
 
 def move_entry(client: RedisClient, move: EntryMove) -> bool:
     """Move one entry (its queue registered first); True if this call did."""
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     _queue_moves(pipe, [move])
     return as_bytes(run_pipeline(client, pipe)[-1]) == b"moved"
 
@@ -63,14 +63,14 @@ def split_all(client: RedisClient, split: Split) -> int:
     registrations and moves pipelined per round trip)."""
     done = 0
     while page := moves(client, split):
-        pipe = client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(client)
         _queue_moves(pipe, page)
         replies = run_pipeline(client, pipe)
         done += sum(isinstance(r, bytes | str) and as_bytes(r) == b"moved" for r in replies)
     return done
 
 
-def _queue_moves(pipe: redis.client.Pipeline, page: list[EntryMove]) -> None:
+def _queue_moves(pipe: RedisPipeline, page: list[EntryMove]) -> None:
     queues = sorted({move.queue for move in page} - {""})
     if queues:  # the part of the empty queue name is read without it
         pipe.sadd(keys.PARTS, *queues)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from cogworker.adapters import pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
 from cogworker.adapters.replies import as_bytes
@@ -56,7 +57,7 @@ class LayoutStore:
         """The old keys of `steps` that exist: their names (an EXISTS each, in one round
         trip) and every member of their families (a scan each)."""
         names = layout.old_names(steps)
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for name in names:
             pipe.exists(name)
         named = {name for name, n in zip(names, pipe.execute(), strict=True) if n}
@@ -73,7 +74,7 @@ class LayoutStore:
         no number, a scan for a member of each family too, stopping at the first (unless
         `scan` is False: the fixed names then decide alone)."""
         names = layout.old_names(steps)
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.get(keys.LAYOUT)
         for name in names:
             pipe.exists(name)
@@ -138,7 +139,7 @@ class LayoutStore:
 async def admit_async(client: AsyncRedisClient, steps: tuple[Step, ...] = layout.STEPS) -> Verdict:
     """`LayoutStore.admit` for an asyncio client."""
     names = layout.old_names(steps)
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline_async(client)
     pipe.get(keys.LAYOUT)
     for name in names:
         pipe.exists(name)

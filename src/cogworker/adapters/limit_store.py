@@ -16,11 +16,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
-import redis
 
+from cogworker.adapters import pipelines, scripts
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import scripts
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import RedisClient, RedisPipeline
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain.key_limits import Claim, Concurrency, Limit, Rate, waiting_horizon
 
@@ -139,7 +138,7 @@ class LimitStore:
         if self.registered(spot.holders_key(), now):
             reply = scripts.LIMIT_TAKE(self.client, *call)
         else:
-            pipe = self.client.pipeline(transaction=False)
+            pipe = pipelines.pipeline(self.client)
             _queue_registration(pipe, spot, now)
             scripts.LIMIT_TAKE.queue(pipe, *call)
             *_, reply = scripts.run_pipeline(self.client, pipe)
@@ -152,7 +151,7 @@ class LimitStore:
 
     def register(self, spot: Spot, now: float) -> None:
         """List `spot` in the registry (for a place the fetch took: no take to ride along)."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         _queue_registration(pipe, spot, now)
         pipe.execute()
         self._registered[spot.holders_key()] = now
@@ -161,7 +160,7 @@ class LimitStore:
         """Renew the places held (holders key → jids) for `place_ttl` from now, one round trip."""
         if not held:
             return
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for holders, jids in held.items():
             scripts.LIMIT_RENEW.queue(pipe, (holders,), (_ms(place_ttl), *jids))
         scripts.run_pipeline(self.client, pipe)
@@ -169,7 +168,7 @@ class LimitStore:
     def release(self, held: Mapping[str, Sequence[str]]) -> None:
         """Let go of places (holders key → jids) outside a settlement: their jobs won't run
         here after all.  One round trip."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for holders, jids in held.items():
             pipe.zrem(holders, *jids)
         pipe.execute()
@@ -187,19 +186,19 @@ class LimitStore:
             if spot is not None:
                 latest.setdefault((spot.queue, spot.kind, spot.name, spot.key), (spot, score))
         spots = list(latest.values())
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for spot, _ in spots:
             _queue_reads(pipe, spot, now)
         replies = iter(pipe.execute())
         return [_use(spot, used_at, replies) for spot, used_at in spots]
 
 
-def _queue_registration(pipe: redis.client.Pipeline, spot: Spot, now: float) -> None:
+def _queue_registration(pipe: RedisPipeline, spot: Spot, now: float) -> None:
     pipe.zadd(keys.LIMITS, {_entry(spot): now})
     pipe.zremrangebyscore(keys.LIMITS, "-inf", now - REGISTRY_KEPT)
 
 
-def _queue_reads(pipe: redis.client.Pipeline, spot: Spot, now: float) -> None:
+def _queue_reads(pipe: RedisPipeline, spot: Spot, now: float) -> None:
     ms = now * 1000
     horizon = ms - spot.horizon * 1000
     if spot.kind == "concurrency":

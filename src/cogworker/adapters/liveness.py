@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.connection import SOCKET_TIMEOUT
+from cogworker.adapters.redis_client import SOCKET_TIMEOUT
 from cogworker.adapters.redis_target import RedisTarget
 from cogworker.adapters.scripts import LuaScript
 

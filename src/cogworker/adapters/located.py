@@ -28,6 +28,7 @@ from typing import cast
 
 import attrs
 
+from cogworker.adapters import pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
@@ -67,7 +68,7 @@ def locations(client: RedisClient, jid: str, queues: Sequence[str]) -> list[Loca
     round trip), in the order of `queues`."""
     if not queues:
         return []
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     for queue in queues:
         pipe.hget(keys.located(queue), jid)
     found = [parsed(queue, raw) for queue, raw in zip(queues, pipe.execute(), strict=True)]

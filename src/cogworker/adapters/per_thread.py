@@ -35,7 +35,7 @@ import redis
 from redis.cluster import ClusterNode
 from redis.connection import AbstractConnection
 
-from cogworker.adapters.redis_client import ClusterClient
+from cogworker.adapters.cluster_client import ClusterClient
 
 
 class PerThreadRedis(redis.Redis):

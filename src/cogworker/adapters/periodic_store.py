@@ -18,7 +18,7 @@ from typing import Literal, cast, get_args
 import attrs
 import redis
 
-from cogworker.adapters import jid_index, job_records, scripts, tracking
+from cogworker.adapters import jid_index, job_records, pipelines, scripts, tracking
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.flagged_reads import replies
 from cogworker.adapters.periodic_entries import decode_entry as decode_entry
@@ -112,7 +112,7 @@ class PeriodicStore:
 
     def schedule_and_epoch(self) -> tuple[dict[str, bytes], str | None]:
         """Every entry as stored, and the schedule's epoch (None: missing), in one round trip."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.hgetall(keys.PERIODIC_SCHEDULE)
         pipe.get(keys.PERIODIC_EPOCH)
         stored, epoch = pipe.execute()
@@ -138,7 +138,7 @@ class PeriodicStore:
     def remove(self, names: Sequence[str]) -> list[str]:
         """Take the entries `names` off the schedule, by hand (their runs in flight go on);
         those that were there.  A process whose config lists one adds it back at its start."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for name in names:
             pipe.hdel(keys.PERIODIC_SCHEDULE, name)
         return [name for name, removed in zip(names, pipe.execute(), strict=True) if removed]
@@ -225,7 +225,7 @@ class PeriodicStore:
         enqueues it or not (an entry naming a queue without its records reads as none).
         """
         tracked = bool(claim.status_ttl and claim.jid)
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         indexed = jid_index.queue_indexes(
             pipe, [job_records.index(claim.jid, claim.queue, [claim.status_ttl if tracked else 0])]
         )
@@ -267,7 +267,7 @@ class PeriodicStore:
         """Whether a worker took the job `jid` off `queue`: in a process's in-progress list
         (reliable fetch), or running as a process's last heartbeat said (basic fetch)."""
         identities = [as_bytes(name).decode() for name in self.client.smembers(keys.PROCESSES)]
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for identity in identities:
             pipe.lrange(keys.in_progress(queue, identity), 0, -1)
         lists = [reply for reply in replies(pipe) if isinstance(reply, list)]  # not WRONGTYPE

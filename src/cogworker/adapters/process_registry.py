@@ -7,8 +7,8 @@ from typing import Literal
 
 import attrs
 
+from cogworker.adapters import pipelines, scripts
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import scripts
 from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
 from cogworker.domain import memory
@@ -98,7 +98,7 @@ class ProcessRegistry:
         job while the set lacks its queue for longer than a beat (a recovery removing
         them from a process that was declared gone but lives on, say).
         """
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         scripts.BEAT.queue(
             pipe,
             (
@@ -153,7 +153,7 @@ class ProcessRegistry:
     def unregister(self, identity: str) -> None:
         """The last step of a recovery: a gone process leaves the registry, then its
         verdict's mark goes (else it expires)."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.srem(keys.PROCESSES, identity)
         pipe.delete(keys.suspect(identity))
         pipe.execute()
@@ -162,7 +162,7 @@ class ProcessRegistry:
         """Ask a process to quiet, resume, stop or cancel a job at its next heartbeat."""
         if signal not in SIGNALS and not cancelled_jid(signal):
             raise ValueError(f"unknown signal {signal!r}; expected one of {SIGNALS} or a cancel")
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.rpush(keys.signal(identity), signal)
         pipe.expire(keys.signal(identity), 60)
         pipe.execute()
@@ -179,11 +179,12 @@ class ProcessRegistry:
         names are read, and the later beat counts.
         """
         identities = self.identities()
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for identity in identities:
             pipe.hget(keys.process(identity), "beat")
             pipe.hget(keys.LEGACY_PROCESS_PREFIX + identity, "beat")
-        pipe.execute_command("TIME")  # (by name: a cluster's pipeline refuses `time()`)
+        # (by name: redis-py's cluster pipeline refused `time()`; its stubs leave it untyped)
+        pipe.execute_command("TIME")  # type: ignore[no-untyped-call]
         *found, (seconds, micros) = pipe.execute()
         pairs = zip(found[::2], found[1::2], strict=True)
         beats = {
@@ -217,7 +218,7 @@ class ProcessRegistry:
         recovery deletes.
         """
         lists = [keys.in_progress(queue, identity) for queue in self.fetched_from(identity)]
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.srem(keys.PROCESSES, identity)
         for key in (
             keys.process(identity),

@@ -31,24 +31,28 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
-import redis
-
+from cogworker.adapters import pipelines
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.redis_client import AsyncRedisClient, AsyncRedisPipeline, RedisClient
+from cogworker.adapters.redis_client import (
+    AsyncRedisClient,
+    AsyncRedisPipeline,
+    RedisClient,
+    RedisPipeline,
+)
 from cogworker.adapters.replies import as_bytes
 
-#: A pipeline of any client (redis-py leaves a sync cluster's pipeline untyped).
-P = TypeVar("P", bound=redis.client.Pipeline | AsyncRedisPipeline)
+#: A pipeline of any client.
+P = TypeVar("P", bound=RedisPipeline | AsyncRedisPipeline)
 
 
 def pause(client: RedisClient, queues: Sequence[str]) -> list[bool]:
     """Pause `queues`; for each, whether it was running until now."""
-    return _paused_now(_pausing(client.pipeline(transaction=False), queues).execute())
+    return _paused_now(_pausing(pipelines.pipeline(client), queues).execute())
 
 
 def resume(client: RedisClient, queues: Sequence[str]) -> list[bool]:
     """Let `queues` run again; for each, whether it was paused until now."""
-    replies = _resuming(client.pipeline(transaction=False), queues).execute()
+    replies = _resuming(pipelines.pipeline(client), queues).execute()
     paused_again = _paused_again(queues, replies)
     if paused_again:
         client.sadd(keys.PAUSED, *paused_again)
@@ -58,17 +62,17 @@ def resume(client: RedisClient, queues: Sequence[str]) -> list[bool]:
 def paused(client: RedisClient) -> frozenset[str]:
     """The names of the paused queues: the index's members whose flag exists."""
     listed = sorted(names_of(client.smembers(keys.PAUSED)))
-    return _flagged(listed, _flags(client.pipeline(transaction=False), listed).execute())
+    return _flagged(listed, _flags(pipelines.pipeline(client), listed).execute())
 
 
 async def pause_async(client: AsyncRedisClient, queues: Sequence[str]) -> list[bool]:
     """`pause` through an asyncio client."""
-    return _paused_now(await _pausing(client.pipeline(transaction=False), queues).execute())
+    return _paused_now(await _pausing(pipelines.pipeline_async(client), queues).execute())
 
 
 async def resume_async(client: AsyncRedisClient, queues: Sequence[str]) -> list[bool]:
     """`resume` through an asyncio client."""
-    replies = await _resuming(client.pipeline(transaction=False), queues).execute()
+    replies = await _resuming(pipelines.pipeline_async(client), queues).execute()
     paused_again = _paused_again(queues, replies)
     if paused_again:
         await client.sadd(keys.PAUSED, *paused_again)
@@ -78,7 +82,7 @@ async def resume_async(client: AsyncRedisClient, queues: Sequence[str]) -> list[
 async def paused_async(client: AsyncRedisClient) -> frozenset[str]:
     """`paused` through an asyncio client."""
     listed = sorted(names_of(await client.smembers(keys.PAUSED)))
-    return _flagged(listed, await _flags(client.pipeline(transaction=False), listed).execute())
+    return _flagged(listed, await _flags(pipelines.pipeline_async(client), listed).execute())
 
 
 def names_of(members: Iterable[bytes | str]) -> frozenset[str]:

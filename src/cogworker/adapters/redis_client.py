@@ -4,12 +4,12 @@ same for redis.asyncio (`AsyncRedisClient`).
 `redis.RedisCluster` is not a `redis.Redis`; the two share the commands the
 stores send (single-key commands, scripts by SHA, non-transactional
 pipelines, `scan_iter`, which a cluster client runs on every primary).
-Code that must tell them apart asks `is_cluster`.  A cluster's pipeline refuses
-some methods whatever the keys' slots (`mget` among them): `queue_mget` queues
-the command by name, which it routes by its keys like any other.  The asyncio
-twins (`redis.asyncio.RedisCluster`, its `ClusterPipeline`) share all of this.
+Code that must tell them apart asks `is_cluster`.  `queue_mget` queues MGET by
+name (redis-py's cluster pipeline refused the method whatever the keys' slots).
+The asyncio twins (`redis.asyncio.RedisCluster`) share all of this.
 
-The connection factory builds every cluster client as a `ClusterClient`: a
+The connection factory builds every cluster client as a `ClusterClient`
+(`cluster_client`; `async_cluster.AsyncCluster` for asyncio): a
 `redis.RedisCluster` that raises the errors redis-py's cluster client gives
 for an outage (`is_cluster_outage`) as `redis.ConnectionError`:
 `SlotNotCoveredError` (a slot without a primary), `RedisClusterUnreachableError`
@@ -23,7 +23,7 @@ under a live process, which nothing recovers until that process stops,
 and a loop's catch-all logs it as an internal error.  Like a
 connection error, they leave unknown whether the command ran, and like one
 they are never re-sent here: a cluster's pipeline doesn't send a command
-again whose node failed, which redis-py's does.  redis-py's subclasses of
+again whose node failed (`cluster_rounds`), which redis-py's does.  redis-py's subclasses of
 `RedisClusterException` that name a misuse (a transaction across slots, a
 pipeline misused) pass as they are: no back-off makes them work.
 """
@@ -37,14 +37,18 @@ from typing import Any, TypeGuard
 
 import redis
 import redis.asyncio
-import redis.asyncio.cluster
-from redis.cluster import ClusterNode, ClusterPipeline
+
+from cogworker.adapters.command_values import AsyncCommands, Commands
 
 RedisClient = redis.Redis | redis.RedisCluster
-#: A non-transactional pipeline of either (a cluster's sends each node its part).
-RedisPipeline = redis.client.Pipeline | redis.cluster.ClusterPipeline
+#: A non-transactional pipeline of either: redis-py's on one server; on a cluster,
+#: commands as values its executor sends (`command_values`, `cluster_client`).
+RedisPipeline = redis.client.Pipeline | Commands
 AsyncRedisClient = redis.asyncio.Redis | redis.asyncio.RedisCluster
-AsyncRedisPipeline = redis.asyncio.client.Pipeline | redis.asyncio.cluster.ClusterPipeline
+AsyncRedisPipeline = redis.asyncio.client.Pipeline | AsyncCommands
+
+#: Longer than any blocking command cogworker issues (see connection.BLOCK_SECONDS).
+SOCKET_TIMEOUT = 5.0
 
 #: What redis-py's cluster client raises when it can't reach a slot's primary (the names
 #: this redis-py has: `RedisClusterUnreachableError` is redis-py 8.2's; cogworker imports,
@@ -90,37 +94,6 @@ def outage_as_connection_error() -> Iterator[None]:
         raise redis.ConnectionError(f"{type(error).__name__}: {error}") from error
 
 
-class ClusterClient(redis.RedisCluster):
-    """A `redis.RedisCluster` whose outages are connection errors (see the module's
-    docstring): when made, for every command (scripts too), every pipeline's execution and
-    every look-up of a key's node."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        with outage_as_connection_error():  # it connects when made
-            super().__init__(*args, **kwargs)
-
-    def execute_command(self, *args: Any, **kwargs: Any) -> Any:
-        """Send one command (to the nodes its keys or `target_nodes` name)."""
-        with outage_as_connection_error():
-            return super().execute_command(*args, **kwargs)  # type: ignore[no-untyped-call]
-
-    def get_node_from_key(self, key: Any, replica: bool = False) -> ClusterNode | None:
-        """The node holding `key`'s slot (its primary, or a replica if `replica`)."""
-        with outage_as_connection_error():
-            node: ClusterNode | None = super().get_node_from_key(key, replica)  # type: ignore[no-untyped-call]
-            return node
-
-    def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> ClusterPipeline:
-        """A pipeline of this cluster: see `ClusterClientPipeline`."""
-        pipe = super().pipeline(transaction, shard_hint)  # type: ignore[no-untyped-call]
-        # The same object with methods of a subclass: redis-py's own construction of the
-        # pipeline (its many arguments) stays redis-py's.
-        pipe.__class__ = ClusterClientPipeline
-        assert isinstance(pipe, ClusterClientPipeline)
-        pipe.refuse_sending_again()
-        return pipe
-
-
 #: What leaves unknown whether a command sent ran.
 UNKNOWN_OUTCOME = (redis.ConnectionError, redis.TimeoutError)
 
@@ -133,49 +106,6 @@ def unless_outcome_unknown(replies: list[Any]) -> list[Any]:
     if lost is not None:
         raise lost
     return replies
-
-
-class ClusterClientPipeline(ClusterPipeline):
-    """`ClusterClient.pipeline`'s pipelines: an outage raised as a connection error, and a
-    command whose node failed never sent again (redis-py would)."""
-
-    def execute(self, raise_on_error: bool = True) -> list[Any]:
-        """Send the queued commands, each node its part in one round trip.
-
-        A connection error or a timeout met by any node is raised, whatever
-        `raise_on_error` says, as a single server's pipeline raises it: the
-        replies of that node's commands are lost, and they may have run.
-        """
-        with outage_as_connection_error():
-            return unless_outcome_unknown(super().execute(raise_on_error))
-
-    def refuse_sending_again(self) -> None:
-        """Keep redis-py from sending a command again whose node failed.
-
-        When a node's replies are lost (a connection error, a timeout), redis-py
-        marks every command sent to it failed, even those already answered, and
-        sends each again on its own, as it rightly does after a MOVED or ASK
-        reply (a redirected command did not run).  These may have run: sent
-        again, a job move would apply twice.  So such a command's answer stays
-        the error it met.
-        """
-        send = self.parent_execute_command
-
-        def send_unless_it_may_have_run(*args: Any, **kwargs: Any) -> Any:
-            met = self._unknown_outcome_of(args)
-            if met is not None:
-                raise met
-            return send(*args, **kwargs)  # type: ignore[no-untyped-call]
-
-        self.parent_execute_command = send_unless_it_may_have_run
-
-    def _unknown_outcome_of(self, args: tuple[Any, ...]) -> Exception | None:
-        """The connection error or timeout a queued command `args` met, if it met one."""
-        for command in self._execution_strategy.command_queue:
-            if command.args == args and isinstance(command.result, UNKNOWN_OUTCOME):
-                met: Exception = command.result
-                return met
-        return None
 
 
 def is_cluster(client: RedisClient) -> TypeGuard[redis.RedisCluster]:

@@ -17,18 +17,12 @@ from typing import Any
 
 import attrs
 import redis
-import redis.client
-import redis.cluster
-
-from cogworker.adapters.redis_client import AsyncRedisPipeline
 
 #: Seconds a write waits for its replicas by default.
 DEFAULT_TIMEOUT = 1.0
 #: The longest wait allowed: a WAIT must answer well before the socket times out
 #: (connection.SOCKET_TIMEOUT, 5 s), or the connection is dropped as dead.
 MAX_TIMEOUT = 3.0
-
-Pipeline = redis.client.Pipeline | redis.cluster.ClusterPipeline | AsyncRedisPipeline
 
 
 def checked_replicas(value: object, setting: str) -> int:
@@ -61,11 +55,6 @@ class Replication:
 
     replicas: int = 0
     timeout: float = DEFAULT_TIMEOUT
-
-    def queue_wait(self, pipe: Pipeline) -> None:
-        """End `pipe` with a WAIT, if writes wait for replicas."""
-        if self.replicas:
-            pipe.execute_command(*self.wait_args())
 
     def wait_args(self) -> tuple[str, int, int]:
         """The WAIT command for these replicas and this timeout."""

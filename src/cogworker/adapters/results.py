@@ -28,8 +28,7 @@ from returns.pipeline import is_successful
 
 from cogworker.adapters import jid_index, scripts
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.connection import SOCKET_TIMEOUT
-from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
+from cogworker.adapters.redis_client import SOCKET_TIMEOUT, AsyncRedisClient, RedisClient
 from cogworker.domain import payload, results
 
 _KEEP_TEXT = f'"{results.PAYLOAD_KEY}"'.encode()

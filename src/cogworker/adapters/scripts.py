@@ -7,7 +7,8 @@ by SHA and loaded only when Redis answers NOSCRIPT (after a restart or a
 it again can't apply it twice.  The same goes for redis.asyncio clients
 (`run_async`, `run_pipeline_async`): what is sent is the same, only the
 sending is awaited.  On a Redis Cluster (either client) a script runs on the
-node owning its keys' slot, and the reload loads it on every primary.
+node owning its keys' slot, and the reload loads it on every primary (a
+cluster's pipeline reloads in its own rounds, see `cluster_rounds`).
 
 Every script is sent with `lua/_checks.lua` in front of it: the argument
 checks each one runs before its first write (Lua doesn't roll back).
@@ -27,35 +28,34 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from importlib import resources
 from typing import Any
 
 import attrs
 import redis
 import redis.asyncio
-import redis.asyncio.cluster
 from redis.exceptions import NoScriptError
 
+from cogworker.adapters import steps
+from cogworker.adapters.command_values import AsyncCommands, Command, Commands
 from cogworker.adapters.redis_client import (
     AsyncRedisClient,
     AsyncRedisPipeline,
     RedisClient,
     RedisPipeline,
 )
-from cogworker.adapters.replies import as_bytes
+from cogworker.adapters.script_shape import Shape
 from cogworker.adapters.slot_moves import (
     patience_from_now,
-    send_refused_again,
-    send_refused_again_async,
     while_slot_moves,
     while_slot_moves_async,
 )
+from cogworker.adapters.steps import Steps
 
 KeyOrArg = str | bytes | int | float
-#: A pipeline of any client: scripts and commands are queued on all alike (redis-py
-#: leaves a sync cluster's pipeline untyped).
-Pipeline = redis.client.Pipeline | AsyncRedisPipeline
+#: A pipeline of any client: scripts and commands are queued on all alike.
+Pipeline = RedisPipeline | AsyncRedisPipeline
 
 
 def _source_of(name: str) -> str:
@@ -65,48 +65,6 @@ def _source_of(name: str) -> str:
 _CHECKS = _source_of("_checks")
 #: `-- uses: _a, _b`: the shared files of lua/ a script calls functions of.
 _USES_LINE = re.compile(r"^-- uses: (.+)$", re.M)
-_SHAPE_LINE = re.compile(r"^-- shape: KEYS (\d+)(?: \+ (\d+)n)?, ARGV (\d+)(?: \+ (\d+)n)?$", re.M)
-
-
-@attrs.frozen
-class Count:
-    """How many keys (or arguments) a script takes: `fixed`, then groups of `group` (0: none)."""
-
-    fixed: int
-    group: int = 0
-
-    def fits(self, count: int) -> bool:
-        """Whether `count` items make the fixed part and whole groups."""
-        extra = count - self.fixed
-        if self.group == 0:
-            return extra == 0
-        return extra >= 0 and extra % self.group == 0
-
-    def __str__(self) -> str:
-        return f"{self.fixed} + {self.group}n" if self.group else str(self.fixed)
-
-
-@attrs.frozen
-class Shape:
-    """A script's contract: how many KEYS and ARGV it takes."""
-
-    keys: Count
-    args: Count
-
-    @classmethod
-    def of(cls, name: str, source: str) -> Shape:
-        """The shape stated in `source`'s header; ValueError if it states none."""
-        found = _SHAPE_LINE.search(source)
-        if found is None:
-            raise ValueError(f"lua/{name}.lua states no '-- shape: KEYS n, ARGV m' line")
-        keys_fixed, keys_group, args_fixed, args_group = found.groups()
-        return cls(
-            keys=Count(int(keys_fixed), int(keys_group or 0)),
-            args=Count(int(args_fixed), int(args_group or 0)),
-        )
-
-    def __str__(self) -> str:
-        return f"KEYS {self.keys}, ARGV {self.args}"
 
 
 def _preludes(source: str) -> list[str]:
@@ -136,7 +94,7 @@ class LuaScript:
 
     def __call__(
         self,
-        client: RedisClient | redis.RedisCluster,
+        client: RedisClient,
         keys: Sequence[KeyOrArg],
         args: Sequence[KeyOrArg],
     ) -> Any:
@@ -185,85 +143,85 @@ def run_pipeline(client: RedisClient, pipe: RedisPipeline) -> list[Any]:
 
     Other command errors are raised, as `execute` would.  A WAIT ending the pipeline
     (see `replication`) is sent again with each script sent again, on its connection:
-    then it covers that script's writes too.
+    then it covers that script's writes too.  (What is sent again is decided once, by
+    `pipeline_run`; this and `run_pipeline_async` only send it.)
     """
-    commands = queued(pipe)
-    replies: list[Any] = pipe.execute(raise_on_error=False)
-    send_refused_again(client, commands, replies)
-    wait = _final_wait(commands)
-    for index, script, call in _forgotten(commands, replies):
-        client.script_load(script.source)
-        if wait is None:
-            replies[index] = client.evalsha(*call)
-        else:
-            again = client.pipeline(transaction=False)
-            replies[index], replies[-1] = again.evalsha(*call).execute_command(*wait).execute()
-    return replies
-
-
-#: One run of a script: its keys and its arguments.
-Call = tuple[Sequence[KeyOrArg], Sequence[KeyOrArg]]
-
-
-def run_paged(
-    client: RedisClient, script: LuaScript, calls: Iterable[Call], *, page: int, counted: bytes
-) -> int:
-    """`script` run once per call, `page` runs pipelined per round trip: how many of them
-    answered `counted` (a migration's per-entry moves, say)."""
-    done, batch = 0, []
-    for call in calls:
-        batch.append(call)
-        if len(batch) == page:
-            done += _count_answers(client, script, batch, counted)
-            batch = []
-    return done + _count_answers(client, script, batch, counted)
-
-
-def _count_answers(
-    client: RedisClient, script: LuaScript, batch: list[Call], counted: bytes
-) -> int:
-    if not batch:
-        return 0
-    pipe = client.pipeline(transaction=False)
-    for keys, args in batch:
-        script.queue(pipe, keys, args)
-    return sum(as_bytes(reply) == counted for reply in run_pipeline(client, pipe))
+    return steps.driven(pipeline_run(queued(pipe)), functools.partial(_sent, client, pipe))
 
 
 async def run_pipeline_async(client: AsyncRedisClient, pipe: AsyncRedisPipeline) -> list[Any]:
     """`run_pipeline` for an asyncio client and its pipeline."""
-    commands = queued(pipe)
-    replies: list[Any] = await pipe.execute(raise_on_error=False)
-    await send_refused_again_async(client, commands, replies)
+    perform = functools.partial(_sent_async, client, pipe)
+    return await steps.driven_async(pipeline_run(queued(pipe)), perform)
+
+
+@attrs.frozen
+class Execute:
+    """Send the pipeline: its replies, errors among them."""
+
+
+@attrs.frozen
+class Again:
+    """Load `script`, then send `commands` on one connection: their replies (an error
+    raised).  Only one server's pipelines need it: a cluster's reloads in its rounds."""
+
+    script: LuaScript
+    commands: list[Command]
+
+
+def pipeline_run(commands: Sequence[Command]) -> Steps[Execute | Again, list[Any]]:
+    """A pipeline of `commands` run: ends with its replies (see `run_pipeline`)."""
+    replies = list((yield Execute()))
     wait = _final_wait(commands)
-    for index, script, call in _forgotten(commands, replies):
-        await client.script_load(script.source)
-        if wait is None:
-            replies[index] = await client.evalsha(*call)
-        else:
-            again = client.pipeline(transaction=False)
-            again.evalsha(*call)
-            again.execute_command(*wait)
-            replies[index], replies[-1] = await again.execute()
+    for index, script in _forgotten(commands, replies):
+        again = [commands[index]] if wait is None else [commands[index], commands[-1]]
+        answers = yield Again(script, again)
+        replies[index] = answers[0]
+        if wait is not None:
+            replies[-1] = answers[1]
     return replies
 
 
-def queued(pipe: RedisPipeline | AsyncRedisPipeline) -> list[tuple[Any, Any]]:
-    """The (args, options) of each command queued on `pipe`, in order.
+def _sent(client: RedisClient, pipe: RedisPipeline, step: Execute | Again) -> list[Any]:
+    """Do `step` with a sync client."""
+    if isinstance(step, Execute):
+        return pipe.execute(raise_on_error=False)
+    client.script_load(step.script.source)
+    again = client.pipeline(transaction=False)  # (one server: see `Again`)
+    for args, options in step.commands:
+        again.execute_command(*args, **options)
+    return again.execute()
 
-    A cluster's pipeline keeps them with its execution strategy, and empties it
-    when executed (redis-py 8.2 has no public accessor, for either client); a
-    plain one in `command_stack`."""
-    if isinstance(pipe, redis.cluster.ClusterPipeline):
-        queue = pipe._execution_strategy.command_queue  # (private: see above)
-        return [(command.args, command.options) for command in queue]
-    if isinstance(pipe, redis.asyncio.cluster.ClusterPipeline):
-        strategy = pipe._execution_strategy  # (private: see above)
-        return [(command.args, command.kwargs) for command in strategy._command_queue]  # type: ignore[attr-defined]  # (the same)
+
+async def _sent_async(
+    client: AsyncRedisClient, pipe: AsyncRedisPipeline, step: Execute | Again
+) -> list[Any]:
+    """Do `step` with an asyncio client."""
+    if isinstance(step, Execute):
+        return await pipe.execute(raise_on_error=False)
+    await client.script_load(step.script.source)
+    again = client.pipeline(transaction=False)  # (one server: see `Again`)
+    for args, options in step.commands:
+        again.execute_command(*args, **options)
+    return await again.execute()
+
+
+def queued(pipe: RedisPipeline | AsyncRedisPipeline) -> list[Command]:
+    """The (args, options) of each command queued on `pipe`, in order: a cluster's
+    pipeline is those values (`command_values`), one server's keeps them in its
+    `command_stack`."""
+    if isinstance(pipe, Commands | AsyncCommands):
+        return list(pipe.commands)
+    if not isinstance(pipe, redis.client.Pipeline | redis.asyncio.client.Pipeline):
+        # redis-py's own cluster pipeline keeps what it queued to itself
+        raise TypeError(
+            f"a {type(pipe).__name__} can't be run here: make a cluster's pipeline with "
+            "cogworker.adapters.pipelines.pipeline(client)"
+        )
     return list(pipe.command_stack)
 
 
-def _final_wait(commands: Sequence[Any]) -> tuple[Any, ...] | None:
+def _final_wait(commands: Sequence[Command]) -> tuple[Any, ...] | None:
     """The WAIT command ending a pipeline's `commands`, if one does."""
     if not commands:
         return None
@@ -272,18 +230,23 @@ def _final_wait(commands: Sequence[Any]) -> tuple[Any, ...] | None:
 
 
 def _forgotten(
-    commands: Sequence[Any], replies: Sequence[Any]
-) -> Iterator[tuple[int, LuaScript, tuple[Any, ...]]]:
-    """In order, each script Redis answered NOSCRIPT to: its index, the script, and the
-    EVALSHA arguments to send again.  Another error is raised where it stands, so the
-    scripts before it are re-run first, as they would have run."""
+    commands: Sequence[Command], replies: Sequence[Any]
+) -> Iterator[tuple[int, LuaScript]]:
+    """In order, each script Redis answered NOSCRIPT to: its index and the script.  Another
+    error is raised where it stands, so the scripts before it are re-run first, as they
+    would have run."""
     for index, reply in enumerate(replies):
         if isinstance(reply, NoScriptError):
-            args, _options = commands[index]  # (("EVALSHA", sha, numkeys, *keys_and_args), {})
-            sha = args[1].decode() if isinstance(args[1], bytes) else args[1]
-            yield index, SCRIPTS_BY_SHA[sha], (sha, *args[2:])
+            yield index, script_of(commands[index])
         elif isinstance(reply, Exception):
             raise reply
+
+
+def script_of(command: Command) -> LuaScript:
+    """The script an EVALSHA `command` runs."""
+    args, _options = command  # ("EVALSHA", sha, numkeys, *keys_and_args)
+    sha = args[1].decode() if isinstance(args[1], bytes) else args[1]
+    return SCRIPTS_BY_SHA[sha]
 
 
 FETCH = LuaScript("fetch")

@@ -13,8 +13,8 @@ longer than that to move.
 Each of those answers means the command did not run, so sending it again
 can't apply it twice: `while_slot_moves` does (around each script call, see
 `scripts`), for as long as cogworker lets one command take (`SOCKET_TIMEOUT`),
-then lets the error through; `send_refused_again` does it for a pipeline's
-commands redis-py gave up on.  The `_async` twins do the same for asyncio
+then lets the error through; a cluster pipeline's rounds do it for its
+commands (`cluster_rounds`).  The `_async` twin does the same for asyncio
 clients (redis.asyncio gives up the same way).  A timeout or a lost connection is never sent
 again (see `connection`).
 """
@@ -22,16 +22,13 @@ again (see `connection`).
 from __future__ import annotations
 
 import asyncio
-import functools
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
-import redis
 from redis.exceptions import ClusterError
 
-from cogworker.adapters.connection import SOCKET_TIMEOUT
-from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient
+from cogworker.adapters.redis_client import SOCKET_TIMEOUT
 
 T = TypeVar("T")
 
@@ -40,13 +37,13 @@ PATIENCE = SOCKET_TIMEOUT
 #: The pause before each sending again: redis-py's own attempts already took a while.
 PAUSE = 0.05
 #: What redis-py says when every one of its attempts was redirected or refused.
-_GAVE_UP = "TTL exhausted."
+GAVE_UP = "TTL exhausted."
 
 
 def refused_while_moving(reply: object) -> bool:
     """Whether `reply` is redis-py giving up on a command that every node it reached
     redirected or refused with TRYAGAIN: the command never ran."""
-    return type(reply) is ClusterError and str(reply) == _GAVE_UP
+    return type(reply) is ClusterError and str(reply) == GAVE_UP
 
 
 def patience_from_now(clock: Callable[[], float] = time.monotonic) -> float:
@@ -97,43 +94,3 @@ def _raise_unless_refused_in_time(
     else raise it."""
     if not refused_while_moving(error) or clock() >= deadline:
         raise error
-
-
-def send_refused_again(client: RedisClient, commands: Sequence[Any], replies: list[Any]) -> None:
-    """Each command of a cluster's pipeline (`commands`: the (args, options) of each, in
-    order) that redis-py gave up on as its slot moved, sent again on its own until the
-    slot has moved; its reply, or its error, put in its place in `replies`.  They go
-    after the others, in order, as redis-py sends the commands a redirect refused; all
-    within one `PATIENCE`, past which the rest keep their error, unsent (a batch of a
-    moving queue's acks waits no longer than one)."""
-    until = patience_from_now()
-    for index, args, options in _refused(commands, replies, until):
-        send = functools.partial(client.execute_command, *args, **options)
-        try:
-            replies[index] = while_slot_moves(send, until=until)
-        except redis.RedisError as error:
-            replies[index] = error
-
-
-async def send_refused_again_async(
-    client: AsyncRedisClient, commands: Sequence[Any], replies: list[Any]
-) -> None:
-    """`send_refused_again` for an asyncio client's pipeline."""
-    until = patience_from_now()
-    for index, args, options in _refused(commands, replies, until):
-        send = functools.partial(client.execute_command, *args, **options)
-        try:
-            replies[index] = await while_slot_moves_async(send, until=until)
-        except redis.RedisError as error:
-            replies[index] = error
-
-
-def _refused(
-    commands: Sequence[Any], replies: list[Any], until: float
-) -> Iterator[tuple[int, Any, Any]]:
-    """The index, args and options of each command whose reply is a slot move's refusal,
-    while the monotonic clock is before `until`."""
-    for index, reply in enumerate(replies):
-        if refused_while_moving(reply) and time.monotonic() < until:
-            args, options = commands[index]
-            yield index, args, options

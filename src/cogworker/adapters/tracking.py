@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 import attrs
 from returns.pipeline import is_successful
 
-from cogworker.adapters import counters, job_records, parts
+from cogworker.adapters import counters, job_records, parts, pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.flagged_reads import Flags, count_of, refusal, replies
 from cogworker.adapters.redis_client import AsyncRedisClient, RedisClient, queue_mget
@@ -31,7 +31,7 @@ R = TypeVar("R", AttemptRecord, RunRecord)
 
 def status(client: RedisClient, jid: str) -> str | None:
     """A tracked job's status, or None (not tracked, or expired)."""
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     for queue in job_records.holders(client, jid):
         pipe.hget(keys.status(queue, jid), "status")
     return first_status(pipe.execute())
@@ -39,7 +39,7 @@ def status(client: RedisClient, jid: str) -> str | None:
 
 async def status_async(client: AsyncRedisClient, jid: str) -> str | None:
     """`status` through an asyncio client."""
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline_async(client)
     for queue in await job_records.holders_async(client, jid):
         pipe.hget(keys.status(queue, jid), "status")
     return first_status(await pipe.execute())
@@ -64,7 +64,7 @@ def history(client: RedisClient, jid: str) -> list[RunRecord]:
 def _job_list(client: RedisClient, jid: str, named: Callable[[str, str], str]) -> list[Any]:
     """The entries of one of `jid`'s lists (`named(queue, jid)`) in each slot that may hold
     it: the likeliest's first, then those the layout before kept (older)."""
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     for queue in job_records.holders(client, jid):
         pipe.lrange(named(queue, jid), 0, -1)
     return [entry for found in pipe.execute() for entry in found]
@@ -78,7 +78,7 @@ def class_history(client: RedisClient, class_name: str, limit: int = 100) -> lis
     runs ordered by when they ended.
     """
     queues = parts.queues(client.smembers(keys.PARTS))
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     for queue in queues:
         pipe.lrange(keys.class_history(queue, class_name), 0, limit - 1)
     runs = [run for found in pipe.execute() for run in records_of(found, RunRecord)]
@@ -90,7 +90,7 @@ def running_work(
 ) -> dict[str, dict[str, dict[str, Any]]]:
     """Per process, what each of its threads runs now (as its last heartbeat said; nothing
     for a process whose key isn't a hash)."""
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     for identity in identities:
         pipe.hgetall(keys.workers(identity))
     return {
@@ -109,7 +109,7 @@ def memory_series(
     """Per process, its 96 fifteen-minute RSS slots, oldest first, in one pipelined read (all
     empty for a process whose key isn't a sorted set)."""
     first = memory.first_slot(now)
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     for identity in identities:
         pipe.zrangebyscore(keys.memory_history(identity), first, "+inf")
     return {
@@ -140,14 +140,14 @@ def queues(client: RedisClient, now: float) -> list[QueueLoad]:
     by name (a name that isn't UTF-8 is listed escaped, with its problem).  A name in the
     pause index whose flag is gone (`adapters/queue_pause.py`) is neither paused nor,
     unregistered, listed."""
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     pipe.smembers(keys.QUEUES)
     pipe.smembers(keys.PAUSED)
     registered_set, listed_set = pipe.execute()
     registered = {as_bytes(name) for name in registered_set}
     known = sorted(registered | {as_bytes(name) for name in listed_set})
     names = [name.decode() for name in known if _is_utf8(name)]
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     for name in names:
         pipe.llen(keys.queue(name))
         pipe.lindex(keys.queue(name), -1)

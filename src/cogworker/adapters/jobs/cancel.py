@@ -22,7 +22,7 @@ from typing import Literal, cast
 import attrs
 from returns.pipeline import is_successful
 
-from cogworker.adapters import jid_index, job_records, parts
+from cogworker.adapters import jid_index, job_records, parts, pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_events import job_event_target
 from cogworker.adapters.dashboard_queues import search_list
@@ -101,7 +101,7 @@ class CancelStore:
     def finished(self, jid: str) -> bool:
         """Whether `jid` is known to have ended: a final status, or an attempt on record
         (in each slot that may hold its records, `job_records.holders`)."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for queue in job_records.holders(self.client, jid):
             pipe.hget(keys.status(queue, jid), "status")
             pipe.exists(keys.job_attempts(queue, jid), keys.history(queue, jid))
@@ -124,7 +124,7 @@ class CancelStore:
             outcome.status, int(kept.status_ttl), now, event, *result_args(outcome.result),
         )  # fmt: skip
         # The queue's part registered first: a reader never misses the counter it writes.
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.sadd(keys.PARTS, queue)
         queue_indexes(pipe, [(outcome.jid, outcome.result)])
         jid_index.queue_indexes(pipe, [job_records.settled_index(outcome, queue, kept)])

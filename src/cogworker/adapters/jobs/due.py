@@ -15,7 +15,7 @@ from typing import cast
 
 import attrs
 
-from cogworker.adapters import parts, scripts
+from cogworker.adapters import parts, pipelines, scripts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
@@ -39,7 +39,7 @@ class DueStore:
         per set of every queue of `parts` (and of the migrated part)."""
         names = parts.queues(cast("set[bytes]", self.client.smembers(keys.PARTS)))
         polled = [(key(queue), queue) for queue in names for key in (keys.schedule, keys.retry)]
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for sorted_set, _ in polled:
             pipe.zrangebyscore(sorted_set, "-inf", now, 0, 1)
         return [place for place, first in zip(polled, pipe.execute(), strict=True) if first]
@@ -60,7 +60,7 @@ class DueStore:
         Each queue is registered right after its move (see move_due.lua); the set's jid
         index forgets each job the move takes off, in the same script."""
         located = keys.located_of(sorted_set)
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         for entry, queue, payload in moves:
             move_keys = (sorted_set, keys.queue(queue), located)
             scripts.MOVE_DUE.queue(pipe, move_keys, (entry, payload, jid_in(payload)))

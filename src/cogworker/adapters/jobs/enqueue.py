@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
-from cogworker.adapters import async_durable_writes, durable_writes, scripts
+from cogworker.adapters import async_durable_writes, durable_writes, pipelines, scripts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.jid_index import JidIndex, queue_indexes
 from cogworker.adapters.jobs.status_marks import queue_mark
@@ -166,7 +166,7 @@ class EnqueueStore:
         if not due and not self.replication.replicas:
             self.client.lpush(keys.queue(queue), *payloads)
             return
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.lpush(keys.queue(queue), *payloads)
         queue_registrations(pipe, due)
         durable_writes.confirmed(self.client, pipe, self.replication)
@@ -186,7 +186,7 @@ class EnqueueStore:
         if not (groups or scheduled or queued or indexed):
             return
         due, parts = self.registrations.due(groups), self.parts.due(scheduled)
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         queue_push_all(
             pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl,
             register=due, indexed=indexed, parts=parts,
@@ -207,7 +207,7 @@ class EnqueueStore:
             return [
                 int(scripts.PUSH_UNIQUE(self.client, *unique_call(pushes[0], now, self.status_ttl)))
             ]
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         first = queue_push_unique(
             pipe, pushes, now=now, status_ttl=self.status_ttl, register=due, parts=parts
         )
@@ -236,7 +236,7 @@ class AsyncEnqueueStore:
         if not due and not self.replication.replicas:
             await self.client.lpush(keys.queue(queue), *payloads)
             return
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline_async(self.client)
         pipe.lpush(keys.queue(queue), *payloads)
         queue_registrations(pipe, due)
         await async_durable_writes.confirmed(self.client, pipe, self.replication)
@@ -255,7 +255,7 @@ class AsyncEnqueueStore:
         if not (groups or scheduled or queued or indexed):
             return
         due, parts = self.registrations.due(groups), self.parts.due(scheduled)
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline_async(self.client)
         queue_push_all(
             pipe, groups, scheduled, queued=queued, now=now, status_ttl=self.status_ttl,
             register=due, indexed=indexed, parts=parts,
@@ -274,7 +274,7 @@ class AsyncEnqueueStore:
         if alone(pushes, [*due, *parts], self.replication):
             call = unique_call(pushes[0], now, self.status_ttl)
             return [int(await scripts.PUSH_UNIQUE.run_async(self.client, *call))]
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline_async(self.client)
         first = queue_push_unique(
             pipe, pushes, now=now, status_ttl=self.status_ttl, register=due, parts=parts
         )

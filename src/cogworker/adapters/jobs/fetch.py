@@ -19,12 +19,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
-import redis
 
+from cogworker.adapters import pipelines, scripts
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import scripts
 from cogworker.adapters.limit_store import PlaceTerm
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import RedisClient, RedisPipeline
 from cogworker.adapters.replies import as_bytes
 
 
@@ -94,7 +93,7 @@ def _queue_keys(name: str) -> tuple[str, str]:
 
 
 #: Sends one queue's fetch script on a pipeline, asking for so many jobs.
-QueueCall = Callable[[redis.client.Pipeline, str, int], None]
+QueueCall = Callable[[RedisPipeline, str, int], None]
 #: Reads one queue's fetch script reply as a Turn.
 ReplyReader = Callable[[str, list[Any]], Turn]
 
@@ -115,7 +114,7 @@ def _planned(
     rest = order[1:]
     if len(first.jobs) >= count or not rest:
         return first
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     for name in rest:
         pipe.llen(keys.queue(name))
         pipe.exists(keys.queue_paused(name))
@@ -136,7 +135,7 @@ def _run_calls(
     """The fetch scripts of `asks` (queue, how many) in one round trip, as one Turn."""
     if not asks:
         return Turn(jobs=[], paused=_RUNNING)
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     for name, wanted in asks:
         call(pipe, name, wanted)
     turns = [
@@ -173,7 +172,7 @@ class FetchStore:
         those of the classes `terms` name."""
         places = [arg for term in terms for arg in term.arguments()]
 
-        def call(pipe: redis.client.Pipeline, name: str, wanted: int) -> None:
+        def call(pipe: RedisPipeline, name: str, wanted: int) -> None:
             held_keys = (keys.in_progress(name, identity), *_queue_keys(name))
             scripts.FETCH.queue(pipe, held_keys, (wanted, *places))
 
@@ -187,7 +186,7 @@ class FetchStore:
         """Basic fetch: pop up to `count` jobs outright, queues in the order given (the
         paused ones left alone), by the same plan as `fetch`."""
 
-        def call(pipe: redis.client.Pipeline, name: str, wanted: int) -> None:
+        def call(pipe: RedisPipeline, name: str, wanted: int) -> None:
             scripts.POP.queue(pipe, _queue_keys(name), (wanted,))
 
         def read(name: str, reply: list[Any]) -> Turn:
@@ -199,7 +198,7 @@ class FetchStore:
     def fetch_blocking(self, identity: str, queue: str, timeout: float) -> Turn:
         """Wait up to `timeout` seconds for a job on `queue`, taken into the in-progress list;
         then whether `queue` is paused."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         # The same ends as the fetch script: the oldest job (queues are LPUSHed), onto
         # the list's left.  redis-py's defaults (LEFT to RIGHT) would take the newest.
         pipe.blmove(
@@ -217,7 +216,7 @@ class FetchStore:
     def pop_blocking(self, queue: str, timeout: float) -> Turn:
         """Basic fetch: wait up to `timeout` seconds to pop a job of `queue` outright (lost if
         this process dies before it ends); then whether `queue` is paused."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.brpop([keys.queue(queue)], timeout)
         pipe.exists(keys.queue_paused(queue))
         reply, flag = pipe.execute()
@@ -232,7 +231,7 @@ class FetchStore:
 
     def requeue_one(self, identity: str, job: Fetched) -> bool:
         """Put one job of `identity`'s in-progress list back at the front of its queue."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         scripts.REQUEUE_ONE.queue(
             pipe, (keys.in_progress(job.queue, identity), keys.queue(job.queue)), (job.raw,)
         )
@@ -241,7 +240,7 @@ class FetchStore:
 
     def push_back(self, job: Fetched) -> None:
         """Basic fetch: put a popped job back at the front of its queue."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.rpush(keys.queue(job.queue), job.raw)
         pipe.sadd(keys.QUEUES, job.queue)  # after the job is back, as requeue_one
         pipe.execute()

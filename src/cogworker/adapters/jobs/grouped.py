@@ -14,14 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-import redis
-
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters import scripts
 from cogworker.adapters.jobs.outcome import OutcomeKind
 from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.jobs.run_figures import metrics_args, metrics_keys
 from cogworker.adapters.jobs.settle_order import SettleOrder
+from cogworker.adapters.redis_client import RedisPipeline
 from cogworker.adapters.results import result_args, result_key
 from cogworker.domain.stats import day_of
 
@@ -45,7 +44,7 @@ def groups_of(orders: Sequence[SettleOrder]) -> tuple[Groups, list[int]]:
 
 
 def queue_group(
-    pipe: redis.client.Pipeline,
+    pipe: RedisPipeline,
     kind: OutcomeKind,
     holder: str,
     owned: bool,
@@ -64,7 +63,7 @@ def queue_group(
 
 
 def _queue_acks(
-    pipe: redis.client.Pipeline,
+    pipe: RedisPipeline,
     holder: str,
     owned: bool,
     queue: str,
@@ -110,7 +109,7 @@ def _queue_acks(
 
 
 def _queue_retries(
-    pipe: redis.client.Pipeline,
+    pipe: RedisPipeline,
     holder: str,
     owned: bool,
     queue: str,

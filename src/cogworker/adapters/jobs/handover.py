@@ -12,8 +12,8 @@ import json
 
 import attrs
 
+from cogworker.adapters import pipelines, scripts
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import scripts
 from cogworker.adapters.batch_events import with_batch
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.left_lists import LeftList, left_lists
@@ -53,7 +53,7 @@ class HandoverStore:
         with the outcome still to write for it.  The queue is registered in `parts` before
         (a reconciler reads the unsettled lists of the parts)."""
         record = handover_record(attrs.evolve(with_batch(outcome, job.raw), queue=job.queue))
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.sadd(keys.PARTS, job.queue)
         scripts.HANDOVER.queue(
             pipe,

@@ -14,7 +14,7 @@ from typing import Literal, cast
 
 import attrs
 
-from cogworker.adapters import parts
+from cogworker.adapters import parts, pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.replies import as_bytes
@@ -42,7 +42,7 @@ class LeftList:
 def left_lists(client: RedisClient, names: Sequence[str]) -> list[LeftList]:
     """The non-empty lists of `names` of every part and of the empty queue name's."""
     queues = parts.queues(cast("set[bytes]", client.smembers(keys.PARTS)))
-    pipe = client.pipeline(transaction=False)
+    pipe = pipelines.pipeline(client)
     wanted = [(name, queue) for name in names for queue in queues]
     for name, queue in wanted:
         pipe.lrange(keys.left_list(name, queue), 0, -1)

@@ -11,8 +11,8 @@ from typing import Literal
 import attrs
 from returns.pipeline import is_successful
 
+from cogworker.adapters import pipelines, scripts
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import scripts
 from cogworker.adapters.batch_events import entry_event_target
 from cogworker.adapters.jobs.fetch import FetchStore
 from cogworker.adapters.jobs.left_lists import LeftList, left_lists
@@ -126,7 +126,7 @@ class RecoverStore:
             for jid in told[1::3]
             for key in (keys.orphanings(queue, jid), keys.handbacks(queue, jid))
         ]
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         # Its part first: a reconciler reads the parking lists of the parts.
         if queue:
             pipe.sadd(keys.PARTS, queue)
@@ -182,7 +182,7 @@ class RecoverStore:
         bury_args = (
             kind, entry, now, filed, *self.retention.dead_trim(now), event, *result_args(result),
         )  # fmt: skip
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         if queue:  # the part of the empty queue name is always read
             pipe.sadd(keys.PARTS, queue)
         if result is not None and jid is not None:

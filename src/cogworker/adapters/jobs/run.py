@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import attrs
 
+from cogworker.adapters import pipelines, scripts
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters import scripts
 from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.status_marks import queue_mark
 from cogworker.adapters.redis_client import RedisClient
@@ -45,13 +45,13 @@ class RunStore:
             keys.located(job.queue),
         )
         owned = "0" if identity is None else "1"
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         pipe.sadd(keys.PARTS, job.queue)
         scripts.DEFER.queue(pipe, holders, (job.raw, at, filed, owned, jid))
         return bool(scripts.run_pipeline(self.client, pipe)[-1])
 
     def set_status(self, queue: str, jid: str, status: str, now: float) -> None:
         """Set a tracked job's status outside a settlement (it started working, say)."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         queue_mark(pipe, queue, jid, status, now, self.status_ttl)
         pipe.execute()

@@ -27,9 +27,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 import attrs
-import redis
 
-from cogworker.adapters import durable_writes, jid_index, scripts
+from cogworker.adapters import durable_writes, jid_index, pipelines, scripts
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_events import event_target
 from cogworker.adapters.job_records import settled_index
@@ -39,7 +38,7 @@ from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
 from cogworker.adapters.jobs.run_figures import metrics_args, metrics_keys
 from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.adapters.jobs.status_marks import Mark, queue_mark
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import RedisClient, RedisPipeline
 from cogworker.adapters.registrations import Registrations
 from cogworker.adapters.replication import Replication, ShortfallLog
 from cogworker.adapters.results import queue_indexes, result_args, result_key
@@ -95,7 +94,7 @@ class SettleStore:
         `working`: tracked jobs that started (jid: its queue and when), marked working first.
         """
         orders = [order.with_batch() for order in orders]
-        pipe = self.client.pipeline(transaction=False)
+        pipe = pipelines.pipeline(self.client)
         parts = self._queue_parts(pipe, {order.fetched.queue for order in orders}, now)
         groups, others = grouped.groups_of(orders)
         indexed = queue_indexes(pipe, [(o.outcome.jid, o.outcome.result) for o in orders])
@@ -142,7 +141,7 @@ class SettleStore:
             reply = scripts.SETTLE(self.client, *call)
             self._registered.done(refreshes, now)
         else:
-            pipe = self.client.pipeline(transaction=False)
+            pipe = pipelines.pipeline(self.client)
             parts = self._queue_parts(pipe, {queue}, now)
             queue_indexes(pipe, [(outcome.jid, outcome.result)])
             jid_index.queue_indexes(pipe, [index])
@@ -167,7 +166,7 @@ class SettleStore:
         """Those of `items` this store hasn't registered for REGISTER_EVERY, sorted."""
         return cast("list[Registered]", self._registered.due(sorted(items), now))
 
-    def _queue_parts(self, pipe: redis.client.Pipeline, queues: set[str], now: float) -> list[str]:
+    def _queue_parts(self, pipe: RedisPipeline, queues: set[str], now: float) -> list[str]:
         """Queue the registration of the `queues` settlements write parts on, when due
         (before the scripts: a reader then never misses a part); the queues registered."""
         due = self._not_registered(queues, now)
@@ -175,7 +174,7 @@ class SettleStore:
             pipe.sadd(keys.PARTS, *due)
         return due
 
-    def _run(self, pipe: redis.client.Pipeline) -> list[Any]:
+    def _run(self, pipe: RedisPipeline) -> list[Any]:
         """Run `pipe` followed by the WAIT for replicas, if any; the writes' replies."""
         replies, short = durable_writes.run(self.client, pipe, self.replication)
         if self.shortfalls is not None and self.replication.replicas:

@@ -24,9 +24,9 @@ from collections.abc import Callable
 
 import attrs
 
-from cogworker.adapters.connection import SOCKET_TIMEOUT
 from cogworker.adapters.jobs.settle import SettleStore
 from cogworker.adapters.jobs.settle_order import SettleOrder
+from cogworker.adapters.redis_client import SOCKET_TIMEOUT
 from cogworker.app.worker.ownership import report_lost_ownership
 from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.app.worker.state import WorkerState

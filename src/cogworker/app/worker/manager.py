@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable
 
 from cogworker.adapters.batch_store import BatchStore
-from cogworker.adapters.connection import BLOCK_SECONDS, SOCKET_TIMEOUT, connect, dedicated
+from cogworker.adapters.connection import BLOCK_SECONDS, connect, dedicated
 from cogworker.adapters.jobs.due import DueStore
 from cogworker.adapters.jobs.fetch import FetchStore
 from cogworker.adapters.jobs.handover import HandoverStore
@@ -29,7 +29,7 @@ from cogworker.adapters.jobs.settle import SettleStore
 from cogworker.adapters.limit_store import LimitStore
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.process_registry import ProcessRegistry, cancelled_jid
-from cogworker.adapters.redis_client import RedisClient
+from cogworker.adapters.redis_client import SOCKET_TIMEOUT, RedisClient
 from cogworker.adapters.redis_clock import RedisClock
 from cogworker.adapters.redis_target import RedisTarget
 from cogworker.adapters.replication import ShortfallLog

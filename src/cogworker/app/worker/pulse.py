@@ -39,9 +39,9 @@ from pathlib import Path
 import attrs
 
 from cogworker.adapters import redis_keys as keys
-from cogworker.adapters.connection import SOCKET_TIMEOUT
 from cogworker.adapters.jobs.run_marks import MARK_TTL, hard_timeout_value
 from cogworker.adapters.liveness import connection_settings, presence_ttl, pulse_eval
+from cogworker.adapters.redis_client import SOCKET_TIMEOUT
 from cogworker.adapters.redis_target import RedisTarget
 from cogworker.app.config import Config
 from cogworker.app.worker.state import RunningJob
