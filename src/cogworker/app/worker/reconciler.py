@@ -214,10 +214,12 @@ class Reconciler:
         owner = self.state.identity if self.config.fetch == "reliable" else None
         filed = self.handovers.settles.settle(owner, order, self.clock())
         if not filed:
-            # Taken off this process's list meanwhile (an orphan recovery, or a failover to
-            # a replica without its fetch): nothing written, and said as the acker says it,
-            # for the run that follows is not one whose outcome was acknowledged.
-            report_lost_ownership(self.logger, self.epoch_watch, outcome.jid, outcome.class_name)
+            # Off this process's list: the first write landed, or the job was taken (an
+            # orphan recovery, a failover to a replica without its fetch) and runs again,
+            # its first run never acknowledged. Said as the acker says it, with its jid.
+            report_lost_ownership(
+                self.logger, self.epoch_watch, outcome.jid, outcome.class_name, late=True
+            )
             return
         self.logger.info("an outcome written late: %s", outcome.kind, extra={"jid": outcome.jid})
         if outcome.kind == "dead":
