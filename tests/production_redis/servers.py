@@ -120,6 +120,14 @@ class SentinelTopology:
                 return int(address[1])
         return None
 
+    def replica_offsets(self) -> dict[int, int]:
+        """How far into the primary's replication stream each replica is, by its port."""
+        offsets = {}
+        for replica in self.replicas:
+            with replica.client(socket_timeout=2.0) as client:
+                offsets[replica.port] = int(client.info("replication")["master_repl_offset"])
+        return offsets
+
     def close(self) -> None:
         """Stop every process."""
         for server in [*self.sentinels, *self.replicas, self.primary]:

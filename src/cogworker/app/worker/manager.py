@@ -114,6 +114,8 @@ class Manager:
         self.heartbeat = Heartbeat(
             self.registry, config, self.state, self.logger, self.signal, gate=self.limit_gate
         )
+        periodic_store = PeriodicStore(self.redis)
+        self.epoch_watch = EpochWatch(periodic_store, config, self.logger, self.clock)
         self.reconciler = Reconciler(
             HandoverStore(self.settles),
             self.recovers,
@@ -122,10 +124,9 @@ class Manager:
             config,
             self.state,
             self.logger,
+            epoch_watch=self.epoch_watch,
         )
         self.heartbeat.on_declared_gone = self.reconciler.recover_own
-        periodic_store = PeriodicStore(self.redis)
-        self.epoch_watch = EpochWatch(periodic_store, config, self.logger, self.clock)
         self.periodic = PeriodicManager(
             periodic_store,
             config,

@@ -29,6 +29,8 @@ from cogworker.app.config import Config
 from cogworker.app.worker.backoff import Backoff, repeat
 from cogworker.app.worker.left_jobs import LeftJobs
 from cogworker.app.worker.marked_ends import MarkedEnds
+from cogworker.app.worker.ownership import report_lost_ownership
+from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.app.worker.state import WorkerState
 
 #: Every this many passes, also scan for in-progress lists of unregistered processes.
@@ -47,6 +49,8 @@ class Reconciler:
     state: WorkerState
     logger: logging.Logger
     clock: Callable[[], float] = time.time
+    #: Tells a loss of Redis's data from an orphan recovery when a job is found gone.
+    epoch_watch: EpochWatch | None = None
     finished: threading.Event = attrs.field(factory=threading.Event)
     #: Filing what stopped and gone processes left on the queues' lists.
     left: LeftJobs = attrs.field(init=False)
@@ -209,8 +213,16 @@ class Reconciler:
         outcome = order.outcome
         owner = self.state.identity if self.config.fetch == "reliable" else None
         filed = self.handovers.settles.settle(owner, order, self.clock())
+        if not filed:
+            # Off this process's list: the first write landed, or the job was taken (an
+            # orphan recovery, a failover to a replica without its fetch) and runs again,
+            # its first run never acknowledged. Said as the acker says it, with its jid.
+            report_lost_ownership(
+                self.logger, self.epoch_watch, outcome.jid, outcome.class_name, late=True
+            )
+            return
         self.logger.info("an outcome written late: %s", outcome.kind, extra={"jid": outcome.jid})
-        if filed and outcome.kind == "dead":
+        if outcome.kind == "dead":
             self.left.notify_failed(outcome.payload)
 
     def write_last(self, unfinished: int) -> None:
