@@ -18,10 +18,15 @@ THREADS = 8
 CALLS = 300
 
 
-def _per_thread(url: str) -> PerThread[redis.Redis]:
-    """The calling thread's plain client of the server at `url`."""
-    clients = thread_clients(connect(redis_target.parse(url, "the test")))
+def _per_thread(shared: redis.Redis) -> PerThread[redis.Redis]:
+    """The calling thread's plain client of `shared`'s server."""
+    clients = thread_clients(shared)
     return PerThread(lambda: _plain(clients()))
+
+
+def _shared(url: str) -> redis.Redis:
+    """A pooled client of the server at `url`; closing it closes every thread's."""
+    return _plain(connect(redis_target.parse(url, "the test")))
 
 
 def _plain(client: object) -> redis.Redis:
@@ -37,7 +42,8 @@ def test_threads_each_keep_one_connection_and_never_read_each_others_replies(
     rc: redis.Redis, redis_url: str
 ) -> None:
     """Eight threads, each naming its own connection, always read back their own replies."""
-    clients = _per_thread(redis_url)
+    shared = _shared(redis_url)
+    clients = _per_thread(shared)
     wrong: list[str] = []
 
     def work(name: str) -> None:
@@ -57,25 +63,27 @@ def test_threads_each_keep_one_connection_and_never_read_each_others_replies(
     assert sorted(_client_names(rc)) == sorted(f"t{n}" for n in range(THREADS))
     for n in range(THREADS):
         assert rc.lrange(f"t{n}", 0, -1) == [str(i).encode() for i in range(CALLS)]
-    clients().close()
+    shared.close()
 
 
 def test_a_finished_thread_gives_its_connection_back_to_the_pool(redis_url: str) -> None:
     """Threads that come and go don't leave one open connection each behind."""
-    clients = _per_thread(redis_url)
+    shared = _shared(redis_url)
+    clients = _per_thread(shared)
     for _ in range(20):
         thread = threading.Thread(target=lambda: clients().ping())
         thread.start()
         thread.join(10)
-    pool = clients().connection_pool
-    assert len(pool._in_use_connections) == 1  # the pool's own ledger: this thread's
+    pool = shared.connection_pool
+    assert len(pool._in_use_connections) == 0  # the pool's own ledger
     assert len(pool._available_connections) <= 2
-    clients().close()
+    shared.close()
 
 
 def test_a_forked_child_opens_its_own_connection(rc: redis.Redis, redis_url: str) -> None:
     """A child forked after the parent's first command talks over a socket of its own."""
-    clients = _per_thread(redis_url)
+    shared = _shared(redis_url)
+    clients = _per_thread(shared)
     clients().client_setname("parent")
     child = os.fork()
     if child == 0:  # pragma: no cover - runs in the child, reports through its exit code
@@ -85,7 +93,7 @@ def test_a_forked_child_opens_its_own_connection(rc: redis.Redis, redis_url: str
     assert os.waitstatus_to_exitcode(status) == 0
     assert clients().client_getname() == "parent"
     assert rc.lrange("from-child", 0, -1) == [b"1"]
-    clients().close()
+    shared.close()
 
 
 def test_a_restarted_redis_is_reached_again_after_one_failed_call(
@@ -93,7 +101,8 @@ def test_a_restarted_redis_is_reached_again_after_one_failed_call(
 ) -> None:
     """A kept connection broken by a restart fails one call, and the next reconnects."""
     server = redis_server_factory()
-    client = _per_thread(server.url)()
+    shared = _shared(server.url)
+    client = _per_thread(shared)()
     assert client.set("before", 1)
     server.restart()
     # The old socket is gone: this call may fail (it is never re-sent blindly).
@@ -101,4 +110,4 @@ def test_a_restarted_redis_is_reached_again_after_one_failed_call(
         client.get("before")
     assert client.set("after", 2)
     assert client.get("after") == b"2"
-    client.close()
+    shared.close()
