@@ -43,7 +43,7 @@ from redis.sentinel import SentinelConnectionPool
 
 from cogworker.adapters.async_cluster import AsyncCluster
 from cogworker.adapters.cluster_client import ClusterClient
-from cogworker.adapters.per_thread import PerThreadRedis, PinnedClusterClient
+from cogworker.adapters.per_thread import PinnedClusterClient
 from cogworker.adapters.redis_client import (
     CLUSTER_REDIS_PY,
     SOCKET_TIMEOUT,
@@ -69,7 +69,9 @@ BLOCK_SECONDS = 1.0
 #: How a client's commands get their connection: checked out of a pool for
 #: each command; one connection of its own, for one busy thread (no checkout,
 #: with its check for stray data, per command); or one kept for each thread
-#: that sends commands (`PerThreadRedis`), for a client many threads share.
+#: that sends commands, for a client many threads share: on a cluster the client
+#: pins them (`PinnedClusterClient`), on one server it is pooled and each thread
+#: takes its own client of it (`per_thread.thread_clients`).
 Connections = Literal["pooled", "single", "per-thread"]
 
 
@@ -82,12 +84,12 @@ def connect(
     """A client for `target` that never re-sends a command and never waits forever.
 
     A cluster's client keeps a pool per node (`max_connections` each); with "per-thread"
-    connections, each thread also keeps one per node (`PinnedClusterClient`)."""
+    connections, each thread also keeps one per node (`PinnedClusterClient`); one
+    server's client stays pooled (see `Connections`)."""
     if target.cluster:
         pinned = connections == "per-thread"
         return connect_cluster(target, max_connections=max_connections, pinned=pinned)
-    kind = PerThreadRedis if connections == "per-thread" else redis.Redis
-    client = kind(
+    client = redis.Redis(
         connection_pool=_pool(target, max_connections),
         single_connection_client=connections == "single",
     )

@@ -4,8 +4,10 @@ connection kept for each thread, instead of the pool's checkout around every com
 A pooled client checks a connection out and back in around every command,
 probing it for stray data each time, a good part of an enqueue's cost
 (bench/README.md has the figure).  A thread sends one command at a time, so
-it can keep one connection instead: `PerThreadRedis` on one server,
-`PinnedClusterClient` on a Redis Cluster, one per thread and node.
+it can keep one connection instead: on one server `thread_clients` gives each
+thread a plain `redis.Redis` of its own (`PerThread`), holding a connection
+taken from the shared client's pool; on a Redis Cluster, `PinnedClusterClient`
+keeps one per thread and node.
 
 redis-py's cluster client checks a connection out of the node's pool the
 same way.  `PinnedClusterClient` keeps one per thread and node instead:
@@ -26,42 +28,55 @@ releases cogworker allows.)
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import weakref
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 import redis
 from redis.cluster import ClusterNode
 from redis.connection import AbstractConnection
 
 from cogworker.adapters.cluster_client import ClusterClient
+from cogworker.adapters.redis_client import RedisClient
+
+T = TypeVar("T")
 
 
-class PerThreadRedis(redis.Redis):
-    """A client of one server whose single commands go over a connection kept for the
-    calling thread; pipelines take theirs from the shared pool.  A forked child opens
-    its own (the pool notices the new pid)."""
+class PerThread(Generic[T]):
+    """A value of the calling thread's own, made by `make` at the thread's first call; a
+    forked child makes its own (its parent's sockets are never used there)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._pinned = threading.local()
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._make = make
+        self._local = threading.local()
 
-    def execute_command(self, *args: Any, **options: Any) -> Any:
-        """Run one command on this thread's own connection."""
-        return self._own_client().execute_command(*args, **options)  # type: ignore[no-untyped-call]
+    def __call__(self) -> T:
+        """The calling thread's value."""
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():
+            local.value, local.pid = self._make(), os.getpid()
+        value: T = local.value
+        return value
 
-    def _own_client(self) -> redis.Redis:
-        pinned = self._pinned
-        if getattr(pinned, "pid", None) != os.getpid():
-            # Takes a connection out of the pool for good; a thread's client
-            # gives it back when the thread ends and the client is collected.
-            pinned.client = redis.Redis(
-                connection_pool=self.connection_pool, single_connection_client=True
-            )
-            pinned.pid = os.getpid()
-        client: redis.Redis = pinned.client
-        return client
+
+def thread_clients(shared: RedisClient) -> PerThread[RedisClient]:
+    """The calling thread's client of `shared`'s Redis (see the module's docstring);
+    closing `shared` closes every thread's connection."""
+    return PerThread(functools.partial(_own_client, shared))
+
+
+def _own_client(shared: RedisClient) -> RedisClient:
+    """A plain client of `shared`'s server whose commands go over a connection of its
+    own, or `shared` itself on a cluster (a `PinnedClusterClient` pins per thread and
+    node).  Its pipelines take their connections from the shared pool."""
+    if isinstance(shared, redis.RedisCluster):
+        return shared
+    # Takes a connection out of the pool for good; a thread's client gives it back
+    # when the thread ends and the client is collected.
+    return redis.Redis(connection_pool=shared.connection_pool, single_connection_client=True)
 
 
 class PinnedConnections:

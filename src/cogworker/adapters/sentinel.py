@@ -150,7 +150,7 @@ class PrimaryConnection(SentinelManagedConnection):
     """A connection to the primary behind Sentinel that asks for it at every (re)connect.
 
     redis-py's asks only when its pool hands it out; one that reconnects by
-    itself (a single-connection client's, a `PerThreadRedis` thread's) went
+    itself (a single-connection client's, a `per_thread.thread_clients` thread's) went
     back to the old address forever after a failover.  (redis.asyncio's
     asks at every connect already.)
     """

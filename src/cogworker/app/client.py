@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
+import attrs
 import redis
 
 from cogworker.adapters import queue_pause, results, tracking
@@ -14,6 +15,7 @@ from cogworker.adapters.batch_store import BatchStore
 from cogworker.adapters.connection import connect
 from cogworker.adapters.jobs.cancel import CancelStore
 from cogworker.adapters.jobs.enqueue import EnqueueStore
+from cogworker.adapters.per_thread import PerThread, thread_clients
 from cogworker.adapters.periodic_store import PeriodicStore
 from cogworker.adapters.redis_client import RedisClient
 from cogworker.adapters.redis_clock import RedisClock
@@ -55,12 +57,25 @@ class Client:
         self.config = config
         target = config.redis_target()
         with read_errors(config, "can't connect"):  # a cluster's client connects when made
-            self.redis = client or connect(target, connections="per-thread")
-        self.store = EnqueueStore(
-            self.redis, status_ttl=config.retention.status_ttl, replication=target.replication
+            self._shared = client or connect(target, connections="per-thread")
+        # Made here, each thread sends on a connection of its own (`per_thread`);
+        # a caller's client is used as it is.
+        self._clients = (
+            thread_clients(self._shared) if client is None else PerThread(lambda: self._shared)
         )
-        self._redis_clock = clock or RedisClock(self.redis)
-        self._pusher = Pusher(config, self.redis, self.store, self._clock)
+        store = EnqueueStore(
+            self._shared, status_ttl=config.retention.status_ttl, replication=target.replication
+        )
+        # Each thread's store pushes on its own client; all share which queues were
+        # registered (the same `Registrations`).
+        stores = PerThread(lambda: attrs.evolve(store, client=self.redis))
+        self._redis_clock = clock or RedisClock(self._shared)
+        self._pusher = Pusher(config, self._shared, stores, self._clock)
+
+    @property
+    def redis(self) -> RedisClient:
+        """The calling thread's client of this client's Redis."""
+        return self._clients()
 
     def enqueue(
         self,
@@ -212,8 +227,8 @@ class Client:
         return self._call("can't read a batch", lambda: BatchStore(self.redis).status(bid))
 
     def close(self) -> None:
-        """Close this client's connections."""
-        self.redis.close()
+        """Close this client's connections (every thread's)."""
+        self._shared.close()
 
     def status(self, jid: str) -> str | None:
         """A tracked job's status (queued, working, retrying, complete, failed, dead,

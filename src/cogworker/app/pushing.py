@@ -23,11 +23,12 @@ from cogworker.exceptions import EnqueueError, LayoutError
 
 @attrs.define
 class Pusher:
-    """Pushes a `Client`'s jobs on `redis` (`clock`: the client's "now")."""
+    """Pushes a `Client`'s jobs on `redis`, with the calling thread's store (`stores`;
+    `clock`: the client's "now")."""
 
     config: Config
     redis: RedisClient
-    store: EnqueueStore
+    stores: Callable[[], EnqueueStore]
     clock: Callable[[], float]
     _layout_checked: bool = attrs.field(default=False, init=False)
 
@@ -88,12 +89,13 @@ class Pusher:
         batch = PushBatch.of(jobs, now, self.config)
         with enqueue_errors(self.config, batch.jids):
             self.check_layout()
+            store = self.stores()
             if batch.is_one_plain_push():
-                self.store.push(*batch.only_push())
+                store.push(*batch.only_push())
                 return [True] * len(jobs)
-            replies = batch.replies_by_jid(self.store.push_unique(batch.unique, now))
+            replies = batch.replies_by_jid(store.push_unique(batch.unique, now))
             queued = batch.queued(replies)
-            self.store.push_all(
+            store.push_all(
                 batch.groups, batch.scheduled, queued=queued, now=now, indexed=batch.indexed
             )
         return batch.pushed(replies)
