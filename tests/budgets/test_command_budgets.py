@@ -56,16 +56,19 @@ class Budget:
         return self.measured + self.slack
 
 
-# Measured 2026-12-07 (Redis 7.0.15, 2 busy cores), the highest of 3 runs, rounded up.
+# Measured 2026-12-07 (Redis 7.0.15, 2 busy cores), the highest of 3 to 5 runs, rounded up.
 PLAIN = Budget("plain drain", 4.8)
 TUNED = Budget("plain drain, concurrency=20 prefetch=40", 4.3)
 TRACKED = Budget("track_status drain", 9.9)
 UNIQUE = Budget("unique drain", 6.8)
-KEPT_RESULT = Budget("keep_result drain", 8.8)
-LIMITED = Budget("Concurrency limit drain", 10.4)
+KEPT_RESULT = Budget("keep_result drain", 8.9)
+#: Some jobs are fetched twice (1.00 to 1.05 `LMOVE` a job measured), deferred by a limit
+#: of 100 with 10 threads running: the batched ack gives a run's slot back, so finished
+#: runs waiting for it may still hold slots (not confirmed), and the count varies.
+LIMITED = Budget("Concurrency limit drain", 10.6)
 TIME_LIMITED = Budget("timeout drain", 5.5)
 BATCH_MEMBER = Budget("batch member drain (until the batch folded each)", 27.6)
-FAILING = Budget("failing drain (to the first retry)", 12.4)
+FAILING = Budget("failing drain (to the first retry)", 12.5)
 
 
 class Probe:
