@@ -87,8 +87,9 @@ def enqueue_failure(
 def _never_sent(config: Config, error: redis.RedisError) -> bool:
     """Whether `error` is a refused connection to one Redis: the connect failed, so the
     command was never sent (the clients never send again after an error, see
-    `adapters.connection`).  On a cluster, another node may have had its part."""
-    cause = error.__cause__
+    `adapters.connection`).  On a cluster, another node may have had its part.  The refusal
+    is the cause, or on redis-py 5.0 (which raises without `from`) the context."""
+    cause = error.__cause__ or error.__context__
     return isinstance(cause, ConnectionRefusedError) and not config.redis_target().cluster
 
 
