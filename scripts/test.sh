@@ -78,8 +78,9 @@ fi
 # single node only (a cluster needs redis-py 8.2, CLUSTER_REDIS_PY): tests/adapters (scripts,
 # pipelines, NOSCRIPT reload, connections, the async connection pool), a worker running what
 # both clients enqueue and retrying what fails, connection errors (refused, wrong credentials,
-# unreachable), and the refusal of a cluster. Everything else reaches redis-py through these;
-# the step takes well under 2 minutes of the suite's ~20.
+# unreachable), Sentinel's connections and WAIT for min_replicas (they subclass redis-py's),
+# and the refusal of a cluster. Everything else reaches redis-py through these; the step's
+# tests take about 75 s of the suite's ~20 minutes (a fresh venv some 40 s more).
 echo "== redis-py $("$bin/python" -c 'import redis; print(redis.__version__)') in .venv"
 lowest_redis_py=$("$bin/python" -c 'import re, tomllib
 project = tomllib.load(open("pyproject.toml", "rb"))["project"]
@@ -90,6 +91,7 @@ lowest_redis_py_tests=(
   tests/app/test_async_client.py tests/app/test_retries.py
   tests/app/test_enqueue_never_sent.py tests/app/test_unreachable_redis.py
   tests/production_redis/test_errors.py tests/app/test_redis_py_floor.py
+  tests/production_redis/test_sentinel.py tests/production_redis/test_durable_writes.py
 )
 lowest_redis_py_step="pytest on the lowest redis-py allowed, $lowest_redis_py (.venv-redis-lowest)"
 test_on_the_lowest_redis_py() {
