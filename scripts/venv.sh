@@ -2,14 +2,22 @@
 #
 #   source scripts/venv.sh          # cd to the repo root, create .venv if missing
 #   install_project dev             # pip install -e '.[dev]' into it, quietly
+#   use_venv .venv-other            # later calls make and install into that venv instead
+#   install_project dev 'redis==5.0.0'  # with requirements pip must meet beside the extra's
 #
 # Needs only Python 3.11 or newer on the machine (python3.11, else python3).
 # shellcheck shell=bash
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo_root"
-venv_dir="$repo_root/.venv"
-venv_python="$venv_dir/bin/python"
+
+use_venv() {
+  # use_venv DIR: make DIR (under the repo root) the venv the other functions work on, and
+  # create it if missing.
+  venv_dir="$repo_root/$1"
+  venv_python="$venv_dir/bin/python"
+  ensure_venv
+}
 
 pick_python() {
   local candidate
@@ -40,26 +48,32 @@ ensure_venv() {
 }
 
 install_project() {
-  # install_project EXTRA: pip install -e '.[EXTRA]' into the venv, quietly; skipped when the
-  # venv holds it already (see is_installed): pip would take seconds to find nothing to do.
-  local stamp="$venv_dir/.installed-$1"
-  if is_installed "$stamp"; then
-    echo "== cogworker[$1] is installed in $venv_dir (pyproject.toml unchanged)"
+  # install_project EXTRA [REQUIREMENT...]: pip install -e '.[EXTRA]' into the venv, quietly,
+  # with the REQUIREMENTs (pins such as 'redis==5.0.0') met too; skipped when the venv holds
+  # it already (see is_installed): pip would take seconds to find nothing to do.
+  local extra=$1
+  shift
+  local stamp="$venv_dir/.installed-$extra"
+  local wanted
+  wanted="$(cksum <pyproject.toml)${*:+ $*}"
+  if is_installed "$stamp" "$wanted"; then
+    echo "== cogworker[$extra]${*:+ $*} is installed in $venv_dir (pyproject.toml unchanged)"
     return 0
   fi
-  echo "== installing cogworker[$1] into $venv_dir"
-  "$venv_python" -m pip install --quiet --disable-pip-version-check -e ".[$1]"
-  cksum <pyproject.toml >"$stamp"
+  echo "== installing cogworker[$extra]${*:+ $*} into $venv_dir"
+  "$venv_python" -m pip install --quiet --disable-pip-version-check -e ".[$extra]" "$@"
+  echo "$wanted" >"$stamp"
 }
 
 is_installed() {
-  # is_installed STAMP: whether an install wrote STAMP from this very pyproject.toml (the
-  # dependencies, extras and version it installed), and the venv's cogworker is still this
-  # checkout's sources (an editable install of another checkout would have replaced it).
-  [ -f "$1" ] && [ "$(cat "$1")" = "$(cksum <pyproject.toml)" ] &&
+  # is_installed STAMP WANTED: whether an install wrote STAMP from this very pyproject.toml
+  # (the dependencies, extras and version it installed) and requirements, as WANTED says,
+  # and the venv's cogworker is still this checkout's sources (an editable install of another
+  # checkout would have replaced it).
+  [ -f "$1" ] && [ "$(cat "$1")" = "$2" ] &&
     "$venv_python" -I -c 'import importlib.util, sys
 spec = importlib.util.find_spec("cogworker")
 sys.exit(spec is None or spec.origin != sys.argv[1])' "$repo_root/src/cogworker/__init__.py"
 }
 
-ensure_venv
+use_venv .venv

@@ -1,89 +1,45 @@
-"""The oldest redis-py cogworker allows (`redis>=5.0` in pyproject.toml): Celery's kombu and
-arq still pin redis-py below 6, and an application using either beside cogworker gets that
-one.  On it cogworker must import, enqueue and run jobs on one server, and refuse a Redis
-Cluster with a clear error (its cluster clients are built on redis-py 8.2).
+"""A Redis Cluster needs redis-py 8.2 (`CLUSTER_REDIS_PY`: its cluster clients are built on
+8.2's); on an older one, which pyproject.toml allows (Celery's kombu and arq still pin
+redis-py below 6), cogworker runs on one server and refuses a cluster with a clear error.
 
-redis-py 5.3.1 (the newest 5.x) is installed with pip into a directory of the test's own,
-put ahead of the venv's redis-py on the PYTHONPATH of the processes the test starts.
+These tests check what the redis-py they run on must do: the whole suite runs them on the
+highest redis-py allowed, and scripts/test.sh's lowest-end step (`.venv-redis-lowest`) on
+the lowest, with the single-node adapter suite and a worker's enqueue, run and retry.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from pathlib import Path
 
 import pytest
 import redis
 
-from tests.app.jobs import SIDE_EFFECTS_URL_ENV
-from tests.support.processes import CogworkerFactory, child_environment, wait_until
-
-#: The redis-py the peers' pins resolve to.
-OLD_REDIS_PY = "5.3.1"
-APP = "tests.app.jobs:config"
-
-ENQUEUE = """
-import sys
-import redis, cogworker
-from tests.app.jobs import Count
-assert redis.__version__ == sys.argv[2], redis.__version__
-client = cogworker.Client(cogworker.Config(redis_url=sys.argv[1]))
-print(",".join(str(client.enqueue(Count, n)) for n in range(5)))
-"""
-
-ON_A_CLUSTER = """
 import cogworker
-try:
-    cogworker.Client(cogworker.Config(redis_url="redis+cluster://127.0.0.1:1"))
-except cogworker.ConfigError as error:
-    print(error)
-"""
+from cogworker.adapters.redis_client import CLUSTER_REDIS_PY, redis_py_version
+from tests.support.processes import run_to_exit
+
+#: No node answers here: on a redis-py that can, cogworker tries to reach the cluster.
+NO_CLUSTER = "redis+cluster://127.0.0.1:1"
+NEEDS = f"needs redis-py 8.2 or later; this is redis-py {redis.__version__}"
+UNREACHABLE = "no node of the Redis Cluster answers"
+OLDER = redis_py_version() < CLUSTER_REDIS_PY
 
 
-@pytest.fixture(scope="module")
-def old_redis_py(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment of a process that imports redis-py `OLD_REDIS_PY`."""
-    target = tmp_path_factory.mktemp("redis-py-floor")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--target", str(target),
-         f"redis=={OLD_REDIS_PY}"],
-        check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
-    env = child_environment()
-    env["PYTHONPATH"] = os.pathsep.join([str(target), env["PYTHONPATH"]])
-    return env
-
-
-def _python(env: dict[str, str], code: str, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", code, *args],
-        env=env, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
-
-
-def test_jobs_enqueued_and_run_with_the_oldest_redis_py_allowed(
-    old_redis_py: dict[str, str],
-    redis_url: str,
-    rc: redis.Redis,
-    cogworker_factory: CogworkerFactory,
-) -> None:
-    """A client and a worker on redis-py 5.3.1 push and run five jobs, each once, and the
-    worker's in-progress lists end empty."""
-    jids = _python(old_redis_py, ENQUEUE, redis_url, OLD_REDIS_PY).split(",")
-    worker = cogworker_factory(
-        APP, redis_url=redis_url, env={**old_redis_py, SIDE_EFFECTS_URL_ENV: redis_url}
+def test_the_worker_refuses_a_cluster_on_an_older_redis_py_in_one_line(tmp_path: Path) -> None:
+    """Exit status 2, one line naming both versions; on 8.2 it looks for the cluster."""
+    status, lines = run_to_exit(
+        tmp_path, "work", "tests.app.jobs:config", "--redis-url", NO_CLUSTER
     )
-    wait_until(lambda: rc.get("count:total") == b"5", 60, message=worker.log_tail)
-    assert {jid.decode() for jid in rc.smembers("count:jids")} == set(jids)
-    wait_until(lambda: not list(rc.scan_iter(match="cogworker:*inprogress*")), 30)
+
+    assert status == 2, lines
+    assert len(lines) == 1, lines
+    assert (NEEDS if OLDER else UNREACHABLE) in lines[0], lines
 
 
-def test_a_cluster_with_an_older_redis_py_is_a_config_error(
-    old_redis_py: dict[str, str],
-) -> None:
-    """Naming the redis-py it needs and the one it found, before connecting anywhere."""
-    said = _python(old_redis_py, ON_A_CLUSTER)
-    assert f"needs redis-py 8.2 or later; this is redis-py {OLD_REDIS_PY}" in said
+def test_the_client_refuses_a_cluster_on_an_older_redis_py_naming_both_versions() -> None:
+    """A ConfigError before connecting anywhere; on 8.2 a RedisUnavailableError (it looked)."""
+    expected = cogworker.ConfigError if OLDER else cogworker.RedisUnavailableError
+    with pytest.raises(expected) as info:
+        cogworker.Client(cogworker.Config(redis_url=NO_CLUSTER))
+
+    assert (NEEDS if OLDER else "127.0.0.1:1") in str(info.value)

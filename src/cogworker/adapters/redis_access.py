@@ -24,6 +24,7 @@ from redis.exceptions import (
     NoPermissionError,
     OutOfMemoryError,
     ReadOnlyError,
+    RedisClusterException,
     ResponseError,
 )
 
@@ -126,7 +127,9 @@ def refused_access(target: RedisTarget, *, writes: bool = True) -> str | None:
         # A single-connection client connects (and authenticates) when made; so does a
         # cluster's client, whatever its connections.
         client = connect(target, connections="single")
-    except (redis.RedisError, redis.RedisClusterException) as error:
+    # From redis.exceptions: redis-py 5.0 has no `redis.RedisClusterException`, and naming it
+    # there turned any error in making the client (a wrong password) into AttributeError.
+    except (redis.RedisError, RedisClusterException) as error:
         return _unmade(target, error)
     try:
         with client:
@@ -139,9 +142,7 @@ def refused_access(target: RedisTarget, *, writes: bool = True) -> str | None:
     return None
 
 
-def _unmade(
-    target: RedisTarget, error: redis.RedisError | redis.RedisClusterException
-) -> str | None:
+def _unmade(target: RedisTarget, error: redis.RedisError | RedisClusterException) -> str | None:
     """What `refused_access` says when `error` stopped the making of a client of `target`."""
     if target.cluster:
         # A worker can't wait for a cluster no node of which answers yet, as it does for

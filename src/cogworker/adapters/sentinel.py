@@ -146,16 +146,25 @@ def _address_of(sentinel: redis.Redis) -> str:
     return f"{options.get('host')}:{options.get('port')}"
 
 
+#: Whether this redis-py's connections reconnect by themselves through `connect_check_health`
+#: (redis-py 6 and later), which skips the asking of `SentinelManagedConnection.connect`;
+#: redis-py 5's reconnect through `connect`, so they ask the sentinels every time already.
+RECONNECTS_WITHOUT_ASKING = hasattr(SentinelManagedConnection, "connect_check_health")
+
+
 class PrimaryConnection(SentinelManagedConnection):
     """A connection to the primary behind Sentinel that asks for it at every (re)connect.
 
-    redis-py's asks only when its pool hands it out; one that reconnects by
-    itself (a single-connection client's, a `per_thread.thread_clients` thread's) went
-    back to the old address forever after a failover.  (redis.asyncio's
-    asks at every connect already.)
+    redis-py's (6 and later) asks only when its pool hands it out; one that
+    reconnects by itself (a single-connection client's, a
+    `per_thread.thread_clients` thread's) went back to the old address forever after a failover.
+    (redis.asyncio's asks at every connect already, as redis-py 5's does.)
     """
 
     def _connect_retry(self) -> None:
+        if not RECONNECTS_WITHOUT_ASKING:
+            super()._connect_retry()  # type: ignore[no-untyped-call]
+            return
         # redis-py's asks the sentinels here, then connects: the asking moved below.
         if not self._sock:
             self.connect_check_health(

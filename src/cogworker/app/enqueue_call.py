@@ -97,7 +97,8 @@ def _not_enqueued(config: Config, error: redis.RedisError, jids: Sequence[str]) 
     which = f"job {jids[0]} was" if len(jids) == 1 else f"these {len(jids)} jobs were"
     if redis_access.not_redis(error) is not None:
         return f"{which} not enqueued"
-    if not isinstance(error.__cause__, ConnectionRefusedError):
+    # redis-py 5.0 raises its ConnectionError without `from`: the refusal is the context.
+    if not isinstance(error.__cause__ or error.__context__, ConnectionRefusedError):
         return None
     said = f"the connection was refused, nothing reached Redis: {which} not enqueued"
     if config.redis_is_configured():
