@@ -92,7 +92,8 @@ class SettleStore:
         """
         orders = [order.with_batch() for order in orders]
         pipe = pipelines.pipeline(self.client)
-        parts = self._queue_parts(pipe, {order.fetched.queue for order in orders}, now)
+        queues = {order.fetched.queue for order in orders}
+        parts = self._queue_parts(pipe, queues, now)
         indexed = queue_indexes(pipe, [(o.outcome.jid, o.outcome.result) for o in orders])
         # None for an ack writing none of the job's own records (untracked, no own history).
         records = [settled_index(o.outcome, o.fetched.queue, self.retention) for o in orders]
@@ -101,10 +102,8 @@ class SettleStore:
         marks = working or {}
         for jid, (queue, started_at) in marks.items():
             queue_mark(pipe, queue, jid, "working", started_at, self.retention.status_ttl)
-        writes = [
-            write_of(o, self._placed(identity, o.fetched.queue, now, refreshes)) for o in orders
-        ]
-        calls = calls_of(writes)
+        placed = {q: self._placed(identity, q, now, refreshes) for q in queues}
+        calls = calls_of([write_of(o, placed[o.fetched.queue]) for o in orders])
         for call, _ in calls:
             call.queue(pipe)
         # The parts' SADD, the jid indexes' SETs and the marks' replies (an HSET's and an
