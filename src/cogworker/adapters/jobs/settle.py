@@ -18,35 +18,32 @@ run is written at most once a `REGISTER_EVERY` per store: the queue joins
 the registry of parts (in the same pipeline, ahead of the scripts), and
 the scripts refresh a class's total TTL and registry entry.  A batch's plain
 acks are one `ack_many` per queue, its plain retries one `retry_many` per
-queue, in the same pipeline (`adapters.jobs.grouped`).
+queue, in the same pipeline: each settlement's write is built by
+`adapters.jobs.settle_writes`, which joins the entries of one call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 import attrs
 
-from cogworker.adapters import durable_writes, jid_index, pipelines, scripts
+from cogworker.adapters import durable_writes, jid_index, pipelines
 from cogworker.adapters import redis_keys as keys
 from cogworker.adapters.batch_events import event_target
 from cogworker.adapters.job_records import settled_index
-from cogworker.adapters.jobs import grouped
+from cogworker.adapters.jobs.fetch import Fetched
 from cogworker.adapters.jobs.outcome import OutcomeRecord
-from cogworker.adapters.jobs.retention import DAY_COUNTER_TTL, Retention
-from cogworker.adapters.jobs.run_figures import metrics_args, metrics_keys
+from cogworker.adapters.jobs.retention import Retention
 from cogworker.adapters.jobs.settle_order import SettleOrder
+from cogworker.adapters.jobs.settle_writes import Placement, calls_of, settle_call, write_of
 from cogworker.adapters.jobs.status_marks import Mark, queue_mark
 from cogworker.adapters.redis_client import RedisClient, RedisPipeline
 from cogworker.adapters.registrations import Registrations
 from cogworker.adapters.replication import Replication, ShortfallLog
-from cogworker.adapters.results import queue_indexes, result_args, result_key
-from cogworker.domain.stats import day_of
+from cogworker.adapters.results import queue_indexes
 
-ScriptArgs = tuple[bytes | str | int | float, ...]
-#: The counter of an end that isn't a success or a failure (a failure counts in `failed`).
-_COUNTERS = {"cancel": "cancelled", "expire": "expired"}
 Registered = TypeVar("Registered", str, tuple[str, str])
 
 
@@ -89,14 +86,14 @@ class SettleStore:
         """Write many outcomes in one round trip; see `settle`.
 
         Plain acks of one queue share one script call, and so do plain retries (their
-        counters, class history trims and metrics written once per call: `grouped`);
+        counters, class history trims and metrics written once per call: `settle_writes`);
         every other outcome is a `settle` of its own.
         `working`: tracked jobs that started (jid: its queue and when), marked working first.
         """
         orders = [order.with_batch() for order in orders]
         pipe = pipelines.pipeline(self.client)
-        parts = self._queue_parts(pipe, {order.fetched.queue for order in orders}, now)
-        groups, others = grouped.groups_of(orders)
+        queues = {order.fetched.queue for order in orders}
+        parts = self._queue_parts(pipe, queues, now)
         indexed = queue_indexes(pipe, [(o.outcome.jid, o.outcome.result) for o in orders])
         # None for an ack writing none of the job's own records (untracked, no own history).
         records = [settled_index(o.outcome, o.fetched.queue, self.retention) for o in orders]
@@ -105,26 +102,20 @@ class SettleStore:
         marks = working or {}
         for jid, (queue, started_at) in marks.items():
             queue_mark(pipe, queue, jid, "working", started_at, self.retention.status_ttl)
-        for (kind, queue), indexes in groups.items():
-            holder = keys.in_progress(queue, identity or "")
-            group = [orders[i] for i in indexes]
-            owned = identity is not None
-            grouped.queue_group(pipe, kind, holder, owned, group, now, self.retention, refreshes)
-        for i in others:
-            order = orders[i]
-            holder = keys.in_progress(order.fetched.queue, identity or "")
-            placed = (holder, order.fetched.raw, order.fetched.queue, identity is not None)
-            scripts.SETTLE.queue(pipe, *self._settle_call(*placed, order.outcome, now, refreshes))
+        placed = {q: self._placed(identity, q, now, refreshes) for q in queues}
+        calls = calls_of([write_of(o, placed[o.fetched.queue]) for o in orders])
+        for call, _ in calls:
+            call.queue(pipe)
         # The parts' SADD, the jid indexes' SETs and the marks' replies (an HSET's and an
         # EXPIRE's each) come first.
-        replies = iter(self._run(pipe)[bool(parts) + indexed + 2 * len(marks) :])
+        replies = self._run(pipe)[bool(parts) + indexed + 2 * len(marks) :]
         self._registered.done([*parts, *refreshes], now)
         written = [False] * len(orders)
-        for indexes in groups.values():
-            for i, flag in zip(indexes, next(replies), strict=True):
+        for (_, indexes), reply in zip(calls, replies, strict=True):
+            # A joined call answers per entry, a settle with one flag.
+            flags = reply if isinstance(reply, list) else [reply]
+            for i, flag in zip(indexes, flags, strict=True):
                 written[i] = bool(flag)
-        for i, reply in zip(others, replies, strict=True):
-            written[i] = bool(reply)
         self._told_events([o.outcome for o, w in zip(orders, written, strict=True) if w])
         return written
 
@@ -134,23 +125,37 @@ class SettleStore:
         """Write `outcome` for `entry` of the list `holder` (checked only when `owned`), a
         job of `queue`."""
         refreshes = self._due_classes([outcome], now)
-        call = self._settle_call(holder, entry, queue, owned, outcome, now, refreshes)
+        at = Placement(
+            holder=holder, owned=owned, now=now, retention=self.retention, refreshes=refreshes
+        )
+        order = SettleOrder(fetched=Fetched(queue=queue, raw=entry), outcome=outcome)
+        call = settle_call(order, at)
         index = settled_index(outcome, queue, self.retention)
         registered = not self._not_registered({queue}, now)
         if not (self.replication.replicas or outcome.result or index) and registered:
-            reply = scripts.SETTLE(self.client, *call)
+            reply = call.run(self.client)
             self._registered.done(refreshes, now)
         else:
             pipe = pipelines.pipeline(self.client)
             parts = self._queue_parts(pipe, {queue}, now)
             queue_indexes(pipe, [(outcome.jid, outcome.result)])
             jid_index.queue_indexes(pipe, [index])
-            scripts.SETTLE.queue(pipe, *call)
+            call.queue(pipe)
             *_, reply = self._run(pipe)
             self._registered.done([*parts, *refreshes], now)
         if reply:
             self._told_events([outcome])
         return bool(reply)
+
+    def _placed(
+        self, identity: str | None, queue: str, now: float, refreshes: list[tuple[str, str]]
+    ) -> Placement:
+        """Where a settlement of a job of `queue` fetched by `identity` is written."""
+        holder = keys.in_progress(queue, identity or "")
+        owned = identity is not None
+        return Placement(
+            holder=holder, owned=owned, now=now, retention=self.retention, refreshes=refreshes
+        )
 
     def _told_events(self, outcomes: Sequence[OutcomeRecord]) -> None:
         """Wake the batch mover if any of `outcomes` (written) appended a batch event."""
@@ -180,55 +185,3 @@ class SettleStore:
         if self.shortfalls is not None and self.replication.replicas:
             self.shortfalls.record(short)
         return replies
-
-    def _settle_call(
-        self,
-        holder: str,
-        entry: bytes,
-        queue: str,
-        owned: bool,
-        outcome: OutcomeRecord,
-        now: float,
-        refreshes: Collection[tuple[str, str]],
-    ) -> tuple[tuple[str, ...], ScriptArgs]:
-        day, kept = day_of(now), self.retention
-        counter = _COUNTERS.get(outcome.kind, "failed")
-        events, event = event_target(outcome, queue)
-        no_lock = keys.no_lock(queue)
-        settle_keys = (
-            holder,
-            keys.retry(queue) if outcome.kind == "retry" else keys.dead(queue),
-            keys.stat(queue, "processed"),
-            keys.stat(queue, "processed", day),
-            keys.stat(queue, counter),
-            keys.stat(queue, counter, day),
-            keys.orphanings(queue, outcome.jid),
-            keys.job_attempts(queue, outcome.jid),
-            keys.history(queue, outcome.jid),
-            keys.class_history(queue, outcome.class_name),
-            keys.status(queue, outcome.jid),
-            outcome.unique_lock or no_lock,
-            outcome.running_lock or no_lock,
-            keys.handbacks(queue, outcome.jid),
-            *metrics_keys(outcome.class_name, outcome.sample, now, queue),
-            outcome.limit_place or no_lock,
-            events,
-            result_key(outcome.jid, outcome.result, queue),
-            keys.located(queue),
-        )
-        settle_args = (
-            entry, "1" if owned else "0", outcome.kind, outcome.score, outcome.payload,
-            DAY_COUNTER_TTL, *kept.dead_trim(now),
-            outcome.attempt, kept.attempts_kept, int(kept.attempts_ttl),
-            outcome.history, kept.history_per_job, kept.history_per_class, int(kept.history_ttl),
-            outcome.status, int(kept.status_ttl), now,
-            outcome.jid, outcome.unique_action, int(outcome.lock_ttl * 1000),
-            "release" if outcome.running_lock else "",
-            "1" if outcome.history_per_job else "0",
-            outcome.class_name, *metrics_args(outcome, refreshes),
-            "1" if outcome.sample and outcome.sample.failed else "0", int(kept.metrics_ttl),
-            "release" if outcome.limit_place else "",
-            event,
-            *result_args(outcome.result),
-        )  # fmt: skip
-        return settle_keys, settle_args

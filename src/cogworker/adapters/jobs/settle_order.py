@@ -1,7 +1,7 @@
 """A settle order: the outcome to write for a job, with the job as it was fetched.
 
-Its own module: `settle` writes orders one by one and hands a batch's plain acks
-and retries to `grouped`, which groups them; both name the order.
+Its own module: `settle` writes orders and `settle_writes` builds their writes;
+both name the order.
 """
 
 from __future__ import annotations
