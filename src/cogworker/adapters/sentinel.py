@@ -16,6 +16,7 @@ import attrs
 import redis
 import redis.asyncio
 import redis.asyncio.sentinel
+import redis.sentinel
 from redis.connection import SSLConnection
 from redis.sentinel import MasterNotFoundError, Sentinel, SentinelManagedConnection
 
@@ -120,6 +121,11 @@ class SentinelSet(Sentinel):
                 return state["ip"], int(state["port"])
         raise search.not_found()
 
+    def close(self) -> None:
+        """Close the connections to the sentinels (they reconnect if asked again)."""
+        for sentinel in self.sentinels:
+            sentinel.close()
+
 
 class ThreadedSentinels:
     """A `SentinelSet` asked from asyncio code: each search on a worker thread.
@@ -137,8 +143,7 @@ class ThreadedSentinels:
 
     async def aclose(self) -> None:
         """Close the connections to the sentinels."""
-        for sentinel in self.sentinels.sentinels:
-            sentinel.close()
+        self.sentinels.close()
 
 
 def _address_of(sentinel: redis.Redis) -> str:
@@ -184,6 +189,20 @@ class PrimaryConnection(SentinelManagedConnection):
 
 class PrimarySSLConnection(PrimaryConnection, SSLConnection):
     """`PrimaryConnection` over TLS."""
+
+
+class SentinelPool(redis.sentinel.SentinelConnectionPool):
+    """redis-py's pool of primary connections behind Sentinel, whose disconnecting (closing
+    the client does) closes the connections to the sentinels too: redis-py's leaves them
+    open, for the garbage collector to find (a ResourceWarning at the interpreter's exit)."""
+
+    sentinel_manager: SentinelSet
+
+    def disconnect(self, inuse_connections: bool = True) -> None:
+        try:
+            super().disconnect(inuse_connections)
+        finally:
+            self.sentinel_manager.close()
 
 
 class BlockingSentinelPool(
