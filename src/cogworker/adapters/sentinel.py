@@ -192,9 +192,9 @@ class PrimarySSLConnection(PrimaryConnection, SSLConnection):
 
 
 class SentinelPool(redis.sentinel.SentinelConnectionPool):
-    """redis-py's pool of primary connections behind Sentinel, whose disconnecting (closing
-    the client does) closes the connections to the sentinels too: redis-py's leaves them
-    open, for the garbage collector to find (a ResourceWarning at the interpreter's exit)."""
+    """redis-py's pool of primary connections behind Sentinel, whose closing (the client's
+    does it) closes the connections to the sentinels too: redis-py's leaves them open, for
+    the garbage collector to find (a ResourceWarning at the interpreter's exit)."""
 
     sentinel_manager: SentinelSet
 
@@ -202,7 +202,10 @@ class SentinelPool(redis.sentinel.SentinelConnectionPool):
         try:
             super().disconnect(inuse_connections)
         finally:
-            self.sentinel_manager.close()
+            # Not when only the idle connections go, as when the sentinels name a new
+            # primary: they were just asked, and will be again.
+            if inuse_connections:
+                self.sentinel_manager.close()
 
 
 class BlockingSentinelPool(
@@ -211,9 +214,11 @@ class BlockingSentinelPool(
     """redis.asyncio's pool of primary connections behind Sentinel, where a task finding
     every connection busy waits for one (as in `connection.connect_async`)."""
 
-    async def aclose(self) -> None:
-        """Close the connections, and those to the sentinels (closing the client does)."""
+    async def disconnect(self, inuse_connections: bool = True) -> None:
+        """Close the connections, and as the client closes, those to the sentinels (redis-py
+        5.0's client calls this, later ones `aclose`, which calls this)."""
         try:
-            await super().aclose()
+            await super().disconnect(inuse_connections)
         finally:
-            await self.sentinel_manager.aclose()
+            if inuse_connections:  # (as in `SentinelPool.disconnect`)
+                await self.sentinel_manager.aclose()
