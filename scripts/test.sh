@@ -96,20 +96,12 @@ lowest_redis_py_tests=(
   tests/production_redis/test_sentinel.py tests/production_redis/test_durable_writes.py
 )
 lowest_redis_py_step="pytest on the lowest redis-py allowed, $lowest_redis_py (.venv-redis-lowest)"
-# A known gap, left to #36's executor (connection.py makes the sync Sentinel pool): a sync
-# client through Sentinel never closes its clients of the sentinels; on redis-py 5, about one
-# run in two, the collection at pytest's exit finds one's socket open and says so. Shown as
-# a warning here, not an error; any other warning or unraisable exception still fails the
-# step. (-W doesn't reach that last collection; -o replaces pyproject's list, ["error"].)
-warnings_but_an_unclosed_socket='filterwarnings=error
-default:Exception ignored in. <socket.socket:pytest.PytestUnraisableExceptionWarning'
 test_on_the_lowest_redis_py() {
   # In a subshell: use_venv switches the venv the helpers of venv.sh work on.
   (
     use_venv .venv-redis-lowest &&
       install_project dev "redis==$lowest_redis_py" &&
-      "$venv_dir/bin/pytest" -k "not [cluster" -o "$warnings_but_an_unclosed_socket" \
-        "${lowest_redis_py_tests[@]}"  # single node only
+      "$venv_dir/bin/pytest" -k "not [cluster" "${lowest_redis_py_tests[@]}"  # single node only
   )
 }
 # --- end of the redis-py range block ---

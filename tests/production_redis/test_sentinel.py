@@ -9,6 +9,8 @@ tests run for `Client` and `AsyncClient` alike (see clients.py).
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Collection
 from pathlib import Path
 
 import httpx
@@ -111,6 +113,37 @@ def test_the_sentinels_are_asked_as_an_acl_user(
             assert client.enqueue(Drain, 1) is not None
         finally:
             client.close()
+
+
+def open_connections_to(ports: Collection[int]) -> set[str]:
+    """This process's open TCP connections to any of `ports` on 127.0.0.1 (their sockets'
+    inodes): read from /proc, so a socket nobody closed counts until it is."""
+    sockets = {os.readlink(fd) for fd in Path("/proc/self/fd").iterdir() if fd.is_symlink()}
+    found = set()
+    for line in Path("/proc/self/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        port, inode = int(fields[2].split(":")[1], 16), fields[9]
+        if port in ports and f"socket:[{inode}]" in sockets:
+            found.add(inode)
+    return found
+
+
+@pytest.mark.parametrize("kind", CLIENT_KINDS)
+def test_closing_a_client_closes_its_connections_to_the_sentinels(
+    sentinel_topology: SentinelTopology, kind: str
+) -> None:
+    """Left open, the garbage collector found them at the interpreter's exit (a
+    ResourceWarning, which failed a test run now and then)."""
+    ports = {sentinel.port for sentinel in sentinel_topology.sentinels}
+    before = open_connections_to(ports)  # (none, unless another test left some open)
+    client = client_of(kind, sentinel_config(sentinel_topology))
+    try:
+        client.status("any")
+        assert open_connections_to(ports) - before, "the client asked a sentinel"
+    finally:
+        client.close()
+
+    assert open_connections_to(ports) - before == set()
 
 
 @pytest.mark.parametrize("command", ["work", "serve"])

@@ -39,7 +39,6 @@ from redis.backoff import NoBackoff
 from redis.cluster import ClusterNode
 from redis.connection import Connection, SSLConnection, UnixDomainSocketConnection
 from redis.retry import Retry
-from redis.sentinel import SentinelConnectionPool
 
 from cogworker.adapters.async_cluster import AsyncCluster
 from cogworker.adapters.cluster_client import ClusterClient
@@ -56,6 +55,7 @@ from cogworker.adapters.sentinel import (
     BlockingSentinelPool,
     PrimaryConnection,
     PrimarySSLConnection,
+    SentinelPool,
     SentinelSet,
     ThreadedSentinels,
 )
@@ -178,7 +178,7 @@ def _pool(target: RedisTarget, max_connections: int | None) -> redis.ConnectionP
         sentinels = SentinelSet(target, {**_socket_options(), **tls_options(target.tls)})
         master = target.sentinels.master
         primary = PrimarySSLConnection if target.tls is not None else PrimaryConnection
-        return SentinelConnectionPool(master, sentinels, connection_class=primary, **options)  # type: ignore[no-untyped-call]
+        return SentinelPool(master, sentinels, connection_class=primary, **options)  # type: ignore[no-untyped-call]
     if target.path is not None:  # (a unix:// URL has no TLS)
         return redis.ConnectionPool(
             connection_class=UnixDomainSocketConnection, path=target.path, **options

@@ -37,6 +37,7 @@ from typing import Any, TypeGuard
 
 import redis
 import redis.asyncio
+from redis.exceptions import RedisClusterException
 
 from cogworker.adapters.command_values import AsyncCommands, Commands
 
@@ -65,7 +66,7 @@ def is_cluster_outage(error: Exception) -> bool:
     """Whether `error`, a `redis.RedisClusterException`, says the cluster can't serve now
     (see the module's docstring): one of `CLUSTER_OUTAGES`, or the bare class, which
     redis-py's topology refresh raises; not a subclass naming a misuse."""
-    return isinstance(error, CLUSTER_OUTAGES) or type(error) is redis.RedisClusterException
+    return isinstance(error, CLUSTER_OUTAGES) or type(error) is RedisClusterException
 
 
 #: The oldest redis-py whose cluster clients cogworker's are built on and tested with.
@@ -88,7 +89,9 @@ def outage_as_connection_error() -> Iterator[None]:
     """Raise a cluster outage (`is_cluster_outage`) met inside as `redis.ConnectionError`."""
     try:
         yield
-    except redis.RedisClusterException as error:
+    # From redis.exceptions: redis-py 5.0 has no `redis.RedisClusterException`, and naming
+    # it here turned any error met inside (a refused command) into AttributeError.
+    except RedisClusterException as error:
         if not is_cluster_outage(error):
             raise
         raise redis.ConnectionError(f"{type(error).__name__}: {error}") from error

@@ -16,6 +16,7 @@ import attrs
 import redis
 import redis.asyncio
 import redis.asyncio.sentinel
+import redis.sentinel
 from redis.connection import SSLConnection
 from redis.sentinel import MasterNotFoundError, Sentinel, SentinelManagedConnection
 
@@ -120,6 +121,11 @@ class SentinelSet(Sentinel):
                 return state["ip"], int(state["port"])
         raise search.not_found()
 
+    def close(self) -> None:
+        """Close the connections to the sentinels (they reconnect if asked again)."""
+        for sentinel in self.sentinels:
+            sentinel.close()
+
 
 class ThreadedSentinels:
     """A `SentinelSet` asked from asyncio code: each search on a worker thread.
@@ -137,8 +143,7 @@ class ThreadedSentinels:
 
     async def aclose(self) -> None:
         """Close the connections to the sentinels."""
-        for sentinel in self.sentinels.sentinels:
-            sentinel.close()
+        self.sentinels.close()
 
 
 def _address_of(sentinel: redis.Redis) -> str:
@@ -186,15 +191,34 @@ class PrimarySSLConnection(PrimaryConnection, SSLConnection):
     """`PrimaryConnection` over TLS."""
 
 
+class SentinelPool(redis.sentinel.SentinelConnectionPool):
+    """redis-py's pool of primary connections behind Sentinel, whose closing (the client's
+    does it) closes the connections to the sentinels too: redis-py's leaves them open, for
+    the garbage collector to find (a ResourceWarning at the interpreter's exit)."""
+
+    sentinel_manager: SentinelSet
+
+    def disconnect(self, inuse_connections: bool = True) -> None:
+        try:
+            super().disconnect(inuse_connections)
+        finally:
+            # Not when only the idle connections go, as when the sentinels name a new
+            # primary: they were just asked, and will be again.
+            if inuse_connections:
+                self.sentinel_manager.close()
+
+
 class BlockingSentinelPool(
     redis.asyncio.sentinel.SentinelConnectionPool, redis.asyncio.BlockingConnectionPool
 ):
     """redis.asyncio's pool of primary connections behind Sentinel, where a task finding
     every connection busy waits for one (as in `connection.connect_async`)."""
 
-    async def aclose(self) -> None:
-        """Close the connections, and those to the sentinels (closing the client does)."""
+    async def disconnect(self, inuse_connections: bool = True) -> None:
+        """Close the connections, and as the client closes, those to the sentinels (redis-py
+        5.0's client calls this, later ones `aclose`, which calls this)."""
         try:
-            await super().aclose()
+            await super().disconnect(inuse_connections)
         finally:
-            await self.sentinel_manager.aclose()
+            if inuse_connections:  # (as in `SentinelPool.disconnect`)
+                await self.sentinel_manager.aclose()

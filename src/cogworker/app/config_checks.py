@@ -3,6 +3,7 @@ naming the setting (`Config.NAME`) and what it got."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -43,13 +44,22 @@ def _checked(check: Callable[[object, str], object], value: object, setting: str
 
 
 def positive(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
-    if value <= 0:
-        raise ConfigError(f"Config.{attribute.name} must be above 0, got {value!r}")
+    if not _finite_number(value) or value <= 0:
+        raise ConfigError(f"Config.{attribute.name} must be a finite number above 0, got {value!r}")
 
 
 def not_negative(_: object, attribute: attrs.Attribute[Any], value: float) -> None:
-    if not value >= 0:  # NaN too
-        raise ConfigError(f"Config.{attribute.name} must be 0 or more, got {value!r}")
+    if not _finite_number(value) or value < 0:
+        raise ConfigError(
+            f"Config.{attribute.name} must be a finite number, 0 or more, got {value!r}"
+        )
+
+
+def _finite_number(value: object) -> bool:
+    """An int or a float (not a bool), neither NaN nor infinite.  Every comparison with NaN
+    is false (`nan <= 0` let it through), and an infinite interval, age or lifetime would
+    reach a sleep or a Redis expiry that refuses it, far from here."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def count(minimum: int) -> Callable[[object, attrs.Attribute[Any], int], None]:

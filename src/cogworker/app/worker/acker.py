@@ -27,7 +27,7 @@ import attrs
 from cogworker.adapters.jobs.settle import SettleStore
 from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.adapters.redis_client import SOCKET_TIMEOUT
-from cogworker.app.worker.ownership import report_lost_ownership
+from cogworker.app.worker.ownership import report_ack_interrupted, report_lost_ownership
 from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.app.worker.state import WorkerState
 from cogworker.app.worker.status_marks import StatusMarks
@@ -173,21 +173,15 @@ class Acker:
     def _write_failed(
         self, batch: list[SettleOrder | Filing], marks: int, error: Exception
     ) -> None:
-        acks = 0
+        acked: list[str] = []
         for item in batch:
             if isinstance(item, Filing):
                 self._call(functools.partial(item.failed, error))
             else:
                 self.state.pending.remember(item)
-                acks += 1
-        if acks:
-            self.logger.error(
-                "couldn't acknowledge %d finished jobs (%s); will ack them later, "
-                "they won't run again",
-                acks,
-                error,
-                extra={"reason": "ack-interrupted"},
-            )
+                acked.append(item.outcome.jid)
+        if acked:
+            report_ack_interrupted(self.logger, error, acked)
         elif marks and not batch:
             # Informational only: each job's outcome sets its status again.
             self.logger.warning("couldn't mark %d tracked jobs working (%s)", marks, error)

@@ -5,6 +5,11 @@ process judged this one gone and requeued its jobs (an orphan recovery), or
 Redis lost its data (a FLUSHALL, a restart without persistence, a failover
 to an empty replica).  Nothing is written for such a run either way; the
 epoch watch says once, at WARNING, when it was a loss of data.
+
+An ack whose write failed (Redis away) is kept for a later pass, and
+the job stays on the list meanwhile, so a crash makes it an orphan.  A
+failover that lost the job's fetch too put it back on its queue on the
+promoted replica: it runs again, and the late ack finds it gone (above).
 """
 
 from __future__ import annotations
@@ -40,4 +45,17 @@ def report_lost_ownership(
         "this run",
         why,
         extra={"jid": jid, "class": class_name, "reason": "lost-ownership"},
+    )
+
+
+def report_ack_interrupted(logger: logging.Logger, error: Exception, jids: list[str]) -> None:
+    """Log that the acks of `jids` (finished jobs) couldn't be written, and what follows."""
+    one = len(jids) == 1
+    logger.error(
+        "couldn't acknowledge %s (%s); will ack %s when Redis answers again (a failover that "
+        "lost %s fetch may run %s again: then logged as lost-ownership)",
+        "a finished job" if one else f"{len(jids)} finished jobs",
+        error,
+        *(("it", "its", "it") if one else ("them", "their", "them")),
+        extra={"reason": "ack-interrupted", **({"jid": jids[0]} if one else {})},
     )

@@ -32,7 +32,7 @@ from cogworker.adapters.jobs.settle_order import SettleOrder
 from cogworker.app.death import DeathNotice
 from cogworker.app.job_record import new_jid
 from cogworker.app.worker.acker import Acker, Filing
-from cogworker.app.worker.ownership import report_lost_ownership
+from cogworker.app.worker.ownership import report_ack_interrupted, report_lost_ownership
 from cogworker.app.worker.periodic_watch import EpochWatch
 from cogworker.app.worker.running import Attempt
 from cogworker.app.worker.state import WorkerState
@@ -68,11 +68,7 @@ class Settler:
             owned = self.settles.settle(self.owner, order, self.clock())
         except redis.RedisError as error:
             self.state.pending.remember(order)
-            self.logger.error(
-                "couldn't acknowledge a finished job (%s); will ack it later, it won't run again",
-                error,
-                extra={"jid": ack.jid, "reason": "ack-interrupted"},
-            )
+            report_ack_interrupted(self.logger, error, [ack.jid])
             return
         self._settled(fetched, ack.jid, ack.class_name, owned)
 
