@@ -70,6 +70,10 @@ TIME_LIMITED = Budget("timeout drain", 5.5)
 BATCH_MEMBER = Budget("batch member drain (until the batch folded each)", 27.6)
 FAILING = Budget("failing drain (to the first retry)", 12.5)
 
+#: The worker configurations (APP) the drains run with.
+DEFAULTS = "tests.budgets.jobs:defaults"
+TUNED_APP = "tests.budgets.jobs:tuned"
+
 
 class Probe:
     """The test's own connection to Redis, counting what it sends (subtracted by name)."""
@@ -110,7 +114,7 @@ def drain(
     cogworker_factory: CogworkerFactory,
     enqueue: Callable[[cogworker.Client], object],
     done: Callable[[Probe], bool],
-    app: str = "tests.budgets.jobs:defaults",
+    app: str = DEFAULTS,
 ) -> Counter[str]:
     """The commands of a drain of the jobs `enqueue` sends, on a fresh Redis, until `done`."""
     url = server_factory().url
@@ -153,56 +157,37 @@ def check(budget: Budget, calls: Counter[str]) -> None:
     )
 
 
-def test_a_plain_drain_stays_within_its_budget(
-    redis_server_factory: RedisServerFactory, cogworker_factory: CogworkerFactory
-) -> None:
-    """1,000 plain jobs, one worker with the defaults: `PLAIN` commands a job at most."""
-    calls = drain(
-        redis_server_factory,
-        cogworker_factory,
-        lambda client: client.enqueue_many(jobs.Plain, numbers()),
-        all_processed,
-    )
-    check(PLAIN, calls)
-
-
-def test_a_plain_drain_tuned_stays_within_its_budget(
-    redis_server_factory: RedisServerFactory, cogworker_factory: CogworkerFactory
-) -> None:
-    """The same with the tuned configuration (20 threads, prefetch 40): `TUNED` at most."""
-    calls = drain(
-        redis_server_factory,
-        cogworker_factory,
-        lambda client: client.enqueue_many(jobs.Plain, numbers()),
-        all_processed,
-        app="tests.budgets.jobs:tuned",
-    )
-    check(TUNED, calls)
-
-
 @pytest.mark.parametrize(
-    ("job_class", "budget"),
+    ("job_class", "budget", "done", "app"),
     [
-        (jobs.Tracked, TRACKED),
-        (jobs.Unique, UNIQUE),
-        (jobs.KeptResult, KEPT_RESULT),
-        (jobs.Limited, LIMITED),
-        (jobs.TimeLimited, TIME_LIMITED),
+        (jobs.Plain, PLAIN, all_processed, DEFAULTS),
+        (jobs.Plain, TUNED, all_processed, TUNED_APP),
+        (jobs.Tracked, TRACKED, all_processed, DEFAULTS),
+        (jobs.Unique, UNIQUE, all_processed, DEFAULTS),
+        (jobs.KeptResult, KEPT_RESULT, all_processed, DEFAULTS),
+        (jobs.Limited, LIMITED, all_processed, DEFAULTS),
+        (jobs.TimeLimited, TIME_LIMITED, all_processed, DEFAULTS),
+        (jobs.Fails, FAILING, all_filed_for_retry, DEFAULTS),
     ],
-    ids=["tracked", "unique", "keep_result", "limit", "timeout"],
+    ids=["plain", "tuned", "tracked", "unique", "keep_result", "limit", "timeout", "failing"],
 )
-def test_a_feature_drain_stays_within_its_budget(
+def test_a_drain_stays_within_its_budget(
     redis_server_factory: RedisServerFactory,
     cogworker_factory: CogworkerFactory,
     job_class: type[cogworker.Job],
     budget: Budget,
+    done: Callable[[Probe], bool],
+    app: str,
 ) -> None:
-    """1,000 jobs of one feature's class, the defaults: that feature's budget at most."""
+    """1,000 jobs of one class, one worker with the defaults (or the tuned configuration:
+    20 threads, prefetch 40), counted until each is processed (or, for jobs that raise,
+    filed for its retry): that budget at most."""
     calls = drain(
         redis_server_factory,
         cogworker_factory,
         lambda client: client.enqueue_many(job_class, numbers()),
-        all_processed,
+        done,
+        app=app,
     )
     check(budget, calls)
 
@@ -224,16 +209,3 @@ def test_a_batch_drain_stays_within_its_budget(
 
     calls = drain(redis_server_factory, cogworker_factory, enqueue, all_folded)
     check(BATCH_MEMBER, calls)
-
-
-def test_a_failing_drain_stays_within_its_budget(
-    redis_server_factory: RedisServerFactory, cogworker_factory: CogworkerFactory
-) -> None:
-    """1,000 jobs that raise, counted until each is filed for its retry: `FAILING` at most."""
-    calls = drain(
-        redis_server_factory,
-        cogworker_factory,
-        lambda client: client.enqueue_many(jobs.Fails, numbers()),
-        all_filed_for_retry,
-    )
-    check(FAILING, calls)
