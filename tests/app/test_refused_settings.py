@@ -105,15 +105,16 @@ def test_a_database_path_that_is_not_a_number_is_refused(tmp_path: Path) -> None
 
 @pytest.mark.processes
 def test_a_setting_of_the_wrong_type_is_named(tmp_path: Path) -> None:
-    """A `--config` value of a type its field can't take (a quoted number) is named, though
-    the validator that tripped on it can't say which field it checked."""
+    """A `--config` value of a type its field can't take (a quoted number) is refused in one
+    line that names the field and the value it got."""
     settings = tmp_path / "cogworker.toml"
     settings.write_text('concurrency = "4"\nqueues = ["default"]\n')
     status, lines = run_work(tmp_path, "--config", str(settings))
 
     assert status == 2, lines
     assert len(lines) == 1, lines
-    assert lines[0].startswith("Error: Config.concurrency: "), lines
+    assert lines[0].startswith("Error: Config.concurrency "), lines
+    assert "'4'" in lines[0], lines
 
 
 REFUSALS = [
