@@ -26,6 +26,9 @@ def start_two(factory: CogworkerFactory, url: str) -> list[CogworkerProcess]:
     with plain_client(url, socket_timeout=10) as rc:
         workers_up(rc, 2, *workers)
         wait_until(lambda: runs(rc), 20, message=workers[0].log_tail)
+    # Registered is not yet started: a worker writes its schedule just before it says so, and
+    # a loss before that write is no loss to it (it would write the schedule afresh).
+    wait_until(lambda: all("worker started" in w.log_text() for w in workers), 20)
     return workers
 
 

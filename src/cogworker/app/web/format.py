@@ -57,7 +57,9 @@ def span(seconds: object) -> str:
         return "n/a"
     whole = int(abs(seconds))
     if whole < 60:
-        return f"{abs(seconds):.0f} s" if whole >= 1 else f"{abs(seconds):.1f} s"
+        # Under a second it shows tenths, but never `1.0 s` (0.96 s rounds up to it).
+        tenths = round(abs(seconds), 1)
+        return f"{tenths:.1f} s" if tenths < 1 else f"{abs(seconds):.0f} s"
     minutes, hours, days = whole // 60, whole // 3600, whole // 86_400
     if hours < 1:
         return f"{minutes} min"
