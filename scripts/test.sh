@@ -128,7 +128,7 @@ fi
 # subprocesses they start are not measured) and two floors, the measured figures rounded down:
 # raise them when coverage rises, never lower them to let a change in.
 domain_floor=99  # measured 99.7 % (2026-12-04, fifth session)
-total_floor=81   # measured 81.7 % (2026-12-05, tenth session)
+total_floor=84   # measured 85 % (2026-12-07, twelfth session; the report rounds)
 parallel="pytest, with branch coverage: the tests not marked solo, on 2 processes"
 solo="pytest, with branch coverage: the solo tests, alone"
 domain_coverage="coverage of src/cogworker/domain (floor $domain_floor %)"
