@@ -25,6 +25,7 @@ UNREACHABLE = "no node of the Redis Cluster answers"
 OLDER = redis_py_version() < CLUSTER_REDIS_PY
 
 
+@pytest.mark.processes  # runs `cogworker work`
 def test_the_worker_refuses_a_cluster_on_an_older_redis_py_in_one_line(tmp_path: Path) -> None:
     """Exit status 2, one line naming both versions; on 8.2 it looks for the cluster."""
     status, lines = run_to_exit(
